@@ -1,0 +1,1 @@
+//! Analysers: reference algorithms and replays (to be written).

@@ -1,0 +1,138 @@
+//! The command line: a thin layer over the library. One file per subcommand.
+
+pub mod hash;
+pub mod read;
+pub mod simulate;
+
+use clap::{Parser, Subcommand};
+
+/// Exit codes shared by every subcommand.
+pub mod exit {
+    /// Success (and, for `check`, no finding at or above `--fail-on`).
+    pub const OK: i32 = 0;
+    /// `check`: a finding at or above `--fail-on`.
+    pub const FINDINGS: i32 = 1;
+    /// Usage error, or an input that cannot be read.
+    pub const USAGE: i32 = 2;
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "poolshark",
+    version,
+    about = "Dissect RSerPool and DHCP captures and check how servers balance their pools",
+    long_about = None
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Decode a capture: one line per frame, or the whole tree (-V), or JSON.
+    Read(read::ReadArgs),
+    /// Run a reference selection policy over a pool given on the command line.
+    Simulate(simulate::SimulateArgs),
+    /// Show the RFC 3074 hash bucket of a client key and which server owns it.
+    Hash(hash::HashArgs),
+}
+
+/// Parses the command line and runs it; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let r = match cli.command {
+        Command::Read(a) => read::run(a),
+        Command::Simulate(a) => simulate::run(a),
+        Command::Hash(a) => hash::run(a),
+    };
+    match r {
+        Ok(code) => code,
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return exit::OK;
+            }
+            eprintln!("poolshark: {e}");
+            exit::USAGE
+        }
+    }
+}
+
+/// A CLI piped into `head` must stop quietly.
+fn is_broken_pipe(e: &anyhow_like::Error) -> bool {
+    e.io_kind() == Some(std::io::ErrorKind::BrokenPipe)
+}
+
+/// A small error type for the command line: a message, and the I/O error kind behind it if any.
+pub mod anyhow_like {
+    use std::fmt;
+
+    #[derive(Debug)]
+    pub struct Error {
+        msg: String,
+        io: Option<std::io::ErrorKind>,
+    }
+
+    impl Error {
+        pub fn msg(m: impl Into<String>) -> Self {
+            Error {
+                msg: m.into(),
+                io: None,
+            }
+        }
+
+        pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
+            self.io
+        }
+    }
+
+    impl fmt::Display for Error {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(&self.msg)
+        }
+    }
+
+    impl From<std::io::Error> for Error {
+        fn from(e: std::io::Error) -> Self {
+            Error {
+                msg: e.to_string(),
+                io: Some(e.kind()),
+            }
+        }
+    }
+
+    impl From<String> for Error {
+        fn from(m: String) -> Self {
+            Error::msg(m)
+        }
+    }
+
+    impl From<&str> for Error {
+        fn from(m: &str) -> Self {
+            Error::msg(m)
+        }
+    }
+
+    impl From<serde_json::Error> for Error {
+        fn from(e: serde_json::Error) -> Self {
+            let io = e.io_error_kind();
+            Error {
+                msg: e.to_string(),
+                io,
+            }
+        }
+    }
+
+    pub type Result<T> = std::result::Result<T, Error>;
+}

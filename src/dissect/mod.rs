@@ -1,0 +1,116 @@
+//! From frames to application payloads: link layer, IPv4/IPv6 (with fragment reassembly), UDP, TCP
+//! (stream reassembly) and SCTP (chunks, user-message reassembly, CRC32c), then dispatch to the
+//! application protocol by port, PPID or the user's decode-as rules.
+//!
+//! Every buffer that input can grow has a bound (see [`Limits`]); what is evicted is counted.
+
+use std::net::IpAddr;
+
+use crate::error::DecodeError;
+
+/// The transport an application payload arrived on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Transport {
+    Udp,
+    Tcp,
+    Sctp,
+}
+
+impl Transport {
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Udp => "udp",
+            Transport::Tcp => "tcp",
+            Transport::Sctp => "sctp",
+        }
+    }
+}
+
+/// Identifies one direction-independent conversation (an SCTP association, a TCP connection, a
+/// UDP port pair): the two endpoints in a canonical order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ConversationKey {
+    pub transport: u8,
+    pub a: (IpAddr, u16),
+    pub b: (IpAddr, u16),
+}
+
+impl ConversationKey {
+    pub fn new(transport: Transport, src: IpAddr, sport: u16, dst: IpAddr, dport: u16) -> Self {
+        let (a, b) = if (src, sport) <= (dst, dport) {
+            ((src, sport), (dst, dport))
+        } else {
+            ((dst, dport), (src, sport))
+        };
+        ConversationKey {
+            transport: transport as u8,
+            a,
+            b,
+        }
+    }
+}
+
+/// One application-layer payload: a UDP datagram's payload, a reassembled SCTP user message, or a
+/// chunk of a TCP stream in order.
+#[derive(Clone, Debug)]
+pub struct Payload<'a> {
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    pub transport: Transport,
+    pub src_port: u16,
+    pub dst_port: u16,
+    /// SCTP payload protocol identifier.
+    pub ppid: Option<u32>,
+    /// SCTP stream identifier.
+    pub stream: Option<u16>,
+    pub data: &'a [u8],
+    /// Where `data` starts in the frame; `None` when it was reassembled from several frames.
+    pub frame_offset: Option<usize>,
+    /// Frames that contributed to a reassembled payload (1-based numbers), empty otherwise.
+    pub reassembled_from: Vec<u64>,
+    /// Lower-layer problems that concern this payload (bad SCTP checksum, ...), offsets in the
+    /// frame.
+    pub errors: Vec<DecodeError>,
+}
+
+impl Payload<'_> {
+    pub fn conversation(&self) -> ConversationKey {
+        ConversationKey::new(
+            self.transport,
+            self.src,
+            self.src_port,
+            self.dst,
+            self.dst_port,
+        )
+    }
+}
+
+/// Bounds on the state that input can grow.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Bytes held for IP fragment reassembly, all datagrams together.
+    pub ip_fragment_bytes: usize,
+    /// Incomplete IP datagrams held at once.
+    pub ip_fragment_datagrams: usize,
+    /// Bytes held for SCTP user-message reassembly, all streams together.
+    pub sctp_reassembly_bytes: usize,
+    /// Largest SCTP user message reassembled.
+    pub sctp_message_bytes: usize,
+    /// Bytes held for TCP stream reassembly, all connections together.
+    pub tcp_reassembly_bytes: usize,
+    /// Conversations (associations, connections) tracked at once.
+    pub conversations: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            ip_fragment_bytes: 4 << 20,
+            ip_fragment_datagrams: 1024,
+            sctp_reassembly_bytes: 16 << 20,
+            sctp_message_bytes: 1 << 20,
+            tcp_reassembly_bytes: 16 << 20,
+            conversations: 65536,
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! The display tree of a decoded message: what `read -V` prints and what the JSON `fields` object is
+//! made of.
+//!
+//! Every protocol module turns its typed representation into a list of [`Field`]s. A field carries
+//! its Wireshark display-filter name (or a `poolshark.*` name where Wireshark has none), a label for
+//! people, a typed value, and where it sits in the message (offset and length, relative to the start
+//! of the message the protocol module was given). Nodes without a value of their own
+//! ([`Value::None`]) group children, as Wireshark's subtrees do.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+/// A field's value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// A subtree header: no value of its own.
+    None,
+    Uint(u64),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Bytes(Vec<u8>),
+    Str(String),
+    Ipv4(Ipv4Addr),
+    Ipv6(Ipv6Addr),
+    Mac([u8; 6]),
+}
+
+/// How an integer is shown to people (JSON always gets the number).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Base {
+    #[default]
+    Dec,
+    /// Hexadecimal with this many digits, e.g. `0x00010003` for 8.
+    Hex(u8),
+}
+
+/// One node of the display tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    /// Display-filter name, e.g. `asap.pool_element_pe_identifier`. Empty for pure text nodes.
+    pub name: &'static str,
+    /// What people read, e.g. `PE Identifier`.
+    pub label: Cow<'static, str>,
+    pub value: Value,
+    pub base: Base,
+    /// A description of the value shown after it, e.g. `Round Robin (RR)` or `ms`.
+    pub note: Option<Cow<'static, str>>,
+    /// Byte offset relative to the start of the decoded message.
+    pub offset: usize,
+    /// Length in bytes on the wire.
+    pub len: usize,
+    pub children: Vec<Field>,
+}
+
+impl Field {
+    pub fn new(
+        name: &'static str,
+        label: impl Into<Cow<'static, str>>,
+        value: Value,
+        offset: usize,
+        len: usize,
+    ) -> Self {
+        Field {
+            name,
+            label: label.into(),
+            value,
+            base: Base::Dec,
+            note: None,
+            offset,
+            len,
+            children: Vec::new(),
+        }
+    }
+
+    /// A subtree header.
+    pub fn node(
+        name: &'static str,
+        label: impl Into<Cow<'static, str>>,
+        offset: usize,
+        len: usize,
+    ) -> Self {
+        Field::new(name, label, Value::None, offset, len)
+    }
+
+    pub fn uint(
+        name: &'static str,
+        label: &'static str,
+        v: impl Into<u64>,
+        offset: usize,
+        len: usize,
+    ) -> Self {
+        Field::new(name, label, Value::Uint(v.into()), offset, len)
+    }
+
+    pub fn int(name: &'static str, label: &'static str, v: i64, offset: usize, len: usize) -> Self {
+        Field::new(name, label, Value::Int(v), offset, len)
+    }
+
+    pub fn float(
+        name: &'static str,
+        label: &'static str,
+        v: f64,
+        offset: usize,
+        len: usize,
+    ) -> Self {
+        Field::new(name, label, Value::Float(v), offset, len)
+    }
+
+    pub fn boolean(
+        name: &'static str,
+        label: &'static str,
+        v: bool,
+        offset: usize,
+        len: usize,
+    ) -> Self {
+        Field::new(name, label, Value::Bool(v), offset, len)
+    }
+
+    pub fn bytes(name: &'static str, label: &'static str, v: &[u8], offset: usize) -> Self {
+        Field::new(name, label, Value::Bytes(v.to_vec()), offset, v.len())
+    }
+
+    pub fn string(
+        name: &'static str,
+        label: &'static str,
+        v: impl Into<String>,
+        offset: usize,
+        len: usize,
+    ) -> Self {
+        Field::new(name, label, Value::Str(v.into()), offset, len)
+    }
+
+    pub fn ipv4(name: &'static str, label: &'static str, v: Ipv4Addr, offset: usize) -> Self {
+        Field::new(name, label, Value::Ipv4(v), offset, 4)
+    }
+
+    pub fn ipv6(name: &'static str, label: &'static str, v: Ipv6Addr, offset: usize) -> Self {
+        Field::new(name, label, Value::Ipv6(v), offset, 16)
+    }
+
+    /// Show the integer in hexadecimal with `digits` digits.
+    pub fn hex(mut self, digits: u8) -> Self {
+        self.base = Base::Hex(digits);
+        self
+    }
+
+    pub fn note(mut self, note: impl Into<Cow<'static, str>>) -> Self {
+        self.note = Some(note.into());
+        self
+    }
+
+    pub fn child(mut self, f: Field) -> Self {
+        self.children.push(f);
+        self
+    }
+
+    pub fn children(mut self, fs: Vec<Field>) -> Self {
+        self.children.extend(fs);
+        self
+    }
+
+    /// Moves this field and its subtree by `delta` bytes (for messages nested in others).
+    pub fn shift(&mut self, delta: usize) {
+        self.offset += delta;
+        for c in &mut self.children {
+            c.shift(delta);
+        }
+    }
+
+    /// The value as people read it (without the note).
+    pub fn display_value(&self) -> String {
+        match &self.value {
+            Value::None => String::new(),
+            Value::Uint(v) => match self.base {
+                Base::Dec => v.to_string(),
+                Base::Hex(d) => format!("0x{:0width$x}", v, width = d as usize),
+            },
+            Value::Int(v) => v.to_string(),
+            Value::Float(v) => format_float(*v),
+            Value::Bool(v) => v.to_string(),
+            Value::Bytes(b) => hex(b),
+            Value::Str(s) => s.clone(),
+            Value::Ipv4(a) => a.to_string(),
+            Value::Ipv6(a) => a.to_string(),
+            Value::Mac(m) => mac(m),
+        }
+    }
+
+    /// Depth-first, pre-order walk over this field and its subtree.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Field)) {
+        f(self);
+        for c in &self.children {
+            c.walk(f);
+        }
+    }
+
+    /// First field named `name` in this subtree.
+    pub fn find(&self, name: &str) -> Option<&Field> {
+        if self.name == name {
+            return Some(self);
+        }
+        self.children.iter().find_map(|c| c.find(name))
+    }
+}
+
+/// First field named `name` in a list of trees.
+pub fn find<'a>(fields: &'a [Field], name: &str) -> Option<&'a Field> {
+    fields.iter().find_map(|f| f.find(name))
+}
+
+/// Every field named `name` in a list of trees, in order.
+pub fn find_all<'a>(fields: &'a [Field], name: &str) -> Vec<&'a Field> {
+    let mut out = Vec::new();
+    for f in fields {
+        f.walk(&mut |x| {
+            if x.name == name {
+                out.push(x)
+            }
+        });
+    }
+    out
+}
+
+/// Lowercase hex without separators, as the JSON output writes byte strings.
+pub fn hex(b: &[u8]) -> String {
+    let mut s = String::with_capacity(b.len() * 2);
+    for x in b {
+        let _ = write!(s, "{x:02x}");
+    }
+    s
+}
+
+/// Colon-separated lowercase hex, as Wireshark shows DUIDs and MAC addresses.
+pub fn hex_colons(b: &[u8]) -> String {
+    let mut s = String::with_capacity(b.len() * 3);
+    for (i, x) in b.iter().enumerate() {
+        if i > 0 {
+            s.push(':');
+        }
+        let _ = write!(s, "{x:02x}");
+    }
+    s
+}
+
+pub fn mac(m: &[u8; 6]) -> String {
+    hex_colons(m)
+}
+
+/// Floats as Wireshark prints them in its tree: no trailing zeros, no exponent for ordinary values.
+pub fn format_float(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        let s = format!("{v:.9}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// The text form of bytes when they are all printable ASCII (pool handles, names), else `None`.
+pub fn printable(b: &[u8]) -> Option<&str> {
+    if !b.is_empty() && b.iter().all(|&c| (0x20..0x7f).contains(&c)) {
+        std::str::from_utf8(b).ok()
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_forms() {
+        assert_eq!(
+            Field::uint("a", "A", 0x10003u32, 0, 4)
+                .hex(8)
+                .display_value(),
+            "0x00010003"
+        );
+        assert_eq!(
+            Field::bytes("b", "B", &[0xde, 0xad], 0).display_value(),
+            "dead"
+        );
+        assert_eq!(format_float(50.0000000116415), "50.000000012");
+        assert_eq!(format_float(20.0), "20");
+        assert_eq!(hex_colons(&[0, 1, 0xab]), "00:01:ab");
+        assert_eq!(printable(b"RR-Pool"), Some("RR-Pool"));
+        assert_eq!(printable(b"\x00a"), None);
+    }
+
+    #[test]
+    fn find_and_shift() {
+        let mut t = Field::node("x", "X", 0, 8)
+            .child(Field::uint("x.a", "A", 1u8, 0, 1))
+            .child(Field::node("x.n", "N", 4, 4).child(Field::uint("x.a", "A", 2u8, 4, 1)));
+        t.shift(10);
+        let all = find_all(std::slice::from_ref(&t), "x.a");
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[1].offset, 14);
+        assert_eq!(all[1].value, Value::Uint(2));
+    }
+}

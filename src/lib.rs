@@ -1,0 +1,15 @@
+//! poolshark: a Wireshark-style dissector and load-balancing analyser for RSerPool (ASAP/ENRP),
+//! DHCPv4/DHCPv6 and the ISC DHCP failover protocol.
+//!
+//! The modules follow the flow of data:
+//! [`source`] (frames) -> [`dissect`] (link, IP, UDP, TCP, SCTP, reassembly, dispatch) ->
+//! [`proto`] (messages) -> [`analyse`] (events, reference algorithms, findings) -> [`output`].
+
+pub mod analyse;
+pub mod cli;
+pub mod dissect;
+pub mod error;
+pub mod field;
+pub mod output;
+pub mod proto;
+pub mod source;

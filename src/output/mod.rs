@@ -1,0 +1,1 @@
+//! Sinks: text, JSON (to be written).

@@ -1,0 +1,1 @@
+//! dhcpv4 wire format (to be written).

@@ -1,0 +1,1 @@
+//! dhcpv6 wire format (to be written).

@@ -1,0 +1,1 @@
+//! failover wire format (to be written).

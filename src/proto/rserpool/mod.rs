@@ -1,0 +1,1 @@
+//! rserpool wire format (to be written).
