@@ -1,1 +1,36 @@
-//! Sinks: text, JSON (to be written).
+//! Sinks for decoded messages: the tshark-like listing, the field tree, JSON and JSON lines.
+
+pub mod json;
+pub mod text;
+
+use crate::error::DecodeError;
+use crate::field::Field;
+use crate::source::Timestamp;
+
+/// One decoded message as the user sees it: where it came from and its display tree.
+#[derive(Clone, Debug)]
+pub struct Record {
+    /// 1-based frame number (the frame that completed the message when it was reassembled).
+    pub frame: u64,
+    pub time: Timestamp,
+    pub src: String,
+    pub dst: String,
+    /// `asap`, `enrp`, `dhcpv4`, `dhcpv6`, `dhcpfo`; for a frame that carried no message of ours but
+    /// had a decode error, the deepest layer decoded (`sctp`, `ipv4`, ...).
+    pub protocol: &'static str,
+    /// A one-line summary, as tshark's info column.
+    pub info: String,
+    pub fields: Vec<Field>,
+    /// Offsets are in the frame when the message sits in one frame, else in the reassembled message.
+    pub errors: Vec<DecodeError>,
+    /// Frames a reassembled message was built from (empty when it sat in one frame).
+    pub reassembled_from: Vec<u64>,
+}
+
+/// Output formats of `read`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Jsonl,
+}
