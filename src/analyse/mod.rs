@@ -1,1 +1,4 @@
-//! Analysers: reference algorithms and replays (to be written).
+//! Analysers: typed events in, reference algorithms, findings out. Policy lives here, apart from
+//! parsing.
+
+pub mod finding;

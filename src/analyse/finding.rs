@@ -1,0 +1,202 @@
+//! Findings: what an analyser reports when what it saw deviates from its reference.
+//!
+//! Every finding names a rule id (`rserpool.duplicate-pe`, `dhcp.lb.wrong-server`, ...), the
+//! frame (1-based), the pool or server it concerns, a severity, what the reference expected and
+//! what was observed. Findings are kept up to a bound; counts per rule stay exact beyond it.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Severity {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "info" => Ok(Severity::Info),
+            "warning" => Ok(Severity::Warning),
+            "error" => Ok(Severity::Error),
+            _ => Err(format!("unknown severity {s:?}: use info, warning or error")),
+        }
+    }
+}
+
+/// What a finding is about.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Subject {
+    /// An RSerPool pool, by its handle (text when printable, else hex).
+    Pool(String),
+    /// A DHCP server, or a pair of servers.
+    Server(String),
+    /// A failover pool (address range or subnet).
+    FailoverPool(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub frame: u64,
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub subject: Subject,
+    pub expected: serde_json::Value,
+    pub observed: serde_json::Value,
+    pub message: String,
+}
+
+impl Finding {
+    /// The JSON object of a finding: `pool` or `server` by subject.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        m.insert("frame".into(), self.frame.into());
+        m.insert("rule".into(), self.rule.into());
+        m.insert("severity".into(), self.severity.name().into());
+        let (k, v) = match &self.subject {
+            Subject::Pool(p) => ("pool", p),
+            Subject::Server(s) => ("server", s),
+            Subject::FailoverPool(p) => ("failover_pool", p),
+        };
+        m.insert(k.into(), v.clone().into());
+        m.insert("expected".into(), self.expected.clone());
+        m.insert("observed".into(), self.observed.clone());
+        m.insert("message".into(), self.message.clone().into());
+        serde_json::Value::Object(m)
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let subject = match &self.subject {
+            Subject::Pool(p) => format!("pool {p}"),
+            Subject::Server(s) => format!("server {s}"),
+            Subject::FailoverPool(p) => format!("failover pool {p}"),
+        };
+        write!(
+            f,
+            "frame {:>6}  {:<7}  {:<28} {subject}: {}",
+            self.frame, self.severity, self.rule, self.message
+        )
+    }
+}
+
+/// Findings kept up to `limit`; counts per rule and severity stay exact past it.
+#[derive(Debug)]
+pub struct Findings {
+    limit: usize,
+    kept: Vec<Finding>,
+    dropped: u64,
+    by_rule: BTreeMap<&'static str, u64>,
+    by_severity: BTreeMap<Severity, u64>,
+}
+
+impl Findings {
+    pub fn new(limit: usize) -> Self {
+        Findings {
+            limit,
+            kept: Vec::new(),
+            dropped: 0,
+            by_rule: BTreeMap::new(),
+            by_severity: BTreeMap::new(),
+        }
+    }
+
+    pub fn push(&mut self, f: Finding) {
+        *self.by_rule.entry(f.rule).or_default() += 1;
+        *self.by_severity.entry(f.severity).or_default() += 1;
+        if self.kept.len() < self.limit {
+            self.kept.push(f);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    pub fn list(&self) -> &[Finding] {
+        &self.kept
+    }
+
+    /// Findings not kept because the bound was reached (still counted per rule).
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    pub fn by_rule(&self) -> &BTreeMap<&'static str, u64> {
+        &self.by_rule
+    }
+
+    pub fn count(&self, s: Severity) -> u64 {
+        self.by_severity.get(&s).copied().unwrap_or(0)
+    }
+
+    /// Whether any finding is at or above `s`.
+    pub fn any_at_least(&self, s: Severity) -> bool {
+        self.by_severity.range(s..).any(|(_, n)| *n > 0)
+    }
+
+    pub fn total(&self) -> u64 {
+        self.by_severity.values().sum()
+    }
+
+    /// Orders kept findings by frame (analysers may report late, e.g. at the end of a window).
+    pub fn sort(&mut self) {
+        self.kept.sort_by_key(|f| f.frame);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(frame: u64, rule: &'static str, severity: Severity) -> Finding {
+        Finding {
+            frame,
+            rule,
+            severity,
+            subject: Subject::Pool("RR-Pool".into()),
+            expected: serde_json::json!([1, 2]),
+            observed: serde_json::json!([2, 1]),
+            message: "m".into(),
+        }
+    }
+
+    #[test]
+    fn bounded_but_counted() {
+        let mut fs = Findings::new(2);
+        fs.push(f(9, "rserpool.order", Severity::Warning));
+        fs.push(f(3, "rserpool.order", Severity::Warning));
+        fs.push(f(5, "rserpool.too-many", Severity::Error));
+        assert_eq!(fs.list().len(), 2);
+        assert_eq!(fs.dropped(), 1);
+        assert_eq!(fs.by_rule()["rserpool.order"], 2);
+        assert!(fs.any_at_least(Severity::Error));
+        assert!(fs.any_at_least(Severity::Info));
+        assert_eq!(fs.count(Severity::Warning), 2);
+        fs.sort();
+        assert_eq!(fs.list()[0].frame, 3);
+        let j = fs.list()[0].to_json();
+        assert_eq!(j["pool"], "RR-Pool");
+        assert_eq!(j["severity"], "warning");
+    }
+}
