@@ -1,1 +1,3 @@
 //! Analysers: reference algorithms and replays (to be written).
+
+pub mod policy;
