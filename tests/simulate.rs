@@ -257,3 +257,29 @@ fn bad_arguments_say_what_is_wrong() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn rsplib_lud_pool_of_the_shared_capture() {
+    // rsplib-multi-pe.pcap, LUD-Pool at registrar 0x11111111, frames 3541-3658: RSPLIB's 40
+    // single-item answers for PEs 0x00070001..3 at 10 %/10 %, 20 %/5 %, 30 %/1 % (the README's
+    // settings; PE ids shortened to 1..3). The percentages must be encoded as RSPLIB encodes them
+    // (30 % is 1288490188, rounded half to even): at frame 3553 PE 3 wins by one unit.
+    let out = stdout_ok(&[
+        "--policy",
+        "lud",
+        "--pe",
+        "1:load=10%,degradation=10%",
+        "--pe",
+        "2:load=20%,degradation=5%",
+        "--pe",
+        "3:load=30%,degradation=1%",
+        "--items",
+        "1",
+        "--resolutions",
+        "40",
+        "--profile",
+        "rsplib",
+    ]);
+    let wire = "1 2 3 3 3 2 3 3 1 3 3 3 2 3 3 3 3 3 2 3 3 1 3 3 3 2 3 3 3 3 3 2 3 3 1 3 3 3 2 3";
+    assert_eq!(out.split_whitespace().collect::<Vec<_>>().join(" "), wire);
+}

@@ -91,12 +91,16 @@ pub enum SettingChange {
     LoadDegradation { from: u32, to: u32 },
 }
 
-/// A percentage (0..=100) on RFC 5356's 32-bit scale, rounded to the nearest word.
+/// A percentage (0..=100) on RFC 5356's 32-bit scale, rounded to the nearest word, halves to
+/// even as C's `rint` does: RSPLIB encodes 30 % as 1288490188 (0x4ccccccc, from 1288490188.5) and
+/// 50 % as 0x80000000 (from 2147483647.5), as `rsplib-multi-pe.pcap` shows.
 pub fn scaled_from_percent(percent: f64) -> Option<u32> {
     if !percent.is_finite() || !(0.0..=100.0).contains(&percent) {
         return None;
     }
-    let raw = (percent / 100.0 * f64::from(MAX_VALUE)).round();
+    // Multiplying first keeps whole percentages exact: 30 x 0xffffffff / 100 is exactly
+    // 1288490188.5, where 0.3 x 0xffffffff is not.
+    let raw = (percent * f64::from(MAX_VALUE) / 100.0).round_ties_even();
     // `as` saturates, and the range check above keeps `raw` within 0..=MAX_VALUE anyway.
     Some(raw as u32)
 }
@@ -144,6 +148,14 @@ mod tests {
         assert_eq!(parse_scaled("100%"), Ok(u32::MAX));
         assert_eq!(parse_scaled("0%"), Ok(0));
         assert_eq!(parse_scaled("20%"), Ok(858_993_459));
+        // The words RSPLIB put on the wire for these percentages (rsplib-multi-pe.pcap, as tshark
+        // prints them: 29.9999999883585 %, 10.0000000116415 %, 1.00000000116415 %,
+        // 5.00000000582077 %, 74.9999999941792 %).
+        assert_eq!(parse_scaled("30%"), Ok(1_288_490_188));
+        assert_eq!(parse_scaled("10%"), Ok(429_496_730));
+        assert_eq!(parse_scaled("1%"), Ok(42_949_673));
+        assert_eq!(parse_scaled("5%"), Ok(214_748_365));
+        assert_eq!(parse_scaled("75%"), Ok(3_221_225_471));
         assert_eq!(parse_scaled("0x10"), Ok(16));
         assert_eq!(parse_scaled("4294967295"), Ok(u32::MAX));
         assert!(parse_scaled("101%").is_err());
