@@ -31,6 +31,7 @@ mod common;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::process::Command;
+use std::sync::OnceLock;
 
 use poolshark::analyse::policy::{
     chi_square_p, Method, PeSettings, PolicyKind, Pool, Profile, Rng, Share, DRAFT01, RFC5356,
@@ -342,12 +343,18 @@ fn replay(rows: &[Row], profile: &'static Profile) -> Replay {
     Replay { outcomes, skipped }
 }
 
-fn rows() -> Option<Vec<Row>> {
-    let capture = common::shared_capture(CAPTURE)?;
-    if !common::have_tshark() {
-        return None;
-    }
-    Some(tshark_rows(&capture))
+/// tshark's view of the capture, read once for all tests; `None` (skip) without ../shared or
+/// tshark.
+fn rows() -> Option<&'static [Row]> {
+    static ROWS: OnceLock<Option<Vec<Row>>> = OnceLock::new();
+    ROWS.get_or_init(|| {
+        let capture = common::shared_capture(CAPTURE)?;
+        if !common::have_tshark() {
+            return None;
+        }
+        Some(tshark_rows(&capture))
+    })
+    .as_deref()
 }
 
 fn count<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> BTreeMap<String, usize> {
@@ -362,7 +369,7 @@ fn count<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> BTreeMap<String
 #[test]
 fn rsplib_profile_reproduces_every_deterministic_answer() {
     let Some(rows) = rows() else { return };
-    let r = replay(&rows, &RSPLIB);
+    let r = replay(rows, &RSPLIB);
     assert_eq!(r.skipped, 0);
     // README: 3,020 handle resolutions.
     assert_eq!(r.outcomes.len(), 3020);
@@ -401,7 +408,7 @@ fn answers_ascend_by_the_policy_key() {
     // LU answers ascend by the load on the wire; LUD's by load + the (hidden) degradation, and
     // PLU's by load + load degradation, as our state computes them before each answer.
     let Some(rows) = rows() else { return };
-    let r = replay(&rows, &RSPLIB);
+    let r = replay(rows, &RSPLIB);
     let mut checked = 0;
     for o in &r.outcomes {
         if o.order_keys.iter().all(Option::is_some) && o.observed.len() > 1 {
@@ -422,7 +429,7 @@ fn answers_ascend_by_the_policy_key() {
 #[test]
 fn rsplib_randomised_answers_fit_the_expected_shares() {
     let Some(rows) = rows() else { return };
-    let r = replay(&rows, &RSPLIB);
+    let r = replay(rows, &RSPLIB);
     let mut by_pool: BTreeMap<(String, usize), Vec<&Outcome>> = BTreeMap::new();
     for o in r
         .outcomes
@@ -498,7 +505,7 @@ fn rsplib_randomised_answers_fit_the_expected_shares() {
 fn lud_texts_differ_from_rsplib_where_notes_say() {
     let Some(rows) = rows() else { return };
     let lud = |profile: &'static Profile| -> Vec<(u32, Vec<u32>, Vec<u32>)> {
-        replay(&rows, profile)
+        replay(rows, profile)
             .outcomes
             .into_iter()
             .filter(|o| o.pool == "LUD-Pool")

@@ -105,6 +105,16 @@ pub fn scaled_from_percent(percent: f64) -> Option<u32> {
     Some(raw as u32)
 }
 
+/// A load or degradation of the legacy encodings (draft-01 and RSPLIB of 2007: 24 bits,
+/// 0xffffff = 100 %) on RFC 5356's 32-bit scale, rounded to the nearest word. Bits above the 24
+/// are not part of the value and are ignored. Weights are not percentages: keep them as they are.
+pub fn scaled_from_legacy_24bit(value: u32) -> u32 {
+    const LEGACY_MAX: u64 = 0x00ff_ffff;
+    let v = u64::from(value) & LEGACY_MAX;
+    let scaled = (v * u64::from(MAX_VALUE) + LEGACY_MAX / 2) / LEGACY_MAX;
+    u32::try_from(scaled).unwrap_or(MAX_VALUE)
+}
+
 /// The percentage a 32-bit load or degradation word stands for.
 pub fn percent_of(raw: u32) -> f64 {
     f64::from(raw) * 100.0 / f64::from(MAX_VALUE)
@@ -164,6 +174,15 @@ mod tests {
         assert!(parse_scaled("NaN%").is_err());
         assert!(parse_scaled("abc").is_err());
         assert!((percent_of(0x8000_0000) - 50.000_000_011_641_5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn legacy_24_bit_values_scale_onto_32_bits() {
+        assert_eq!(scaled_from_legacy_24bit(0), 0);
+        assert_eq!(scaled_from_legacy_24bit(0x00ff_ffff), u32::MAX);
+        assert_eq!(scaled_from_legacy_24bit(0xff00_0000), 0);
+        // 0x800000 / 0xffffff is a hair above one half.
+        assert_eq!(scaled_from_legacy_24bit(0x0080_0000), 0x8000_0080);
     }
 
     #[test]

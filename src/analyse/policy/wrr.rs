@@ -39,10 +39,11 @@ pub fn reweigh(m: &mut Member) {
 // ---- The texts: spread list ----
 
 /// How many steps of the list an answer may look ahead for members it does not hold yet, per
-/// member; beyond that the rest follow in the order of their credit. Keeps an answer's cost
-/// bounded whatever the weights (a weight of 1 beside 0xffffffff would otherwise need billions of
-/// steps).
+/// member and in all; beyond that the rest follow in the order of their credit. Keeps an
+/// answer's cost bounded whatever the weights (a weight of 1 beside 0xffffffff would otherwise
+/// need billions of steps) and the pool size.
 const LOOKAHEAD_PER_MEMBER: usize = 64;
+const LOOKAHEAD_MAX: usize = 4096;
 
 fn total_weight(members: &[Member]) -> i128 {
     members.iter().map(|m| i128::from(m.settings.weight)).sum()
@@ -85,7 +86,9 @@ pub fn spread_answer(members: &[Member], n: usize) -> Vec<usize> {
     let in_list = members.iter().filter(|m| m.settings.weight > 0).count();
     let want = n.min(in_list);
     let mut out = Vec::with_capacity(want);
-    let budget = LOOKAHEAD_PER_MEMBER.saturating_mul(members.len());
+    let budget = LOOKAHEAD_PER_MEMBER
+        .saturating_mul(members.len())
+        .min(LOOKAHEAD_MAX);
     for _ in 0..budget {
         if out.len() >= want {
             break;
