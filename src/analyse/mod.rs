@@ -2,3 +2,4 @@
 //! parsing.
 
 pub mod finding;
+pub mod policy;

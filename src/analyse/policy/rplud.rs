@@ -1,0 +1,17 @@
+//! RSPLIB's Randomized Priority Least Used with Degradation (0xb0001004): RLU on load + load
+//! degradation + the degradation counter.
+
+use super::load_sum;
+use super::member::Member;
+use super::profile::Profile;
+
+pub fn weight(profile: &Profile, m: &Member) -> u64 {
+    load_sum::headroom(
+        profile,
+        &[
+            u64::from(m.settings.load),
+            u64::from(m.settings.load_degradation),
+            m.degradation,
+        ],
+    )
+}
