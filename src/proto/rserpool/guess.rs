@@ -8,7 +8,8 @@
 //! nearly always breaks somewhere.
 //!
 //! `None` when the message cannot tell: no parameters at all (ENRP List Request, Takeover), or an
-//! RFC reading and a legacy reading that rank equal. Between the two legacy encodings, which
+//! RFC reading and a legacy reading that rank equal (an ASAP Server Announce with only an SCTP
+//! transport: RFC's SCTP transport 0x4 reads as a legacy TCP transport of the same layout). Between the two legacy encodings, which
 //! share the parameter numbering, the bytes decide only through the Server Information layout
 //! (RSPLIB 2007's flags word) and the policies (numbers and value counts); when nothing
 //! separates them the answer is `Rsplib2007`, the one legacy encoding known to have shipped.

@@ -30,6 +30,8 @@ mod policy;
 mod transports;
 mod wire;
 
+#[cfg(test)]
+mod tests;
 
 pub use causes::{Cause, CauseInfo, CauseKind, OperationError};
 pub use guess::guess_encoding;

@@ -442,7 +442,9 @@ mod tests {
         let (p, e) = parse(&bytes, Encoding::Draft01);
         assert!(e.is_empty(), "{e:?}");
         assert_eq!(p.kind(), PolicyKind::LeastUsedDegradation);
-        assert_eq!(p.load_rfc(), Some(0x7fff_ffff));
+        // Same fraction of the RFC's full scale, rounded.
+        let want = (f64::from(0x7f_ffffu32) / f64::from(LEGACY_FULL) * f64::from(u32::MAX)).round();
+        assert_eq!(p.load_rfc(), Some(want as u32));
         assert_eq!(p.degradation_rfc(), Some(u32::MAX));
         assert_eq!(p.degradation_percent(), Some(100.0));
         // The reserved byte survives a round trip.
