@@ -10,7 +10,7 @@
 //!   the place it is handled).
 mod common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::process::Command;
 
@@ -412,4 +412,157 @@ fn legacy_2007_frame_298_is_a_calcapppool_rr_registration() {
         "{}",
         m.info()
     );
+}
+
+/// A display tree as (depth, label) lines.
+type Lines = Vec<(usize, String)>;
+
+/// tshark's trees, one per ASAP/ENRP block, by frame and protocol in frame order.
+fn tshark_trees(pcap: &Path) -> HashMap<(u64, Protocol), Vec<Lines>> {
+    let out = Command::new("tshark")
+        .arg("-r")
+        .arg(pcap)
+        .args(["-Y", "asap || enrp", "-V", "-O", "asap,enrp"])
+        .output()
+        .expect("run tshark");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut trees: HashMap<(u64, Protocol), Vec<Lines>> = HashMap::new();
+    let mut frame = 0;
+    let mut current: Option<(u64, Protocol)> = None;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("Frame ") {
+            frame = rest
+                .split(':')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            current = None;
+            continue;
+        }
+        let proto = match line {
+            "Aggregate Server Access Protocol" => Some(Protocol::Asap),
+            "Endpoint Handlespace Redundancy Protocol" => Some(Protocol::Enrp),
+            _ => None,
+        };
+        if let Some(p) = proto {
+            trees
+                .entry((frame, p))
+                .or_default()
+                .push(vec![(0, line.to_string())]);
+            current = Some((frame, p));
+            continue;
+        }
+        if !line.starts_with(' ') {
+            current = None;
+            continue;
+        }
+        let Some(key) = current else { continue };
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('[') {
+            continue;
+        }
+        let depth = (line.len() - trimmed.len()) / 4;
+        // Flag bits: ".... ...1 = R Bit: Rejected".
+        let text = trimmed.split_once(" = ").map_or(trimmed, |(_, r)| r);
+        let label = text.split_once(": ").map_or(text, |(l, _)| l).to_string();
+        if let Some(list) = trees.get_mut(&key).and_then(|v| v.last_mut()) {
+            list.push((depth, label));
+        }
+    }
+    trees
+}
+
+fn my_tree(f: &Field, depth: usize, out: &mut Lines) {
+    if f.name.starts_with("poolshark.") {
+        return;
+    }
+    // Flag bits sit one level below the flags field, as in tshark.
+    out.push((depth, f.label.to_string()));
+    for c in &f.children {
+        my_tree(c, depth + 1, out);
+    }
+}
+
+/// Wireshark 4.0 knows neither the opaque transport nor RSPLIB's extra policies: it labels
+/// them as unknown and shows their bytes, where poolshark decodes them.
+fn wireshark_knows_all_of(m: &rserpool::Message) -> bool {
+    fn ok(p: &Parameter) -> bool {
+        match p {
+            Parameter::OpaqueTransport(_) => false,
+            Parameter::Policy(x) => wireshark_decodes(x.kind()),
+            Parameter::PoolElement(pe) => pe.params.iter().all(ok),
+            Parameter::Transport(t) => t.addresses.iter().all(ok),
+            Parameter::ServerInformation(s) => s.params.iter().all(ok),
+            Parameter::OperationError(e) => e.causes.iter().all(|c| match &c.info {
+                CauseInfo::Parameters(ps) => ps.iter().all(ok),
+                _ => true,
+            }),
+            _ => true,
+        }
+    }
+    m.params.iter().all(ok)
+}
+
+fn check_tree_shape(name: &str) -> Option<usize> {
+    let path = common::shared_capture(&format!("rserpool/{name}"))?;
+    if !common::have_tshark() {
+        return None;
+    }
+    let trees = tshark_trees(&path);
+    let seen = tshark_messages(&path);
+    let mut used: HashMap<(u64, Protocol), usize> = HashMap::new();
+    let mut compared = 0;
+    let mut problems = Vec::new();
+    for s in &seen {
+        let key = (s.frame, s.protocol);
+        let i = used.entry(key).or_insert(0);
+        let theirs = trees
+            .get(&key)
+            .and_then(|v| v.get(*i))
+            .expect("a tshark tree per message");
+        *i += 1;
+        let (m, _) = rserpool::parse(&s.bytes, s.protocol, Encoding::Rfc);
+        if s.malformed || !wireshark_knows_all_of(&m) {
+            continue;
+        }
+        let mut mine = Vec::new();
+        for f in m.fields() {
+            my_tree(&f, 0, &mut mine);
+        }
+        if &mine != theirs {
+            let at = mine
+                .iter()
+                .zip(theirs)
+                .position(|(a, b)| a != b)
+                .unwrap_or(mine.len().min(theirs.len()));
+            problems.push(format!(
+                "frame {}: trees differ at line {at}: mine {:?}, tshark {:?}",
+                s.frame,
+                mine.get(at),
+                theirs.get(at)
+            ));
+        }
+        compared += 1;
+    }
+    assert!(
+        problems.is_empty(),
+        "{name}:\n{}",
+        problems[..problems.len().min(10)].join("\n")
+    );
+    Some(compared)
+}
+
+#[test]
+fn tree_shape_and_labels_match_tshark() {
+    for name in [
+        "asap-enrp-coverage.pcap",
+        "rsplib-rfc-scenario.pcap",
+        "rsplib-enrp-errors.pcap",
+    ] {
+        let Some(n) = check_tree_shape(name) else {
+            return;
+        };
+        eprintln!("{name}: {n} message trees identical to tshark's");
+        assert!(n > 0);
+    }
 }
