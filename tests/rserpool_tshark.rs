@@ -566,3 +566,50 @@ fn tree_shape_and_labels_match_tshark() {
         assert!(n > 0);
     }
 }
+
+/// Throughput of parse, emit and fields over the messages of the largest capture. Run with
+/// `cargo test --release --test rserpool_tshark -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn measure_decode_rate() {
+    let Some(path) = common::shared_capture("rserpool/rsplib-multi-pe.pcap") else {
+        return;
+    };
+    if !common::have_tshark() {
+        return;
+    }
+    let seen = tshark_messages(&path);
+    let bytes: usize = seen.iter().map(|s| s.bytes.len()).sum();
+    let rounds = 20;
+    let time = |what: &str, f: &dyn Fn(&Seen)| {
+        let t = std::time::Instant::now();
+        for _ in 0..rounds {
+            seen.iter().for_each(f);
+        }
+        let secs = t.elapsed().as_secs_f64();
+        let n = (seen.len() * rounds) as f64;
+        eprintln!(
+            "{what}: {:.0} messages/s, {:.1} MB/s",
+            n / secs,
+            (bytes * rounds) as f64 / secs / 1e6
+        );
+    };
+    time("parse", &|s| {
+        std::hint::black_box(rserpool::parse(&s.bytes, s.protocol, Encoding::Rfc));
+    });
+    time("guess+parse", &|s| {
+        let e = rserpool::guess_encoding(&s.bytes, s.protocol).unwrap_or(Encoding::Rfc);
+        std::hint::black_box(rserpool::parse(&s.bytes, s.protocol, e));
+    });
+    time("parse+emit", &|s| {
+        std::hint::black_box(
+            rserpool::parse(&s.bytes, s.protocol, Encoding::Rfc)
+                .0
+                .emit(),
+        );
+    });
+    time("parse+fields+info", &|s| {
+        let m = rserpool::parse(&s.bytes, s.protocol, Encoding::Rfc).0;
+        std::hint::black_box((m.fields(), m.info()));
+    });
+}

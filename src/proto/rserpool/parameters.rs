@@ -118,9 +118,16 @@ impl PoolElement {
         })
     }
 
-    /// The user transport: the first transport parameter.
+    /// The user transport: the first transport parameter before the policy (`None` when the PE
+    /// registered an opaque transport instead).
     pub fn user_transport(&self) -> Option<&Transport> {
-        self.transports().next()
+        self.params
+            .iter()
+            .take_while(|p| !matches!(p, Parameter::Policy(_)))
+            .find_map(|p| match p {
+                Parameter::Transport(t) => Some(t),
+                _ => None,
+            })
     }
 
     /// The ASAP transport: a transport parameter after the policy.
@@ -378,4 +385,115 @@ fn parse_server_information(
         flags,
         params,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(bytes: &[u8], enc: Encoding) -> (Vec<Parameter>, Vec<DecodeError>) {
+        let mut errors = Vec::new();
+        let mut ctx = Ctx {
+            enc,
+            errors: &mut errors,
+        };
+        let ps = parse_params(&mut ctx, bytes, 100, 0);
+        (ps, errors)
+    }
+
+    #[test]
+    fn dccp_transport_with_service_code() {
+        // From the coverage capture: port 5001, reserved 0, service code 0x12345678, one IPv4.
+        let b = [
+            0, 3, 0, 20, 0x13, 0x89, 0, 0, 0x12, 0x34, 0x56, 0x78, 0, 1, 0, 8, 192, 0, 2, 10,
+        ];
+        let (ps, e) = params(&b, Encoding::Rfc);
+        assert!(e.is_empty(), "{e:?}");
+        let Parameter::Transport(t) = &ps[0] else {
+            panic!("{ps:?}")
+        };
+        assert_eq!(
+            t.protocol,
+            TransportProtocol::Dccp {
+                service_code: 0x1234_5678
+            }
+        );
+        assert_eq!(t.port, 5001);
+        assert_eq!(
+            t.ip_addresses(),
+            vec![std::net::IpAddr::from([192, 0, 2, 10])]
+        );
+        // The same bytes in the legacy numbering: 0x3 is the SCTP transport there.
+        let (ps, _) = params(&b, Encoding::Rsplib2007);
+        assert!(matches!(&ps[0], Parameter::Transport(t) if t.protocol == TransportProtocol::Sctp));
+    }
+
+    #[test]
+    fn transport_without_address_is_an_error_but_kept() {
+        let b = [0, 4, 0, 8, 0x0f, 0x17, 0, 1];
+        let (ps, e) = params(&b, Encoding::Rfc);
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].offset, 108);
+        assert!(
+            matches!(&ps[0], Parameter::Transport(t) if t.port == 3863 && t.addresses.is_empty())
+        );
+    }
+
+    #[test]
+    fn server_information_flags_word_only_in_rsplib_2007() {
+        // From the 2007 capture's ENRP List Response: id 1, flags 0, SCTP 10001 with 10.255.255.1.
+        let b = [
+            0, 9, 0, 0x1c, 0, 0, 0, 1, 0, 0, 0, 0, 0, 3, 0, 0x10, 0x27, 0x11, 0, 0, 0, 1, 0, 8, 10,
+            255, 255, 1,
+        ];
+        let (ps, e) = params(&b, Encoding::Rsplib2007);
+        assert!(e.is_empty(), "{e:?}");
+        let Parameter::ServerInformation(s) = &ps[0] else {
+            panic!()
+        };
+        assert_eq!((s.server_id, s.flags), (1, Some(0)));
+        assert_eq!(s.transport().map(|t| t.port), Some(10001));
+        // Read as the draft (no flags word), the zero word is a parameter of length 0.
+        let (_, e) = params(&b, Encoding::Draft01);
+        assert!(e
+            .iter()
+            .any(|x| x.offset == 108 && x.what.contains("length 0")));
+    }
+
+    #[test]
+    fn pool_element_accessors_follow_wire_order() {
+        let mut b = vec![0, 0xa, 0, 0];
+        b.extend_from_slice(&[0, 0, 0, 7, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff]);
+        b.extend_from_slice(&[0, 0x10, 0, 7, b'a', b'b', b'c', 0]);
+        b.extend_from_slice(&[0, 8, 0, 8, 0, 0, 0, 1]);
+        b.extend_from_slice(&[0, 4, 0, 16, 0x9c, 0x41, 0, 0, 0, 1, 0, 8, 192, 0, 2, 10]);
+        let n = b.len() as u16;
+        b[2..4].copy_from_slice(&n.to_be_bytes());
+        let (ps, e) = params(&b, Encoding::Rfc);
+        assert!(e.is_empty(), "{e:?}");
+        let Parameter::PoolElement(pe) = &ps[0] else {
+            panic!()
+        };
+        assert_eq!(pe.registration_life, -1);
+        assert_eq!(pe.opaque_transport(), Some(&b"abc"[..]));
+        assert!(
+            pe.user_transport().is_none(),
+            "the opaque transport is the user's"
+        );
+        assert_eq!(pe.asap_transport().map(|t| t.port), Some(40001));
+        assert_eq!(pe.transports().count(), 1);
+        assert_eq!(
+            pe.policy().map(Policy::kind),
+            Some(crate::proto::rserpool::PolicyKind::RoundRobin)
+        );
+    }
+
+    #[test]
+    fn non_zero_padding_is_reported() {
+        let b = [0, 9, 0, 5, b'x', 1, 0, 0];
+        let (ps, e) = params(&b, Encoding::Rfc);
+        assert_eq!(ps, vec![Parameter::PoolHandle(b"x".to_vec())]);
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].offset, 105);
+    }
 }

@@ -167,6 +167,10 @@ const DRAFT01_CODES: &[(u32, PolicyKind)] = &[
     (0x09, PolicyKind::RandomizedLeastUsed),
 ];
 
+/// RSPLIB 2007's numbering. The capture holds RR only; the value layouts of the others are taken
+/// to be those of the RFC-era RSPLIB policies with 24-bit values (load, then a word with the
+/// degradation; the delay-penalty ones their 3 or 4 values), which is how the 2007 code's
+/// successors lay them out. Whatever the layout, the words are kept as they came.
 const RSPLIB2007_CODES: &[(u32, PolicyKind)] = &[
     (0x01, PolicyKind::RoundRobin),
     (0x02, PolicyKind::WeightedRoundRobin),
