@@ -26,6 +26,9 @@ use super::{Encoding, Protocol};
 const CANDIDATES: [Encoding; 3] = [Encoding::Rfc, Encoding::Rsplib2007, Encoding::Draft01];
 
 pub fn guess_encoding(buf: &[u8], protocol: Protocol) -> Option<Encoding> {
+    if buf.len() <= header_and_fixed_len(buf, protocol) {
+        return None;
+    }
     let mut ranked: Vec<(Encoding, (usize, usize, usize))> = CANDIDATES
         .iter()
         .map(|&enc| {
@@ -42,10 +45,6 @@ pub fn guess_encoding(buf: &[u8], protocol: Protocol) -> Option<Encoding> {
             (enc, (errors.len(), odd, missing))
         })
         .collect();
-    let has_params = buf.len() > header_and_fixed_len(buf, protocol);
-    if !has_params {
-        return None;
-    }
     // Stable: equal ranks keep the candidate order.
     ranked.sort_by_key(|(_, rank)| *rank);
     let (best, _) = *ranked.first()?;

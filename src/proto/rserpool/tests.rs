@@ -8,8 +8,7 @@ use crate::field::{find, find_all, Value};
 
 const ENCODINGS: [Encoding; 3] = [Encoding::Rfc, Encoding::Draft01, Encoding::Rsplib2007];
 
-fn sctp(enc: Encoding, port: u16, use_: u16) -> Parameter {
-    let _ = enc;
+fn sctp(port: u16, use_: u16) -> Parameter {
     Parameter::Transport(Transport {
         protocol: TransportProtocol::Sctp,
         port,
@@ -36,7 +35,7 @@ fn pe(enc: Encoding, id: u32) -> Parameter {
         pe_id: id,
         home_server_id: 0x1111_1111,
         registration_life: 30_000,
-        params: vec![sctp(enc, 5000, 1), policy(enc), sctp(enc, 40001, 0)],
+        params: vec![sctp(5000, 1), policy(enc), sctp(40001, 0)],
     })
 }
 
@@ -44,7 +43,7 @@ fn server_info(enc: Encoding) -> Parameter {
     Parameter::ServerInformation(ServerInformation {
         server_id: 0x2222_2222,
         flags: (enc == Encoding::Rsplib2007).then_some(0),
-        params: vec![sctp(enc, 9901, 0)],
+        params: vec![sctp(9901, 0)],
     })
 }
 
@@ -143,7 +142,7 @@ fn every_message(enc: Encoding) -> Vec<Message> {
             AsapType::ServerAnnounce,
             0,
             Fixed::ServerId(0x1111_1111),
-            vec![sctp(enc, 3863, 0)],
+            vec![sctp(3863, 0)],
         ),
         asap(
             AsapType::Cookie,
@@ -334,7 +333,7 @@ fn guess_tells_the_legacy_encodings_apart_where_the_bytes_can() {
                     pe_id: 1,
                     home_server_id: 0,
                     registration_life: 1,
-                    params: vec![sctp(enc, 1, 0), Parameter::Policy(plu)],
+                    params: vec![sctp(1, 0), Parameter::Policy(plu)],
                 }),
             ],
         );
