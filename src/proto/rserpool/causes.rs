@@ -1,7 +1,7 @@
 //! Error causes of the Operation Error parameter (RFC 5354 section 3.11).
 
 use super::parameters::{parse_params, Ctx, Parameter};
-use super::wire::{be16, padded};
+use super::wire::read_tlv;
 
 /// The cause codes of RFC 5354.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -111,44 +111,22 @@ impl OperationError {
         while off < buf.len() {
             let here = buf.get(off..).unwrap_or_default();
             let at = base + off;
-            let (Some(code), Some(len)) = (be16(here, 0), be16(here, 2)) else {
-                ctx.error(
-                    at,
-                    format!(
-                        "{} byte(s) left, too few for a 4-byte error cause header",
-                        here.len()
-                    ),
-                );
-                rest = here.to_vec();
-                break;
+            let tlv = match read_tlv(here, "error cause", "parameter") {
+                Ok(t) => t,
+                Err(what) => {
+                    ctx.error(at, what);
+                    rest = here.to_vec();
+                    break;
+                }
             };
-            let len = usize::from(len);
-            let Some(info) = here.get(4..len).filter(|_| len >= 4) else {
-                let what = if len < 4 {
-                    format!(
-                        "error cause 0x{code:04x} has length {len}, shorter than its 4-byte header"
-                    )
-                } else {
-                    format!(
-                        "error cause 0x{code:04x} has length {len} but only {} byte(s) are left in its parameter",
-                        here.len()
-                    )
-                };
-                ctx.error(at, what);
-                rest = here.to_vec();
-                break;
-            };
-            let end = padded(len).min(here.len());
-            if here
-                .get(len..end)
-                .is_some_and(|p| p.iter().any(|&b| b != 0))
-            {
+            let (code, info) = (tlv.code, tlv.value);
+            if tlv.dirty_padding {
                 ctx.error(
-                    at + len,
+                    at + tlv.len,
                     format!("error cause 0x{code:04x} is followed by non-zero padding"),
                 );
             }
-            off += end;
+            off += tlv.next;
             let kind = CauseKind::of(code);
             let info = if info.is_empty() {
                 CauseInfo::Empty

@@ -15,7 +15,7 @@ use super::causes::OperationError;
 use super::numbering::{param_kind, ParamKind, UnknownAction};
 use super::policy::Policy;
 use super::transports::{Transport, TransportProtocol};
-use super::wire::{be16, be32, padded};
+use super::wire::{be16, be32, read_tlv};
 use super::Encoding;
 
 /// Nesting deeper than this (a parameter in a parameter in ...) is not decoded, so crafted input
@@ -201,49 +201,22 @@ pub(crate) fn parse_params(
     while off < buf.len() {
         let rest = buf.get(off..).unwrap_or_default();
         let at = base + off;
-        let (Some(code), Some(len)) = (be16(rest, 0), be16(rest, 2)) else {
-            ctx.error(
-                at,
-                format!(
-                    "{} byte(s) left, too few for a 4-byte parameter header",
-                    rest.len()
-                ),
-            );
-            out.push(Parameter::Unprocessed(rest.to_vec()));
-            break;
+        let tlv = match read_tlv(rest, "parameter", "parent") {
+            Ok(t) => t,
+            Err(what) => {
+                ctx.error(at, what);
+                out.push(Parameter::Unprocessed(rest.to_vec()));
+                break;
+            }
         };
-        let len = usize::from(len);
-        if len < 4 {
+        let (code, value) = (tlv.code, tlv.value);
+        if tlv.dirty_padding {
             ctx.error(
-                at,
-                format!("parameter 0x{code:04x} has length {len}, shorter than its 4-byte header"),
-            );
-            out.push(Parameter::Unprocessed(rest.to_vec()));
-            break;
-        }
-        let Some(value) = rest.get(4..len) else {
-            ctx.error(
-                at,
-                format!(
-                    "parameter 0x{code:04x} has length {len} but only {} byte(s) are left in its parent",
-                    rest.len()
-                ),
-            );
-            out.push(Parameter::Unprocessed(rest.to_vec()));
-            break;
-        };
-        // The last parameter's padding may be missing when the parent's length excludes it.
-        let end = padded(len).min(rest.len());
-        if rest
-            .get(len..end)
-            .is_some_and(|p| p.iter().any(|&b| b != 0))
-        {
-            ctx.error(
-                at + len,
+                at + tlv.len,
                 format!("parameter 0x{code:04x} is followed by non-zero padding"),
             );
         }
-        off += end;
+        off += tlv.next;
         match param_kind(code, ctx.enc) {
             Some(kind) => out.push(parse_value(ctx, kind, code, value, at + 4, depth)),
             None => {

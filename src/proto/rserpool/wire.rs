@@ -47,6 +47,53 @@ pub(crate) fn push_tlv(out: &mut Vec<u8>, code: u16, body: impl FnOnce(&mut Vec<
     pad_to_4(out);
 }
 
+/// One TLV (parameter or error cause) read from the front of a buffer.
+pub(crate) struct Tlv<'a> {
+    pub code: u16,
+    /// The length field: header and value, without padding.
+    pub len: usize,
+    pub value: &'a [u8],
+    /// Where the next TLV starts: after the padding, or at the end of the buffer when the
+    /// parent's length left the last padding out.
+    pub next: usize,
+    /// Whether the padding bytes present are not all zero.
+    pub dirty_padding: bool,
+}
+
+/// Reads the TLV at the start of `rest`; `what` ("parameter", "error cause") names it in the
+/// error sentence. Never trusts the length field.
+pub(crate) fn read_tlv<'a>(rest: &'a [u8], what: &str, parent: &str) -> Result<Tlv<'a>, String> {
+    let (Some(code), Some(len)) = (be16(rest, 0), be16(rest, 2)) else {
+        return Err(format!(
+            "{} byte(s) left, too few for a 4-byte {what} header",
+            rest.len()
+        ));
+    };
+    let len = usize::from(len);
+    if len < 4 {
+        return Err(format!(
+            "{what} 0x{code:04x} has length {len}, shorter than its 4-byte header"
+        ));
+    }
+    let Some(value) = rest.get(4..len) else {
+        return Err(format!(
+            "{what} 0x{code:04x} has length {len} but only {} byte(s) are left in its {parent}",
+            rest.len()
+        ));
+    };
+    let next = padded(len).min(rest.len());
+    let dirty_padding = rest
+        .get(len..next)
+        .is_some_and(|p| p.iter().any(|&b| b != 0));
+    Ok(Tlv {
+        code,
+        len,
+        value,
+        next,
+        dirty_padding,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
