@@ -1,0 +1,399 @@
+//! One ASAP or ENRP message: header, the fixed fields of its type, its parameters; the lenient
+//! parser and the typed accessors the analysers use.
+
+use crate::error::DecodeError;
+
+use super::causes::Cause;
+use super::header::{
+    AsapType, EnrpType, UpdateAction, FLAG_HOME, FLAG_MORE, FLAG_REJECT, FLAG_SUBSCRIBE,
+};
+use super::parameters::{parse_params, Ctx, Parameter, PoolElement, ServerInformation};
+use super::policy::Policy;
+use super::transports::Transport;
+use super::wire::{be16, be32};
+use super::{Encoding, Protocol};
+
+/// The fields between the header and the parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fixed {
+    None,
+    /// ASAP Endpoint Keep-Alive and Server Announce: the ENRP server's identifier.
+    ServerId(u32),
+    /// ENRP messages: sender and receiver server identifiers.
+    Servers {
+        sender: u32,
+        receiver: u32,
+    },
+    /// ENRP Handle Update.
+    Update {
+        sender: u32,
+        receiver: u32,
+        action: u16,
+        reserved: u16,
+    },
+    /// ENRP Init Takeover, Init Takeover Ack and Takeover Server.
+    Takeover {
+        sender: u32,
+        receiver: u32,
+        target: u32,
+    },
+    /// An unknown message type (everything after the header), or a body too short for the fixed
+    /// fields of its type (an error says so).
+    Raw(Vec<u8>),
+}
+
+impl Fixed {
+    pub(crate) fn emit(&self, out: &mut Vec<u8>) {
+        let mut put = |v: u32| out.extend_from_slice(&v.to_be_bytes());
+        match *self {
+            Fixed::None => {}
+            Fixed::ServerId(id) => put(id),
+            Fixed::Servers { sender, receiver } => {
+                put(sender);
+                put(receiver);
+            }
+            Fixed::Update {
+                sender,
+                receiver,
+                action,
+                reserved,
+            } => {
+                put(sender);
+                put(receiver);
+                put((u32::from(action) << 16) | u32::from(reserved));
+            }
+            Fixed::Takeover {
+                sender,
+                receiver,
+                target,
+            } => {
+                put(sender);
+                put(receiver);
+                put(target);
+            }
+            Fixed::Raw(ref b) => out.extend_from_slice(b),
+        }
+    }
+}
+
+/// An ASAP or ENRP message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    pub protocol: Protocol,
+    /// The encoding the message was read in (and is emitted in).
+    pub encoding: Encoding,
+    pub msg_type: u8,
+    pub flags: u8,
+    pub fixed: Fixed,
+    pub params: Vec<Parameter>,
+    /// Bytes the buffer held after the message's declared length (up to 3 zero bytes of padding
+    /// are normal), emitted again as they were.
+    pub trailing: Vec<u8>,
+}
+
+/// Decodes one message from `buf` (see [`super::parse`]).
+pub(crate) fn parse_message(
+    buf: &[u8],
+    protocol: Protocol,
+    encoding: Encoding,
+    errors: &mut Vec<DecodeError>,
+    depth: usize,
+) -> Message {
+    let mut ctx = Ctx {
+        enc: encoding,
+        errors,
+    };
+    let mut msg = Message {
+        protocol,
+        encoding,
+        msg_type: buf.first().copied().unwrap_or(0),
+        flags: buf.get(1).copied().unwrap_or(0),
+        fixed: Fixed::None,
+        params: Vec::new(),
+        trailing: Vec::new(),
+    };
+    let Some(declared) = be16(buf, 2).map(usize::from) else {
+        ctx.error(
+            0,
+            format!(
+                "{} byte(s) received, too few for the 4-byte message header",
+                buf.len()
+            ),
+        );
+        msg.fixed = Fixed::Raw(buf.get(2..).unwrap_or_default().to_vec());
+        return msg;
+    };
+    let end = if declared < 4 {
+        ctx.error(
+            2,
+            format!("message length {declared} is shorter than the 4-byte header"),
+        );
+        buf.len()
+    } else if declared > buf.len() {
+        ctx.error(
+            2,
+            format!(
+                "message length {declared} runs past the {} byte(s) received",
+                buf.len()
+            ),
+        );
+        buf.len()
+    } else {
+        declared
+    };
+    let body = buf.get(4..end).unwrap_or_default();
+    let trailing = buf.get(end..).unwrap_or_default();
+    if !trailing.is_empty() && (trailing.len() > 3 || trailing.iter().any(|&b| b != 0)) {
+        ctx.error(
+            end,
+            format!(
+                "{} byte(s) after the message's declared length {declared}",
+                trailing.len()
+            ),
+        );
+    }
+    msg.trailing = trailing.to_vec();
+
+    let fixed_len = match protocol {
+        Protocol::Asap => match AsapType::from_u8(msg.msg_type) {
+            Some(t) if t.has_server_id() => 4,
+            Some(_) => 0,
+            None => {
+                msg.fixed = Fixed::Raw(body.to_vec());
+                return msg;
+            }
+        },
+        Protocol::Enrp => match EnrpType::from_u8(msg.msg_type) {
+            Some(t) => t.fixed_len(),
+            None => {
+                msg.fixed = Fixed::Raw(body.to_vec());
+                return msg;
+            }
+        },
+    };
+    let Some(fixed) = body.get(..fixed_len) else {
+        ctx.error(
+            4,
+            format!(
+                "message body has {} byte(s), too few for the {fixed_len} bytes of fixed fields of its type",
+                body.len()
+            ),
+        );
+        msg.fixed = Fixed::Raw(body.to_vec());
+        return msg;
+    };
+    let w = |i: usize| be32(fixed, i * 4).unwrap_or(0);
+    msg.fixed = match (protocol, fixed_len) {
+        (_, 0) => Fixed::None,
+        (Protocol::Asap, _) => Fixed::ServerId(w(0)),
+        (Protocol::Enrp, 8) => Fixed::Servers {
+            sender: w(0),
+            receiver: w(1),
+        },
+        (Protocol::Enrp, _) if msg.msg_type == EnrpType::HandleUpdate as u8 => Fixed::Update {
+            sender: w(0),
+            receiver: w(1),
+            action: be16(fixed, 8).unwrap_or(0),
+            reserved: be16(fixed, 10).unwrap_or(0),
+        },
+        (Protocol::Enrp, _) => Fixed::Takeover {
+            sender: w(0),
+            receiver: w(1),
+            target: w(2),
+        },
+    };
+    let params = body.get(fixed_len..).unwrap_or_default();
+    msg.params = parse_params(&mut ctx, params, 4 + fixed_len, depth);
+    msg
+}
+
+impl Message {
+    /// A message with the given fields and no trailing bytes.
+    pub fn new(
+        protocol: Protocol,
+        encoding: Encoding,
+        msg_type: u8,
+        flags: u8,
+        fixed: Fixed,
+        params: Vec<Parameter>,
+    ) -> Self {
+        Message {
+            protocol,
+            encoding,
+            msg_type,
+            flags,
+            fixed,
+            params,
+            trailing: Vec::new(),
+        }
+    }
+
+    pub fn asap_type(&self) -> Option<AsapType> {
+        match self.protocol {
+            Protocol::Asap => AsapType::from_u8(self.msg_type),
+            Protocol::Enrp => None,
+        }
+    }
+
+    pub fn enrp_type(&self) -> Option<EnrpType> {
+        match self.protocol {
+            Protocol::Enrp => EnrpType::from_u8(self.msg_type),
+            Protocol::Asap => None,
+        }
+    }
+
+    /// The type's name as Wireshark writes it ("ASAP Registration", "Unknown ENRP type").
+    pub fn type_name(&self) -> &'static str {
+        match self.protocol {
+            Protocol::Asap => self.asap_type().map_or("Unknown ASAP type", AsapType::name),
+            Protocol::Enrp => self.enrp_type().map_or("Unknown ENRP type", EnrpType::name),
+        }
+    }
+
+    /// The message's (first) pool handle.
+    pub fn pool_handle(&self) -> Option<&[u8]> {
+        self.params.iter().find_map(|p| match p {
+            Parameter::PoolHandle(h) => Some(h.as_slice()),
+            _ => None,
+        })
+    }
+
+    /// The pool elements, in wire order.
+    pub fn pool_elements(&self) -> impl Iterator<Item = &PoolElement> {
+        self.params.iter().filter_map(|p| match p {
+            Parameter::PoolElement(pe) => Some(pe),
+            _ => None,
+        })
+    }
+
+    /// The PE Identifier parameters (deregistration, responses, keep-alives, unreachable).
+    pub fn pe_identifiers(&self) -> impl Iterator<Item = u32> + '_ {
+        self.params.iter().filter_map(|p| match p {
+            Parameter::PeIdentifier(id) => Some(*id),
+            _ => None,
+        })
+    }
+
+    /// A policy parameter at message level (RSPLIB puts a copy of the first PE's policy first in
+    /// every Handle Resolution Response).
+    pub fn policy(&self) -> Option<&Policy> {
+        self.params.iter().find_map(|p| match p {
+            Parameter::Policy(x) => Some(x),
+            _ => None,
+        })
+    }
+
+    /// Items requested by the Handle Resolution Option (0xffffffff = all).
+    pub fn hropt_items(&self) -> Option<u32> {
+        self.params.iter().find_map(|p| match p {
+            Parameter::HandleResolutionOption(n) => Some(*n),
+            _ => None,
+        })
+    }
+
+    /// Transports at message level (ASAP Server Announce).
+    pub fn transports(&self) -> impl Iterator<Item = &Transport> {
+        self.params.iter().filter_map(|p| match p {
+            Parameter::Transport(t) => Some(t),
+            _ => None,
+        })
+    }
+
+    pub fn server_informations(&self) -> impl Iterator<Item = &ServerInformation> {
+        self.params.iter().filter_map(|p| match p {
+            Parameter::ServerInformation(s) => Some(s),
+            _ => None,
+        })
+    }
+
+    pub fn cookie(&self) -> Option<&[u8]> {
+        self.params.iter().find_map(|p| match p {
+            Parameter::Cookie(c) => Some(c.as_slice()),
+            _ => None,
+        })
+    }
+
+    pub fn pe_checksum(&self) -> Option<u16> {
+        self.params.iter().find_map(|p| match p {
+            Parameter::PeChecksum(c) => Some(*c),
+            _ => None,
+        })
+    }
+
+    /// Every error cause of the message's Operation Error parameters.
+    pub fn causes(&self) -> impl Iterator<Item = &Cause> {
+        self.params
+            .iter()
+            .filter_map(|p| match p {
+                Parameter::OperationError(e) => Some(e.causes.iter()),
+                _ => None,
+            })
+            .flatten()
+    }
+
+    /// The R (reject) bit of ASAP Registration Response, ENRP Handle Table Response and ENRP List
+    /// Response; false for every other type.
+    pub fn rejected(&self) -> bool {
+        let has_r = matches!(self.asap_type(), Some(AsapType::RegistrationResponse))
+            || matches!(
+                self.enrp_type(),
+                Some(EnrpType::HandleTableResponse | EnrpType::ListResponse)
+            );
+        has_r && self.flags & FLAG_REJECT != 0
+    }
+
+    /// The H bit of an ASAP Endpoint Keep-Alive.
+    pub fn home_server_bit(&self) -> bool {
+        self.asap_type() == Some(AsapType::EndpointKeepAlive) && self.flags & FLAG_HOME != 0
+    }
+
+    /// The S bit of an ASAP Handle Resolution.
+    pub fn subscribe_bit(&self) -> bool {
+        self.asap_type() == Some(AsapType::HandleResolution) && self.flags & FLAG_SUBSCRIBE != 0
+    }
+
+    /// The M bit of an ENRP Handle Table Response.
+    pub fn more_to_send(&self) -> bool {
+        self.enrp_type() == Some(EnrpType::HandleTableResponse) && self.flags & FLAG_MORE != 0
+    }
+
+    /// The server identifier after the header of ASAP Keep-Alive and Server Announce.
+    pub fn server_id(&self) -> Option<u32> {
+        match self.fixed {
+            Fixed::ServerId(id) => Some(id),
+            _ => None,
+        }
+    }
+
+    pub fn sender_server_id(&self) -> Option<u32> {
+        match self.fixed {
+            Fixed::Servers { sender, .. }
+            | Fixed::Update { sender, .. }
+            | Fixed::Takeover { sender, .. } => Some(sender),
+            _ => None,
+        }
+    }
+
+    pub fn receiver_server_id(&self) -> Option<u32> {
+        match self.fixed {
+            Fixed::Servers { receiver, .. }
+            | Fixed::Update { receiver, .. }
+            | Fixed::Takeover { receiver, .. } => Some(receiver),
+            _ => None,
+        }
+    }
+
+    pub fn target_server_id(&self) -> Option<u32> {
+        match self.fixed {
+            Fixed::Takeover { target, .. } => Some(target),
+            _ => None,
+        }
+    }
+
+    pub fn update_action(&self) -> Option<UpdateAction> {
+        match self.fixed {
+            Fixed::Update { action, .. } => Some(UpdateAction::of(action)),
+            _ => None,
+        }
+    }
+}
