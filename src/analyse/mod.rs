@@ -1,1 +1,3 @@
-//! Analysers: reference algorithms and replays (to be written).
+//! Analysers: reference algorithms and replays.
+
+pub mod dhcp_lb;
