@@ -1,6 +1,5 @@
 //! A small reader of tshark's PDML (`tshark -T pdml`): packets, each a tree of protocols and
-//! fields with their name, `show` text, raw `value` hex, position and size. tshark writes one
-//! element per line, which is all this reader relies on.
+//! fields with their name, `show` text, raw `value` hex, position and size.
 #![allow(dead_code)]
 
 use std::path::Path;
@@ -96,35 +95,58 @@ pub fn parse(text: &str) -> Vec<Packet> {
     let mut packets = Vec::new();
     let mut stack: Vec<Node> = Vec::new();
     let mut current: Option<Packet> = None;
-    for line in text.lines() {
-        let l = line.trim_start();
-        if l.starts_with("<packet") {
+    for tag in tags(text) {
+        if tag.starts_with("<packet") {
             current = Some(Packet::default());
-        } else if l.starts_with("</packet") {
+        } else if tag.starts_with("</packet") {
             if let Some(p) = current.take() {
                 packets.push(p);
             }
-        } else if l.starts_with("<proto") || l.starts_with("<field") {
+        } else if tag.starts_with("<proto") || tag.starts_with("<field") {
             let node = Node {
-                name: attr(l, "name").unwrap_or_default(),
-                show: attr(l, "show").unwrap_or_default(),
-                value: attr(l, "value").unwrap_or_default(),
-                pos: attr(l, "pos").and_then(|v| v.parse().ok()).unwrap_or(0),
-                size: attr(l, "size").and_then(|v| v.parse().ok()).unwrap_or(0),
+                name: attr(tag, "name").unwrap_or_default(),
+                show: attr(tag, "show").unwrap_or_default(),
+                value: attr(tag, "value").unwrap_or_default(),
+                pos: attr(tag, "pos").and_then(|v| v.parse().ok()).unwrap_or(0),
+                size: attr(tag, "size").and_then(|v| v.parse().ok()).unwrap_or(0),
                 children: Vec::new(),
             };
-            if l.ends_with("/>") {
+            if tag.ends_with("/>") {
                 attach(&mut stack, &mut current, node);
             } else {
                 stack.push(node);
             }
-        } else if l.starts_with("</proto") || l.starts_with("</field") {
+        } else if tag.starts_with("</proto") || tag.starts_with("</field") {
             if let Some(node) = stack.pop() {
                 attach(&mut stack, &mut current, node);
             }
         }
     }
     packets
+}
+
+/// The elements of the document, `<` to `>`, honouring quotes: tshark writes control bytes of
+/// a field's text (a newline in a client identifier) raw inside attribute values.
+fn tags(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(open) = text[i..].find('<').map(|o| i + o) {
+        let mut in_quote = false;
+        let mut j = open;
+        while j < bytes.len() {
+            match bytes[j] {
+                b'"' => in_quote = !in_quote,
+                b'>' if !in_quote => break,
+                _ => {}
+            }
+            j += 1;
+        }
+        let end = (j + 1).min(bytes.len());
+        out.push(&text[open..end]);
+        i = end;
+    }
+    out
 }
 
 fn attach(stack: &mut [Node], current: &mut Option<Packet>, node: Node) {
