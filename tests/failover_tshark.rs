@@ -147,11 +147,15 @@ fn failover_capture_readme_facts() {
     }
     let ours = frame_with_our_framer(&file);
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_sender: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut connects = 0;
     for o in &ours {
         let (m, errors) = failover::parse(&o.bytes);
         assert!(errors.is_empty());
         *counts.entry(m.msg_type.to_string()).or_default() += 1;
+        *by_sender
+            .entry((o.src.clone(), m.msg_type.to_string()))
+            .or_default() += 1;
         match m.msg_type {
             MessageType::Connect => {
                 // split 128 in primary.conf, sent by the primary.
@@ -189,4 +193,23 @@ fn failover_capture_readme_facts() {
     .collect();
     assert_eq!(counts, expected);
     assert_eq!(connects, 4);
+
+    // Each server's own log names what it sent; this is what settles 7 = UPDREQALL and
+    // 9 = UPDREQ (Wireshark 4.0 labels them the other way round).
+    let dir = file.parent().unwrap();
+    for (log, addr) in [("primary.log", "192.0.2.1"), ("secondary.log", "192.0.2.2")] {
+        let text = std::fs::read_to_string(dir.join(log)).unwrap();
+        for (line, abbrev) in [
+            ("Sent update request all message", "UPDREQALL"),
+            ("Sent update request message", "UPDREQ"),
+            ("Sent update done message", "UPDDONE"),
+        ] {
+            let logged = text.lines().filter(|l| l.contains(line)).count();
+            let sent = by_sender
+                .get(&(addr.to_string(), abbrev.to_string()))
+                .copied()
+                .unwrap_or(0);
+            assert_eq!(sent, logged, "{log}: '{line}'");
+        }
+    }
 }

@@ -643,6 +643,42 @@ mod tests {
     }
 
     #[test]
+    fn arbitrary_bytes_with_a_consistent_length_round_trip_exactly() {
+        // Whatever the payload offset, option lengths or values, what parse read is what emit
+        // writes, as long as the length field matches the buffer.
+        let mut state = 0x9e37_79b9u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        for _ in 0..20_000 {
+            let len = 12 + (next() % 80) as usize;
+            let mut buf: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            buf[..2].copy_from_slice(&(len as u16).to_be_bytes());
+            // Mostly sensible payload offsets and small option lengths, to reach the option code.
+            if next() % 4 != 0 {
+                buf[3] = 12;
+            }
+            let mut off = 12;
+            while off + 4 <= len && next() % 8 != 0 {
+                buf[off] = 0;
+                buf[off + 1] = (next() % 32) as u8;
+                buf[off + 2] = 0;
+                buf[off + 3] = (next() % 8) as u8;
+                off += 4 + usize::from(buf[off + 3]);
+            }
+            let (m, _) = parse(&buf);
+            assert_eq!(m.emit().unwrap(), buf);
+            let fields = m.fields();
+            for root in &fields {
+                root.walk(&mut |f| assert!(f.offset + f.len <= len, "{}", f.name));
+            }
+        }
+    }
+
+    #[test]
     fn emit_refuses_oversized_messages() {
         let m = Message::new(
             MessageType::BndUpd,
