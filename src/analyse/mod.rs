@@ -1,5 +1,6 @@
 //! Analysers: typed events in, reference algorithms, findings out. Policy lives here, apart from
 //! parsing.
 
+pub mod dhcp_lb;
 pub mod finding;
 pub mod policy;

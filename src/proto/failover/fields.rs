@@ -1,0 +1,388 @@
+//! The display tree of a failover message, with Wireshark's `dhcpfo.*` field names (and
+//! `poolshark.dhcpfo.*` where Wireshark 4.0 has none). Offsets are from the message start.
+
+use std::borrow::Cow;
+
+use super::message::{Message, HEADER_LEN, OPTION_HEADER_LEN};
+use super::option::{ip_flag, option_name, server_flag, FoOption};
+use super::values::{reject_reason_name, tls_reply_name, tls_request_name};
+use crate::field::{hex_colons, printable, Field, Value};
+
+impl Message {
+    /// The tree: one `dhcpfo` node holding the header fields and the options.
+    pub fn fields(&self) -> Vec<Field> {
+        let len = self.wire_len();
+        let mut root = Field::node("dhcpfo", "DHCP Failover", 0, len)
+            .child(Field::uint(
+                "dhcpfo.length",
+                "Message length",
+                len as u64,
+                0,
+                2,
+            ))
+            .child(
+                Field::uint("dhcpfo.type", "Message Type", self.msg_type.to_u8(), 2, 1)
+                    .note(type_note(self)),
+            )
+            .child(Field::uint(
+                "dhcpfo.poffset",
+                "Payload Offset",
+                self.payload_offset,
+                3,
+                1,
+            ))
+            .child(Field::uint("dhcpfo.time", "Time", self.time, 4, 4).note(utc(self.time)))
+            .child(Field::uint("dhcpfo.xid", "Xid", self.xid, 8, 4).hex(8));
+
+        let mut off = HEADER_LEN;
+        if !self.extra_header.is_empty() {
+            root = root.child(Field::bytes(
+                "dhcpfo.additionalheaderbytes",
+                "Additional Header Bytes",
+                &self.extra_header,
+                off,
+            ));
+            off += self.extra_header.len();
+        }
+        if !self.options.is_empty() || !self.trailing.is_empty() {
+            let mut payload = Field::node("dhcpfo.payloaddata", "Payload Data", off, len - off);
+            for o in &self.options {
+                let f = option_field(o, off);
+                off += f.len;
+                payload = payload.child(f);
+            }
+            if !self.trailing.is_empty() {
+                payload = payload.child(Field::bytes(
+                    "poolshark.dhcpfo.trailing",
+                    "Bytes that do not make an option",
+                    &self.trailing,
+                    off,
+                ));
+            }
+            root = root.child(payload);
+        }
+        vec![root]
+    }
+}
+
+fn type_note(m: &Message) -> String {
+    match m.msg_type.abbrev() {
+        Some(a) => format!("{a}, {}", m.msg_type.description()),
+        None => "unknown".into(),
+    }
+}
+
+/// One option: a `dhcpfo.dhcpstyleoption` node with its code, length and value fields.
+fn option_field(o: &FoOption, at: usize) -> Field {
+    let data = o.data();
+    let c = o.code();
+    let name = option_name(c).unwrap_or("unknown");
+    let v = at + OPTION_HEADER_LEN;
+    let mut node = Field::node(
+        "dhcpfo.dhcpstyleoption",
+        format!("DHCP Style Option, {name} ({c})"),
+        at,
+        OPTION_HEADER_LEN + data.len(),
+    )
+    .child(Field::uint("dhcpfo.optioncode", "Option Code", c, at, 2).note(name))
+    .child(Field::uint(
+        "dhcpfo.optionlength",
+        "Length",
+        data.len() as u64,
+        at + 2,
+        2,
+    ));
+    for f in value_fields(o, &data, v) {
+        node = node.child(f);
+    }
+    node
+}
+
+fn text(name: &'static str, label: &'static str, b: &[u8], at: usize) -> Field {
+    Field::new(
+        name,
+        label,
+        Value::Str(String::from_utf8_lossy(b).into_owned()),
+        at,
+        b.len(),
+    )
+}
+
+fn time_field(name: &'static str, label: &'static str, t: u32, at: usize) -> Field {
+    Field::uint(name, label, t, at, 4).note(utc(t))
+}
+
+fn value_fields(o: &FoOption, data: &[u8], at: usize) -> Vec<Field> {
+    use FoOption::*;
+    let one = |f: Field| vec![f];
+    match o {
+        AddressesTransferred(n) => one(Field::uint(
+            "dhcpfo.addressestransferred",
+            "Addresses transferred",
+            *n,
+            at,
+            4,
+        )),
+        AssignedIpAddress(a) => one(Field::ipv4(
+            "dhcpfo.assignedipaddress",
+            "Assigned IP address",
+            *a,
+            at,
+        )),
+        BindingStatus(s) => {
+            one(
+                Field::uint("dhcpfo.bindingstatus", "Binding status", s.to_u8(), at, 1)
+                    .note(s.name()),
+            )
+        }
+        ClientIdentifier(b) => {
+            let mut f = Field::bytes("dhcpfo.clientidentifier", "Client Identifier", b, at);
+            if let Some(t) = printable(b) {
+                f = f.note(format!("\"{t}\""));
+            }
+            one(f)
+        }
+        ClientHardwareAddress { htype, address } => vec![
+            Field::uint(
+                "dhcpfo.clienthardwaretype",
+                "Client Hardware Type",
+                *htype,
+                at,
+                1,
+            )
+            .hex(2)
+            .note(if *htype == 1 { "Ethernet" } else { "" }),
+            Field::string(
+                "dhcpfo.clienthardwareaddress",
+                "Client Hardware Address",
+                hex_colons(address),
+                at + 1,
+                address.len(),
+            ),
+        ],
+        ClientLastTransactionTime(t) => one(time_field(
+            "dhcpfo.clientlasttransactiontime",
+            "Client last transaction time",
+            *t,
+            at,
+        )),
+        // Wireshark files both under one name.
+        ClientReplyOptions(b) => {
+            one(Field::bytes("dhcpfo.options", "Options", b, at).note("client reply options"))
+        }
+        ClientRequestOptions(b) => {
+            one(Field::bytes("dhcpfo.options", "Options", b, at).note("client request options"))
+        }
+        // Wireshark shows the whole payload as one string; the flags come first.
+        Ddns { flags, name } => vec![Field::new(
+            "dhcpfo.ftddns",
+            "FTDDNS",
+            Value::Str(String::from_utf8_lossy(name).into_owned()),
+            at,
+            data.len(),
+        )
+        .note(format!("flags {flags:#06x}"))
+        .child(Field::uint("poolshark.dhcpfo.ddns.flags", "Flags", *flags, at, 2).hex(4))
+        .child(text(
+            "poolshark.dhcpfo.ddns.name",
+            "Domain name",
+            name,
+            at + 2,
+        ))],
+        DelayedService(v) => one(Field::uint(
+            "dhcpfo.delayedserviceparameter",
+            "Delayed service parameter",
+            *v,
+            at,
+            1,
+        )),
+        HashBucketAssignment(b) => one(Field::bytes(
+            "dhcpfo.hashbucketassignment",
+            "Hash bucket assignment",
+            b,
+            at,
+        )),
+        IpFlags(v) => vec![
+            Field::uint("dhcpfo.ipflags", "IP Flags", *v, at, 2).hex(4),
+            Field::boolean(
+                "poolshark.dhcpfo.ipflags.reserved",
+                "Reserved lease",
+                v & ip_flag::RESERVED != 0,
+                at,
+                2,
+            ),
+            Field::boolean(
+                "poolshark.dhcpfo.ipflags.bootp",
+                "BOOTP",
+                v & ip_flag::BOOTP != 0,
+                at,
+                2,
+            ),
+        ],
+        LeaseExpirationTime(t) => one(time_field(
+            "dhcpfo.leaseexpirationtime",
+            "Lease expiration time",
+            *t,
+            at,
+        )),
+        MaxUnackedBndupd(n) => one(Field::uint(
+            "dhcpfo.maxunackedbndupd",
+            "Max unacked BNDUPD",
+            *n,
+            at,
+            4,
+        )),
+        Mclt(n) => one(Field::uint("dhcpfo.mclt", "MCLT", *n, at, 4).note("seconds")),
+        Message(b) => one(text("dhcpfo.message", "Message", b, at)),
+        MessageDigest {
+            digest_type,
+            digest,
+        } => vec![
+            Field::uint(
+                "dhcpfo.message_digest_type",
+                "Message digest type",
+                *digest_type,
+                at,
+                1,
+            )
+            .note(if *digest_type == 1 { "HMAC-MD5" } else { "" }),
+            Field::bytes("dhcpfo.messagedigest", "Message digest", digest, at + 1),
+        ],
+        PotentialExpirationTime(t) => one(time_field(
+            "dhcpfo.potentialexpirationtime",
+            "Potential expiration time",
+            *t,
+            at,
+        )),
+        ReceiveTimer(n) => {
+            one(Field::uint("dhcpfo.receivetimer", "Receive timer", *n, at, 4).note("seconds"))
+        }
+        ProtocolVersion(v) => one(Field::uint(
+            "dhcpfo.protocolversion",
+            "Protocol version",
+            *v,
+            at,
+            1,
+        )),
+        RejectReason(r) => one(
+            Field::uint("dhcpfo.rejectreason", "Reject reason", *r, at, 1)
+                .note(reject_reason_name(*r)),
+        ),
+        RelationshipName(b) => one(text("dhcpfo.relationshipname", "Relationship name", b, at)),
+        ServerFlags(f) => one(
+            Field::uint("dhcpfo.serverflag", "Server flags", *f, at, 1).note(
+                if f & server_flag::STARTUP != 0 {
+                    "STARTUP"
+                } else {
+                    "NONE"
+                },
+            ),
+        ),
+        ServerState(s) => {
+            one(Field::uint("dhcpfo.serverstatus", "Server state", s.to_u8(), at, 1).note(s.name()))
+        }
+        StartTimeOfState(t) => one(time_field(
+            "dhcpfo.starttimeofstate",
+            "Start time of state",
+            *t,
+            at,
+        )),
+        TlsReply(v) => {
+            one(Field::uint("dhcpfo.tls_reply", "TLS Reply", *v, at, 1).note(tls_reply_name(*v)))
+        }
+        TlsRequest(v) => {
+            one(Field::uint("dhcpfo.tls_request", "TLS Request", *v, at, 1)
+                .note(tls_request_name(*v)))
+        }
+        VendorClass(b) => one(text("dhcpfo.vendorclass", "Vendor class", b, at)),
+        VendorOptions(b) => one(Field::bytes("dhcpfo.vendoroption", "Vendor option", b, at)),
+        Raw { .. } => one(Field::bytes(
+            "poolshark.dhcpfo.optiondata",
+            "Option data",
+            data,
+            at,
+        )),
+    }
+}
+
+/// Seconds since the epoch as a UTC date, "2026-11-30 04:22:36 UTC" (0 is shown as it is: ISC
+/// writes 0 for "never").
+fn utc(secs: u32) -> Cow<'static, str> {
+    let days = i64::from(secs / 86_400);
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    Cow::Owned(format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    ))
+}
+
+/// Proleptic Gregorian date of a day count from 1970-01-01 (the classic era/day-of-era method).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::field::find;
+    use crate::proto::failover::values::{BindingStatus, MessageType};
+    use std::net::Ipv4Addr;
+
+    #[test]
+    fn utc_dates() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
+        // tshark shows 0x6b0cfa0c (frame 6 of the failover capture) as Nov 30, 2026 04:22:36 UTC.
+        assert_eq!(utc(0x6b0c_fa0c), "2026-11-30 04:22:36 UTC");
+        assert_eq!(utc(951_782_400), "2000-02-29 00:00:00 UTC");
+        assert_eq!(utc(u32::MAX), "2106-02-07 06:28:15 UTC");
+    }
+
+    #[test]
+    fn tree_offsets_follow_the_layout() {
+        let m = Message::new(
+            MessageType::BndUpd,
+            1,
+            0x47,
+            vec![
+                FoOption::AssignedIpAddress(Ipv4Addr::new(192, 0, 2, 128)),
+                FoOption::BindingStatus(BindingStatus::Active),
+                FoOption::ClientHardwareAddress {
+                    htype: 1,
+                    address: vec![2, 0xc1, 0x11, 0x87, 0, 0x1d],
+                },
+            ],
+        );
+        let wire = m.emit().unwrap();
+        let fields = m.fields();
+        let f = |n| find(&fields, n).unwrap();
+        assert_eq!(f("dhcpfo").len, wire.len());
+        assert_eq!(f("dhcpfo.xid").display_value(), "0x00000047");
+        assert_eq!(f("dhcpfo.assignedipaddress").offset, 16);
+        assert_eq!(f("dhcpfo.assignedipaddress").display_value(), "192.0.2.128");
+        assert_eq!(f("dhcpfo.bindingstatus").offset, 24);
+        assert_eq!(f("dhcpfo.clienthardwaretype").display_value(), "0x01");
+        let ch = f("dhcpfo.clienthardwareaddress");
+        assert_eq!((ch.offset, ch.len), (30, 6));
+        assert_eq!(ch.display_value(), "02:c1:11:87:00:1d");
+        assert_eq!(
+            wire[ch.offset..ch.offset + ch.len],
+            [2, 0xc1, 0x11, 0x87, 0, 0x1d]
+        );
+        // Every field lies inside the message.
+        for root in &fields {
+            root.walk(&mut |x| assert!(x.offset + x.len <= wire.len(), "{}", x.name));
+        }
+    }
+}
