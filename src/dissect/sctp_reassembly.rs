@@ -1,0 +1,785 @@
+//! SCTP user messages: duplicate detection by TSN and reassembly of messages split over several
+//! DATA chunks (by consecutive TSNs from a B to an E fragment, same stream and, when ordered,
+//! same SSN) or I-DATA chunks (by stream, U bit and MID, fragments numbered by FSN).
+//!
+//! State is kept per association (the conversation key) and direction. Bounds ([`Limits`]):
+//! associations tracked at once (least recently used forgotten), bytes of fragments held for all
+//! associations together (the oldest fragment's message goes first), and the size of one message
+//! (a message that grows past it is dropped). Every dropped message is counted.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::IpAddr;
+
+use super::lru::LruMap;
+use super::sctp::DataChunk;
+use super::{ConversationKey, Counters, Limits, Payload, Transport};
+use crate::error::DecodeError;
+
+/// Out-of-order TSNs remembered above the cumulative one; past this the oldest gap is taken as
+/// filled.
+const MAX_TSNS_ABOVE: usize = 4096;
+
+/// The TSNs a flow has carried: every TSN from the start up to `cum` (serial arithmetic) and a
+/// set above it. The start is the INIT's initial TSN; without an INIT, it is the first TSN seen,
+/// and TSNs before it (reordered at the start of the capture) are remembered apart.
+#[derive(Default)]
+struct TsnSet {
+    cum: Option<u32>,
+    above: BTreeSet<u32>,
+    /// The first TSN seen when no INIT gave the start.
+    first: Option<u32>,
+    before: BTreeSet<u32>,
+}
+
+impl TsnSet {
+    fn restart(&mut self, initial_tsn: u32) {
+        *self = TsnSet {
+            cum: Some(initial_tsn.wrapping_sub(1)),
+            ..TsnSet::default()
+        };
+    }
+
+    /// Records `tsn`; false when it had been seen.
+    fn insert(&mut self, tsn: u32) -> bool {
+        let Some(cum) = self.cum else {
+            self.cum = Some(tsn);
+            self.first = Some(tsn);
+            return true;
+        };
+        let d = tsn.wrapping_sub(cum) as i32;
+        if d <= 0 {
+            let before_first = self.first.is_some_and(|f| (tsn.wrapping_sub(f) as i32) < 0);
+            if !before_first {
+                return false;
+            }
+            let new = self.before.insert(tsn);
+            if self.before.len() > MAX_TSNS_ABOVE {
+                self.before.pop_first();
+            }
+            return new;
+        }
+        if d > 1 {
+            let new = self.above.insert(tsn);
+            if self.above.len() > MAX_TSNS_ABOVE {
+                if let Some(first) = self.above.pop_first() {
+                    self.advance(first);
+                }
+            }
+            return new;
+        }
+        self.advance(tsn);
+        true
+    }
+
+    fn advance(&mut self, mut cum: u32) {
+        while self.above.remove(&cum.wrapping_add(1)) {
+            cum = cum.wrapping_add(1);
+        }
+        self.cum = Some(cum);
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct IKey {
+    stream: u16,
+    unordered: bool,
+    mid: u32,
+}
+
+/// A held DATA fragment.
+struct Frag {
+    stream: u16,
+    ssn: u32,
+    unordered: bool,
+    begin: bool,
+    end: bool,
+    ppid: Option<u32>,
+    data: Vec<u8>,
+    frame: u64,
+    arrival: u64,
+}
+
+/// A partly received I-DATA message.
+struct IPartial {
+    ppid: Option<u32>,
+    first_tsn: Option<u32>,
+    last_fsn: Option<u32>,
+    frags: BTreeMap<u32, Vec<u8>>,
+    frames: Vec<u64>,
+    bytes: usize,
+}
+
+#[derive(Default)]
+struct Flow {
+    init_tsn: Option<u32>,
+    seen: TsnSet,
+    frags: BTreeMap<u32, Frag>,
+    partials: BTreeMap<IKey, IPartial>,
+}
+
+impl Flow {
+    fn held_bytes(&self) -> usize {
+        self.frags.values().map(|f| f.data.len()).sum::<usize>()
+            + self.partials.values().map(|p| p.bytes).sum::<usize>()
+    }
+
+    /// Messages in progress (DATA runs counted by their fragments' B bits, at least one if any
+    /// fragment is held).
+    fn messages(&self) -> u64 {
+        let starts = self.frags.values().filter(|f| f.begin).count();
+        let runs = if self.frags.is_empty() {
+            0
+        } else {
+            starts.max(1)
+        };
+        (runs + self.partials.len()) as u64
+    }
+}
+
+#[derive(Default)]
+struct Association {
+    /// 0: sent by the conversation key's `a` endpoint, 1: by `b`.
+    flows: [Flow; 2],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PartRef {
+    Data(u32),
+    IData(IKey),
+}
+
+/// Where the chunks of one packet came from.
+pub struct ChunkContext<'e> {
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    pub sport: u16,
+    pub dport: u16,
+    pub frame: u64,
+    /// Where the SCTP packet starts in the frame; `None` when it came from a reassembled IP
+    /// datagram.
+    pub packet_offset: Option<usize>,
+    /// Problems of the packet that concern its payloads (a bad checksum).
+    pub payload_errors: &'e [DecodeError],
+}
+
+impl ChunkContext<'_> {
+    fn key(&self) -> (ConversationKey, usize) {
+        let key = ConversationKey::new(Transport::Sctp, self.src, self.sport, self.dst, self.dport);
+        let dir = usize::from((self.src, self.sport) != key.a);
+        (key, dir)
+    }
+
+    fn payload<'d>(&self, data: &'d [u8]) -> Payload<'d> {
+        let mut p = Payload::new(
+            Transport::Sctp,
+            self.src,
+            self.sport,
+            self.dst,
+            self.dport,
+            data,
+        );
+        p.errors = self.payload_errors.to_vec();
+        p
+    }
+}
+
+/// The SCTP associations of a capture.
+pub struct SctpReassembler {
+    assocs: LruMap<ConversationKey, Association>,
+    /// Held fragments by arrival: the oldest is evicted first (stale entries are skipped).
+    index: BTreeMap<u64, (ConversationKey, usize, PartRef)>,
+    held: usize,
+    arrival: u64,
+    prune_at: usize,
+    limits: Limits,
+}
+
+/// The index is pruned of stale entries once it holds more than this many (and twice as many as
+/// after the previous pruning).
+const PRUNE_FLOOR: usize = 4096;
+
+impl SctpReassembler {
+    pub fn new(limits: Limits) -> Self {
+        SctpReassembler {
+            assocs: LruMap::new(limits.conversations),
+            index: BTreeMap::new(),
+            held: 0,
+            arrival: 0,
+            prune_at: PRUNE_FLOOR,
+            limits,
+        }
+    }
+
+    /// Bytes of fragments held now.
+    pub fn held_bytes(&self) -> usize {
+        self.held
+    }
+
+    fn association(&mut self, key: ConversationKey, counters: &mut Counters) -> &mut Association {
+        let mut freed = 0;
+        let a = self
+            .assocs
+            .get_or_insert_with(&key, Association::default, |old| {
+                counters.sctp_associations_evicted += 1;
+                for f in &old.flows {
+                    counters.sctp_messages_evicted += f.messages();
+                    freed += f.held_bytes();
+                }
+            });
+        self.held = self.held.saturating_sub(freed);
+        a
+    }
+
+    /// An INIT (`ack` false) or INIT_ACK from the context's source: the TSNs of what it sends
+    /// start again at `initial_tsn`.
+    pub fn init(&mut self, ctx: &ChunkContext<'_>, initial_tsn: u32, counters: &mut Counters) {
+        let (key, dir) = ctx.key();
+        let a = self.association(key, counters);
+        let flow = &mut a.flows[dir];
+        if flow.init_tsn == Some(initial_tsn) {
+            // A retransmitted INIT: same association.
+            return;
+        }
+        let freed = flow.held_bytes();
+        counters.sctp_messages_evicted += flow.messages();
+        *flow = Flow {
+            init_tsn: Some(initial_tsn),
+            ..Flow::default()
+        };
+        flow.seen.restart(initial_tsn);
+        self.held = self.held.saturating_sub(freed);
+    }
+
+    /// Takes in a DATA or I-DATA chunk: hands on the user message it completes (or is). Returns
+    /// whether its TSN had been seen before.
+    pub fn chunk(
+        &mut self,
+        ctx: &ChunkContext<'_>,
+        c: &DataChunk<'_>,
+        counters: &mut Counters,
+        errors: &mut Vec<DecodeError>,
+        sink: &mut dyn FnMut(Payload<'_>),
+    ) -> bool {
+        let (key, dir) = ctx.key();
+        let duplicate = !self.association(key, counters).flows[dir]
+            .seen
+            .insert(c.tsn);
+        if duplicate {
+            counters.sctp_duplicate_chunks += 1;
+        }
+        if c.begin && c.end {
+            let mut p = ctx.payload(c.data);
+            p.frame_offset = ctx.packet_offset.map(|o| o + c.data_offset);
+            p.ppid = c.ppid;
+            p.stream = Some(c.stream);
+            p.tsn = Some(c.tsn);
+            p.ssn = Some(c.ssn);
+            p.unordered = c.unordered;
+            p.duplicate = duplicate;
+            sink(p);
+            return duplicate;
+        }
+        if duplicate {
+            // Already held or already part of a delivered message.
+            return true;
+        }
+        let err_at = ctx.packet_offset.map_or(0, |o| o + c.data_offset);
+        if c.data.is_empty() {
+            errors.push(DecodeError::new(
+                err_at,
+                "SCTP DATA fragment without user data",
+            ));
+            return false;
+        }
+        if c.data.len() > self.limits.sctp_message_bytes {
+            counters.sctp_messages_evicted += 1;
+            errors.push(DecodeError::new(
+                err_at,
+                format!(
+                    "SCTP message fragment of {} bytes exceeds the {}-byte message bound: dropped",
+                    c.data.len(),
+                    self.limits.sctp_message_bytes
+                ),
+            ));
+            return false;
+        }
+        self.arrival += 1;
+        let arrival = self.arrival;
+        let part = if c.idata {
+            let k = IKey {
+                stream: c.stream,
+                unordered: c.unordered,
+                mid: c.ssn,
+            };
+            let flow = &mut self.association(key, counters).flows[dir];
+            let p = flow.partials.entry(k).or_insert_with(|| IPartial {
+                ppid: None,
+                first_tsn: None,
+                last_fsn: None,
+                frags: BTreeMap::new(),
+                frames: Vec::new(),
+                bytes: 0,
+            });
+            if p.frags.contains_key(&c.fsn) {
+                // Same fragment under another TSN: keep the first copy.
+                return false;
+            }
+            p.frags.insert(c.fsn, c.data.to_vec());
+            p.bytes += c.data.len();
+            if c.begin {
+                p.ppid = c.ppid;
+                p.first_tsn = Some(c.tsn);
+            }
+            if c.end {
+                p.last_fsn = Some(c.fsn);
+            }
+            if p.frames.last() != Some(&ctx.frame) {
+                p.frames.push(ctx.frame);
+            }
+            PartRef::IData(k)
+        } else {
+            let flow = &mut self.association(key, counters).flows[dir];
+            flow.frags.insert(
+                c.tsn,
+                Frag {
+                    stream: c.stream,
+                    ssn: c.ssn,
+                    unordered: c.unordered,
+                    begin: c.begin,
+                    end: c.end,
+                    ppid: c.ppid,
+                    data: c.data.to_vec(),
+                    frame: ctx.frame,
+                    arrival,
+                },
+            );
+            PartRef::Data(c.tsn)
+        };
+        self.held += c.data.len();
+        self.index.insert(arrival, (key, dir, part));
+        self.try_complete(ctx, key, dir, part, counters, errors, err_at, sink);
+        self.enforce_bound(counters);
+        false
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn try_complete(
+        &mut self,
+        ctx: &ChunkContext<'_>,
+        key: ConversationKey,
+        dir: usize,
+        part: PartRef,
+        counters: &mut Counters,
+        errors: &mut Vec<DecodeError>,
+        err_at: usize,
+        sink: &mut dyn FnMut(Payload<'_>),
+    ) {
+        let max = self.limits.sctp_message_bytes;
+        let Some(a) = self.assocs.get_mut(&key) else {
+            return;
+        };
+        let flow = &mut a.flows[dir];
+        match part {
+            PartRef::IData(k) => {
+                let Some(p) = flow.partials.get(&k) else {
+                    return;
+                };
+                if p.bytes > max {
+                    let bytes = p.bytes;
+                    flow.partials.remove(&k);
+                    self.held = self.held.saturating_sub(bytes);
+                    counters.sctp_messages_evicted += 1;
+                    errors.push(too_big(err_at, bytes, max));
+                    return;
+                }
+                let complete = p.ppid.is_some()
+                    && p.last_fsn
+                        .is_some_and(|l| p.frags.len() as u64 == u64::from(l) + 1);
+                if !complete {
+                    return;
+                }
+                let Some(p) = flow.partials.remove(&k) else {
+                    return;
+                };
+                self.held = self.held.saturating_sub(p.bytes);
+                let mut data = Vec::with_capacity(p.bytes);
+                for f in p.frags.values() {
+                    data.extend_from_slice(f);
+                }
+                counters.sctp_messages_reassembled += 1;
+                let mut out = ctx.payload(&data);
+                out.ppid = p.ppid;
+                out.stream = Some(k.stream);
+                out.tsn = p.first_tsn;
+                out.ssn = Some(k.mid);
+                out.unordered = k.unordered;
+                let mut frames = p.frames;
+                frames.sort_unstable();
+                frames.dedup();
+                out.reassembled_from = frames;
+                sink(out);
+            }
+            PartRef::Data(tsn) => {
+                let Some(f) = flow.frags.get(&tsn) else {
+                    return;
+                };
+                let same_message = |g: &Frag| {
+                    g.stream == f.stream
+                        && g.unordered == f.unordered
+                        && (f.unordered || g.ssn == f.ssn)
+                };
+                // Walk back to the B fragment and forward to the E fragment.
+                let mut first = tsn;
+                let mut bytes = f.data.len();
+                let mut cur = f;
+                let mut have_begin = cur.begin;
+                while !cur.begin {
+                    let prev = first.wrapping_sub(1);
+                    match flow.frags.get(&prev) {
+                        Some(g) if same_message(g) && !g.end => {
+                            first = prev;
+                            bytes += g.data.len();
+                            cur = g;
+                            have_begin = g.begin;
+                        }
+                        _ => break,
+                    }
+                }
+                let mut last = tsn;
+                let mut cur = f;
+                let mut have_end = cur.end;
+                while !cur.end {
+                    let next = last.wrapping_add(1);
+                    match flow.frags.get(&next) {
+                        Some(g) if same_message(g) && !g.begin => {
+                            last = next;
+                            bytes += g.data.len();
+                            cur = g;
+                            have_end = g.end;
+                        }
+                        _ => break,
+                    }
+                }
+                if bytes > max || (have_begin && have_end) {
+                    let mut data = Vec::with_capacity(bytes.min(max));
+                    let mut frames: Vec<u64> = Vec::new();
+                    let mut ppid = None;
+                    let (stream, ssn, unordered) = (f.stream, f.ssn, f.unordered);
+                    let mut t = first;
+                    loop {
+                        if let Some(g) = flow.frags.remove(&t) {
+                            self.held = self.held.saturating_sub(g.data.len());
+                            if g.begin {
+                                ppid = g.ppid;
+                            }
+                            if bytes <= max {
+                                data.extend_from_slice(&g.data);
+                                if frames.last() != Some(&g.frame) {
+                                    frames.push(g.frame);
+                                }
+                            }
+                        }
+                        if t == last {
+                            break;
+                        }
+                        t = t.wrapping_add(1);
+                    }
+                    if bytes > max {
+                        counters.sctp_messages_evicted += 1;
+                        errors.push(too_big(err_at, bytes, max));
+                        return;
+                    }
+                    counters.sctp_messages_reassembled += 1;
+                    frames.sort_unstable();
+                    frames.dedup();
+                    let mut out = ctx.payload(&data);
+                    out.ppid = ppid;
+                    out.stream = Some(stream);
+                    out.tsn = Some(first);
+                    out.ssn = Some(ssn);
+                    out.unordered = unordered;
+                    out.reassembled_from = frames;
+                    sink(out);
+                }
+            }
+        }
+    }
+
+    /// Drops the oldest held messages until the held bytes are within the bound.
+    fn enforce_bound(&mut self, counters: &mut Counters) {
+        while self.held > self.limits.sctp_reassembly_bytes {
+            let Some((arrival, (key, dir, part))) = self.index.pop_first() else {
+                break;
+            };
+            let Some(a) = self.assocs.get_mut(&key) else {
+                continue;
+            };
+            let flow = &mut a.flows[dir];
+            match part {
+                PartRef::IData(k) => {
+                    if let Some(p) = flow.partials.remove(&k) {
+                        self.held = self.held.saturating_sub(p.bytes);
+                        counters.sctp_messages_evicted += 1;
+                    }
+                }
+                PartRef::Data(tsn) => {
+                    if flow.frags.get(&tsn).map(|f| f.arrival) != Some(arrival) {
+                        continue;
+                    }
+                    let freed = remove_message_around(flow, tsn);
+                    self.held = self.held.saturating_sub(freed);
+                    counters.sctp_messages_evicted += 1;
+                }
+            }
+        }
+        // Entries of completed or evicted messages stay in the index: prune them now and then
+        // (the threshold doubles, so this costs O(1) per fragment).
+        if self.index.len() > self.prune_at {
+            let assocs = &mut self.assocs;
+            self.index.retain(|arrival, (key, dir, part)| {
+                assocs.get_mut(key).is_some_and(|a| {
+                    let flow = &a.flows[*dir];
+                    match part {
+                        PartRef::Data(t) => {
+                            flow.frags.get(t).is_some_and(|f| f.arrival == *arrival)
+                        }
+                        PartRef::IData(k) => flow.partials.contains_key(k),
+                    }
+                })
+            });
+            self.prune_at = (2 * self.index.len()).max(PRUNE_FLOOR);
+        }
+    }
+}
+
+/// Removes the DATA fragment at `tsn` and the fragments of the same message next to it (they
+/// can never complete without it); returns the bytes freed.
+fn remove_message_around(flow: &mut Flow, tsn: u32) -> usize {
+    let Some(f) = flow.frags.remove(&tsn) else {
+        return 0;
+    };
+    let mut freed = f.data.len();
+    let same = |g: &Frag| {
+        g.stream == f.stream && g.unordered == f.unordered && (f.unordered || g.ssn == f.ssn)
+    };
+    if !f.begin {
+        let mut t = tsn.wrapping_sub(1);
+        while let Some(g) = flow.frags.get(&t) {
+            if !same(g) || g.end {
+                break;
+            }
+            let begin = g.begin;
+            freed += flow.frags.remove(&t).map_or(0, |g| g.data.len());
+            if begin {
+                break;
+            }
+            t = t.wrapping_sub(1);
+        }
+    }
+    if !f.end {
+        let mut t = tsn.wrapping_add(1);
+        while let Some(g) = flow.frags.get(&t) {
+            if !same(g) || g.begin {
+                break;
+            }
+            let end = g.end;
+            freed += flow.frags.remove(&t).map_or(0, |g| g.data.len());
+            if end {
+                break;
+            }
+            t = t.wrapping_add(1);
+        }
+    }
+    freed
+}
+
+fn too_big(at: usize, bytes: usize, max: usize) -> DecodeError {
+    DecodeError::new(
+        at,
+        format!("SCTP message grew to {bytes} bytes, past the {max}-byte message bound: dropped"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv4Addr;
+
+    fn ctx(frame: u64) -> ChunkContext<'static> {
+        ChunkContext {
+            src: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
+            dst: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
+            sport: 3863,
+            dport: 3863,
+            frame,
+            packet_offset: Some(34),
+            payload_errors: &[],
+        }
+    }
+
+    fn data(tsn: u32, ssn: u32, b: bool, e: bool, d: &'static [u8]) -> DataChunk<'static> {
+        DataChunk {
+            tsn,
+            stream: 1,
+            ssn,
+            ppid: Some(11),
+            fsn: 0,
+            begin: b,
+            end: e,
+            unordered: false,
+            idata: false,
+            data: d,
+            data_offset: 28,
+        }
+    }
+
+    type Got = (
+        Vec<u8>,
+        Option<u32>,
+        Option<u32>,
+        bool,
+        Vec<u64>,
+        Option<usize>,
+    );
+
+    struct Run {
+        r: SctpReassembler,
+        c: Counters,
+        e: Vec<DecodeError>,
+        got: Vec<Got>,
+    }
+
+    impl Run {
+        fn new(limits: Limits) -> Self {
+            Run {
+                r: SctpReassembler::new(limits),
+                c: Counters::default(),
+                e: Vec::new(),
+                got: Vec::new(),
+            }
+        }
+        fn feed(&mut self, frame: u64, c: DataChunk<'_>) -> bool {
+            let got = &mut self.got;
+            self.r.chunk(
+                &ctx(frame),
+                &c,
+                &mut self.c,
+                &mut self.e,
+                &mut |p: Payload<'_>| {
+                    got.push((
+                        p.data.to_vec(),
+                        p.ppid,
+                        p.tsn,
+                        p.duplicate,
+                        p.reassembled_from.clone(),
+                        p.frame_offset,
+                    ))
+                },
+            )
+        }
+    }
+
+    #[test]
+    fn whole_messages_and_duplicates() {
+        let mut r = Run::new(Limits::default());
+        assert!(!r.feed(1, data(5, 0, true, true, b"one")));
+        assert!(r.feed(2, data(5, 0, true, true, b"one")));
+        assert_eq!(r.got.len(), 2);
+        assert_eq!(r.got[0].5, Some(34 + 28));
+        assert!(!r.got[0].3 && r.got[1].3);
+        assert_eq!(r.c.sctp_duplicate_chunks, 1);
+        // Out of order is not a duplicate; the gap it leaves is not either.
+        assert!(!r.feed(3, data(8, 2, true, true, b"x")));
+        assert!(!r.feed(4, data(6, 1, true, true, b"y")));
+        assert!(r.feed(5, data(8, 2, true, true, b"x")));
+        assert!(!r.feed(6, data(7, 3, true, true, b"z")));
+    }
+
+    #[test]
+    fn split_messages_across_packets_in_any_order() {
+        let mut r = Run::new(Limits::default());
+        r.feed(1, data(10, 0, true, false, b"ab"));
+        r.feed(3, data(12, 0, false, true, b"ef"));
+        assert!(r.got.is_empty());
+        r.feed(2, data(11, 0, false, false, b"cd"));
+        assert_eq!(r.got.len(), 1);
+        assert_eq!(r.got[0].0, b"abcdef");
+        assert_eq!((r.got[0].1, r.got[0].2), (Some(11), Some(10)));
+        assert_eq!(r.got[0].4, vec![1, 2, 3]);
+        assert_eq!(r.got[0].5, None);
+        assert_eq!(r.r.held_bytes(), 0);
+        // A retransmitted fragment of a delivered message is only flagged.
+        assert!(r.feed(4, data(11, 0, false, false, b"cd")));
+        assert_eq!(r.got.len(), 1);
+        assert_eq!(r.c.sctp_messages_reassembled, 1);
+    }
+
+    #[test]
+    fn idata_by_mid_and_fsn() {
+        let mut r = Run::new(Limits::default());
+        let mut c = data(100, 7, true, false, b"AB");
+        c.idata = true;
+        c.ppid = Some(12);
+        let mut m = data(101, 7, false, false, b"CD");
+        m.idata = true;
+        m.ppid = None;
+        m.fsn = 1;
+        let mut e = data(102, 7, false, true, b"EF");
+        e.idata = true;
+        e.ppid = None;
+        e.fsn = 2;
+        r.feed(1, e);
+        r.feed(2, c);
+        assert!(r.got.is_empty());
+        r.feed(3, m);
+        assert_eq!(r.got[0].0, b"ABCDEF");
+        assert_eq!((r.got[0].1, r.got[0].2), (Some(12), Some(100)));
+    }
+
+    #[test]
+    fn bounds_drop_messages_and_count_them() {
+        let mut r = Run::new(Limits {
+            sctp_reassembly_bytes: 6,
+            sctp_message_bytes: 5,
+            ..Limits::default()
+        });
+        // Grows past 5 bytes: dropped.
+        r.feed(1, data(1, 0, true, false, b"abc"));
+        r.feed(2, data(2, 0, false, false, b"def"));
+        assert_eq!(r.c.sctp_messages_evicted, 1);
+        assert_eq!(r.r.held_bytes(), 0);
+        assert_eq!(r.e.len(), 1);
+        // Two partial messages of 4 bytes each: the older one goes.
+        r.feed(3, data(10, 5, true, false, b"1111"));
+        r.feed(4, data(20, 6, true, false, b"2222"));
+        assert_eq!(r.c.sctp_messages_evicted, 2);
+        assert_eq!(r.r.held_bytes(), 4);
+        r.feed(5, data(21, 6, false, true, b"3"));
+        assert_eq!(r.got.len(), 1);
+        assert_eq!(r.got[0].0, b"22223");
+    }
+
+    #[test]
+    fn init_restarts_the_tsn_space() {
+        let mut r = Run::new(Limits::default());
+        r.feed(1, data(50, 0, true, true, b"a"));
+        let mut c = Counters::default();
+        r.r.init(&ctx(2), 50, &mut c);
+        assert!(!r.feed(3, data(50, 0, true, true, b"a")), "new association");
+        // A retransmitted INIT does not restart it.
+        r.r.init(&ctx(4), 50, &mut c);
+        assert!(r.feed(5, data(50, 0, true, true, b"a")));
+    }
+
+    #[test]
+    fn tsn_set_serial_arithmetic() {
+        let mut s = TsnSet::default();
+        s.restart(u32::MAX);
+        assert!(s.insert(u32::MAX));
+        assert!(s.insert(1));
+        assert!(s.insert(0));
+        assert!(!s.insert(1));
+        assert_eq!(s.cum, Some(1));
+        assert!(s.above.is_empty());
+    }
+}
