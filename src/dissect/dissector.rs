@@ -179,7 +179,14 @@ impl Dissector {
         s.src = Some(Address::Ip(pkt.src));
         s.dst = Some(Address::Ip(pkt.dst));
         let payload_off = off + pkt.payload_offset;
-        let Some(frag) = pkt.fragment else {
+        // A fragment cut short by the capture can never be reassembled right: as tshark does,
+        // decode what the first fragment shows and hold nothing.
+        let fragment = pkt.fragment.filter(|f| !(pkt.cut && f.offset == 0));
+        if pkt.cut && fragment.is_some() {
+            s.info = fragment_info(&pkt, pkt.fragment);
+            return;
+        }
+        let Some(frag) = fragment else {
             let seg = Segment {
                 src: pkt.src,
                 dst: pkt.dst,
@@ -211,13 +218,7 @@ impl Dissector {
         );
         let r = match outcome {
             Outcome::Held | Outcome::Dropped => {
-                s.info = format!(
-                    "Fragmented IP protocol (proto={} {}, off={}, ID={:04x})",
-                    ip::protocol_name(pkt.protocol, pkt.version),
-                    pkt.protocol,
-                    frag.offset,
-                    frag.id
-                );
+                s.info = fragment_info(&pkt, Some(frag));
                 return;
             }
             Outcome::Complete(r) => r,
@@ -488,6 +489,15 @@ impl Dissector {
         s.info = info;
         s.errors.extend(errs.into_iter().map(|e| seg.rebase(e)));
     }
+}
+
+fn fragment_info(pkt: &ip::IpPacket<'_>, frag: Option<ip::Fragment>) -> String {
+    let (offset, id) = frag.map_or((0, 0), |f| (f.offset, f.id));
+    format!(
+        "Fragmented IP protocol (proto={} {}, off={offset}, ID={id:04x})",
+        ip::protocol_name(pkt.protocol, pkt.version),
+        pkt.protocol,
+    )
 }
 
 fn arp_info(d: &[u8]) -> String {

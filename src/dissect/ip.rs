@@ -52,6 +52,8 @@ pub struct IpPacket<'a> {
     /// Offset of `payload` relative to the start of the IP header.
     pub payload_offset: usize,
     pub fragment: Option<Fragment>,
+    /// The capture holds fewer bytes than the header announces (`payload` is cut short).
+    pub cut: bool,
 }
 
 /// Decodes an IPv4 header at the start of `data` (errors relative to `data`). Problems that
@@ -81,7 +83,8 @@ pub fn parse_ipv4<'a>(
             format!("IPv4 total length {total} is shorter than its {hl}-byte header"),
         ));
     }
-    let end = if total > data.len() {
+    let cut = total > data.len();
+    let end = if cut {
         errors.push(DecodeError::new(
             2,
             format!(
@@ -109,6 +112,7 @@ pub fn parse_ipv4<'a>(
             offset,
             more,
         }),
+        cut,
     })
 }
 
@@ -125,6 +129,7 @@ pub fn parse_ipv6<'a>(
     })?;
     let declared = usize::from(h.payload_length());
     let available = data.len().saturating_sub(40);
+    let cut = declared > available;
     let plen = if declared == 0 && h.next_header().0 == HOPOPTS {
         // A jumbogram: the length is in a hop-by-hop option; take what was captured.
         available
@@ -147,6 +152,7 @@ pub fn parse_ipv6<'a>(
         payload: body.get(walk.offset..).unwrap_or(&[]),
         payload_offset: 40 + walk.offset,
         fragment: walk.fragment,
+        cut,
     })
 }
 

@@ -228,7 +228,9 @@ impl FileSource {
             src.format = CaptureFormat::Pcap {
                 big_endian,
                 nanosecond,
-                linktype: u32::try_from(header.network.0).unwrap_or(u32::MAX),
+                // The upper 16 bits may carry FCS information (the F bit and an FCS length);
+                // the link type is the lower 16, as libpcap's LT_LINKTYPE takes it.
+                linktype: (header.network.0 as u32) & 0xffff,
                 snaplen: header.snaplen,
             };
             src.record_header_len = header_len;
