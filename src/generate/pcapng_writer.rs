@@ -142,7 +142,14 @@ impl<W: Write> PcapNgWriter<W> {
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "time out of range"))
     }
 
-    /// Writes an Enhanced Packet Block.
+    /// Writes a whole packet in an Enhanced Packet Block.
+    pub fn write(&mut self, iface: u32, ts: Timestamp, data: &[u8]) -> io::Result<()> {
+        let orig = u32::try_from(data.len()).map_err(|_| too_long())?;
+        self.write_packet(iface, ts, data, orig)
+    }
+
+    /// Writes an Enhanced Packet Block: the captured part `data` of a packet that was
+    /// `orig_len` bytes on the wire.
     pub fn write_packet(
         &mut self,
         iface: u32,
