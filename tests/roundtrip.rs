@@ -43,6 +43,9 @@ struct Got {
     from_frame: bool,
 }
 
+/// frame, PPID, stream, data, duplicate, errors.
+type Brief = (u64, Option<u32>, Option<u16>, Vec<u8>, bool, usize);
+
 struct Temp(PathBuf);
 
 impl Temp {
@@ -237,7 +240,7 @@ fn sctp_round_trip() {
             d.to_vec()
         }
     };
-    let brief: Vec<(u64, Option<u32>, Option<u16>, Vec<u8>, bool, usize)> = got
+    let brief: Vec<Brief> = got
         .iter()
         .map(|g| {
             (
