@@ -268,3 +268,48 @@ fn randomly_damaged_capture_files_never_panic_or_hang() {
         }
     }
 }
+
+/// A real capture cut at every byte of its first frames: the frames before the cut come out
+/// whole, the cut record is one non-fatal error, and dissecting what was read never panics.
+#[test]
+fn real_capture_file_cut_at_every_byte() {
+    let Some(path) = common::shared_capture("rserpool/rsplib-rfc-scenario.pcap") else {
+        return;
+    };
+    let bytes = std::fs::read(path).unwrap();
+    let whole = {
+        let mut src = FileSource::from_reader(Cursor::new(bytes.clone())).unwrap();
+        let mut v = Vec::new();
+        while let Some(f) = src.next_frame().unwrap() {
+            v.push(f.data.to_vec());
+            if v.len() == 12 {
+                break;
+            }
+        }
+        v
+    };
+    let limit = 24 + whole.iter().map(|f| 16 + f.len()).sum::<usize>();
+    for cut in 24..=limit {
+        let mut src = FileSource::from_reader(Cursor::new(bytes[..cut].to_vec())).unwrap();
+        let mut d = Dissector::new(Limits::default());
+        let mut n = 0;
+        let mut errors = 0;
+        loop {
+            match src.next_frame() {
+                Ok(Some(f)) => {
+                    assert_eq!(f.data, whole[n].as_slice(), "cut {cut}");
+                    n += 1;
+                    d.dissect(&f, &mut |_| {});
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    assert!(!e.fatal && e.frame == Some(n as u64 + 1), "cut {cut}: {e}");
+                    errors += 1;
+                }
+            }
+        }
+        let at_boundary = (0..=whole.len())
+            .any(|k| 24 + whole[..k].iter().map(|f| 16 + f.len()).sum::<usize>() == cut);
+        assert_eq!(errors, usize::from(!at_boundary), "cut {cut}");
+    }
+}
