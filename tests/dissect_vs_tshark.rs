@@ -243,3 +243,51 @@ fn tcp_streams_match_tshark_follow() {
     }
     assert!(total > 100_000, "{total}");
 }
+
+/// For frames whose deepest layer is one of ours (TCP, UDP, SCTP, ARP, ICMPv6), the summary's
+/// info is tshark's Info column word for word: TCP flags, relative sequence numbers, scaled
+/// windows and options; SCTP chunk names with relative TSNs and retransmission marks; neighbour
+/// discovery; ARP announcements.
+#[test]
+fn info_column_matches_tshark() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    if !common::have_tshark() {
+        return;
+    }
+    let mut compared = 0;
+    for path in captures_under(&shared.join("captures")) {
+        let ours = dissect_all(&path);
+        let out = Command::new("tshark")
+            .args(["-n", "-r"])
+            .arg(&path)
+            .args([
+                "-T",
+                "fields",
+                "-e",
+                "frame.protocols",
+                "-e",
+                "_ws.col.Info",
+            ])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        for (n, line) in text.lines().enumerate() {
+            let (protocols, info) = line.split_once('\t').unwrap();
+            let deepest = protocols.rsplit(':').next().unwrap_or("");
+            if !["tcp", "udp", "sctp", "arp", "icmpv6"].contains(&deepest) {
+                continue;
+            }
+            assert_eq!(
+                ours[n].summary.info,
+                info.trim_end(),
+                "{} frame {}",
+                path.display(),
+                n + 1
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 10_000, "{compared}");
+}

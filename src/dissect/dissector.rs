@@ -279,7 +279,7 @@ impl Dissector {
             ip::PROTO_TCP => self.tcp(frame, seg, s, &mut sink),
             ip::PROTO_SCTP => self.sctp(frame, seg, s, &mut sink),
             ip::PROTO_ICMP => s.info = icmp_info(seg.data).into(),
-            ip::PROTO_ICMPV6 => s.info = icmpv6_info(seg.data).into(),
+            ip::PROTO_ICMPV6 => s.info = icmpv6_info(seg.data),
             p => {
                 if s.info.is_empty() {
                     s.info = format!("IP protocol {p} (not decoded)");
@@ -417,7 +417,8 @@ impl Dissector {
                             let dup =
                                 self.sctp
                                     .chunk(&ctx, &d, &mut self.counters, &mut errs, sink);
-                            let _ = write!(info, "{name} (TSN={})", d.tsn);
+                            let tsn = self.sctp.relative_tsn(&ctx, false, d.tsn).unwrap_or(d.tsn);
+                            let _ = write!(info, "{name} (TSN={tsn})");
                             if dup {
                                 info.push_str(" (retransmission)");
                             }
@@ -445,10 +446,11 @@ impl Dissector {
                 }
                 sctp::SACK => match c.value.get(..8) {
                     Some(v) => {
+                        let cum = u32::from_be_bytes([v[0], v[1], v[2], v[3]]);
+                        let ack = self.sctp.relative_tsn(&ctx, true, cum).unwrap_or(cum);
                         let _ = write!(
                             info,
-                            "SACK (Ack={}, Arwnd={})",
-                            u32::from_be_bytes([v[0], v[1], v[2], v[3]]),
+                            "SACK (Ack={ack}, Arwnd={})",
                             u32::from_be_bytes([v[4], v[5], v[6], v[7]])
                         );
                     }
@@ -501,14 +503,26 @@ fn fragment_info(pkt: &ip::IpPacket<'_>, frag: Option<ip::Fragment>) -> String {
 }
 
 fn arp_info(d: &[u8]) -> String {
-    let (Some(op), Some(sha), Some(spa), Some(tpa)) =
-        (d.get(6..8), d.get(8..14), d.get(14..18), d.get(24..28))
-    else {
+    let (Some(op), Some(sha), Some(spa), Some(tha), Some(tpa)) = (
+        d.get(6..8),
+        d.get(8..14),
+        d.get(14..18),
+        d.get(18..24),
+        d.get(24..28),
+    ) else {
         return "ARP (truncated)".into();
     };
     let ip = |b: &[u8]| std::net::Ipv4Addr::new(b[0], b[1], b[2], b[3]);
+    let request = op == [0, 1];
+    // RFC 5227's probe and announcement, then gratuitous ARP, as tshark names them.
     match u16::from_be_bytes([op[0], op[1]]) {
-        1 if spa == tpa => format!("Gratuitous ARP for {} (Request)", ip(spa)),
+        1 if spa == [0; 4] => format!("Who has {}? (ARP Probe)", ip(tpa)),
+        1 if spa == tpa && tha == [0; 6] => format!("ARP Announcement for {}", ip(spa)),
+        1 | 2 if spa == tpa => format!(
+            "Gratuitous ARP for {} ({})",
+            ip(spa),
+            if request { "Request" } else { "Reply" }
+        ),
         1 => format!("Who has {}? Tell {}", ip(tpa), ip(spa)),
         2 => format!("{} is at {}", ip(spa), crate::field::hex_colons(sha)),
         o => format!("ARP opcode {o}"),
@@ -526,8 +540,63 @@ fn icmp_info(d: &[u8]) -> &'static str {
     }
 }
 
-fn icmpv6_info(d: &[u8]) -> &'static str {
-    match d.first() {
+/// The link-layer address option (`kind` 1 source, 2 target) among neighbour discovery options.
+fn nd_lladdr(mut opts: &[u8], kind: u8) -> Option<String> {
+    while let (Some(&t), Some(&l)) = (opts.first(), opts.get(1)) {
+        let len = usize::from(l) * 8;
+        if len == 0 {
+            return None;
+        }
+        if t == kind {
+            return opts.get(2..8).map(crate::field::hex_colons);
+        }
+        opts = opts.get(len..)?;
+    }
+    None
+}
+
+fn icmpv6_info(d: &[u8]) -> String {
+    let target = || {
+        d.get(8..24)
+            .and_then(|b| <[u8; 16]>::try_from(b).ok())
+            .map(std::net::Ipv6Addr::from)
+    };
+    let opts = |at: usize| d.get(at..).unwrap_or(&[]);
+    match (d.first(), target()) {
+        (Some(135), Some(t)) => match nd_lladdr(opts(24), 1) {
+            Some(m) => format!("Neighbor Solicitation for {t} from {m}"),
+            None => format!("Neighbor Solicitation for {t}"),
+        },
+        (Some(136), Some(t)) => {
+            let f = d.get(4).copied().unwrap_or(0);
+            let flags: Vec<&str> = [(0x80, "rtr"), (0x40, "sol"), (0x20, "ovr")]
+                .iter()
+                .filter(|(bit, _)| f & bit != 0)
+                .map(|(_, n)| *n)
+                .collect();
+            let mut s = format!("Neighbor Advertisement {t}");
+            if !flags.is_empty() {
+                s.push_str(&format!(" ({})", flags.join(", ")));
+            }
+            if let Some(m) = nd_lladdr(opts(24), 2) {
+                s.push_str(&format!(" is at {m}"));
+            }
+            s
+        }
+        (Some(133), _) => match nd_lladdr(opts(8), 1) {
+            Some(m) => format!("Router Solicitation from {m}"),
+            None => "Router Solicitation".into(),
+        },
+        (Some(134), _) => match nd_lladdr(opts(16), 1) {
+            Some(m) => format!("Router Advertisement from {m}"),
+            None => "Router Advertisement".into(),
+        },
+        (t, _) => icmpv6_name(t.copied()).into(),
+    }
+}
+
+fn icmpv6_name(t: Option<u8>) -> &'static str {
+    match t {
         Some(1) => "Destination Unreachable",
         Some(2) => "Packet Too Big",
         Some(3) => "Time Exceeded",

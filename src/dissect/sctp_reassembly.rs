@@ -230,6 +230,17 @@ impl SctpReassembler {
         a
     }
 
+    /// `tsn` relative to the start of the TSNs sent by the context's source (`towards` false) or
+    /// by its peer (`towards` true), as tshark shows TSNs: the INIT's initial TSN, else the
+    /// first TSN seen, is 0. `None` when that start is unknown.
+    pub fn relative_tsn(&mut self, ctx: &ChunkContext<'_>, towards: bool, tsn: u32) -> Option<u32> {
+        let (key, dir) = ctx.key();
+        let dir = if towards { 1 - dir } else { dir };
+        let flow = &self.assocs.get_mut(&key)?.flows[dir];
+        let base = flow.init_tsn.or(flow.seen.first)?;
+        Some(tsn.wrapping_sub(base))
+    }
+
     /// An INIT (`ack` false) or INIT_ACK from the context's source: the TSNs of what it sends
     /// start again at `initial_tsn`.
     pub fn init(&mut self, ctx: &ChunkContext<'_>, initial_tsn: u32, counters: &mut Counters) {

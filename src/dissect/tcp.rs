@@ -249,10 +249,11 @@ impl TcpTracker {
                 dir.pending_gap = true;
             }
         }
-        // Relative numbers as tshark shows them.
+        // Relative numbers as tshark shows them: the SYN is 0, the first byte after it 1; a
+        // direction picked up mid-stream starts at 1 too.
         let rel = |dir: &Direction, n: u32| {
             let b = dir.base.unwrap_or(n);
-            n.wrapping_sub(b).wrapping_add(u32::from(dir.syn_seen))
+            n.wrapping_sub(b).wrapping_add(1)
         };
         let _ = write!(info, " Seq={}", rel(&conn.dirs[d], seg.seq));
         if seg.flags & ACK != 0 {

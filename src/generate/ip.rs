@@ -195,6 +195,9 @@ pub fn pseudo_header_sum(src: &[u8], dst: &[u8], protocol: u8, len: usize) -> u3
 /// at most `max_payload` bytes (rounded down to a multiple of 8, at least 8).
 pub fn fragment_ipv4(packet: &[u8], max_payload: usize) -> Vec<Vec<u8>> {
     let hl = usize::from(packet.first().copied().unwrap_or(0x45) & 0x0f) * 4;
+    if hl < 20 {
+        return vec![packet.to_vec()];
+    }
     let (Some(header), Some(payload)) = (packet.get(..hl), packet.get(hl..)) else {
         return vec![packet.to_vec()];
     };
