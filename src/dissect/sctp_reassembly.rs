@@ -7,7 +7,7 @@
 //! associations together (the oldest fragment's message goes first), and the size of one message
 //! (a message that grows past it is dropped). Every dropped message is counted.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::net::IpAddr;
 
 use super::lru::LruMap;
@@ -15,20 +15,58 @@ use super::sctp::DataChunk;
 use super::{ConversationKey, Counters, Limits, Payload, Transport};
 use crate::error::DecodeError;
 
-/// Out-of-order TSNs remembered above the cumulative one; past this the oldest gap is taken as
-/// filled.
-const MAX_TSNS_ABOVE: usize = 4096;
+/// A set of 256 consecutive numbers: fixed memory, whatever the input.
+#[derive(Clone, Copy, Default)]
+struct Window([u64; 4]);
 
-/// The TSNs a flow has carried: every TSN from the start up to `cum` (serial arithmetic) and a
-/// set above it. The start is the INIT's initial TSN; without an INIT, it is the first TSN seen,
-/// and TSNs before it (reordered at the start of the capture) are remembered apart.
+impl Window {
+    const SIZE: u32 = 256;
+
+    fn get(&self, i: u32) -> bool {
+        i < Self::SIZE && self.0[(i / 64) as usize] & (1 << (i % 64)) != 0
+    }
+
+    fn set(&mut self, i: u32) {
+        if i < Self::SIZE {
+            self.0[(i / 64) as usize] |= 1 << (i % 64);
+        }
+    }
+
+    /// Drops the first `n` numbers: bit i becomes bit i - n.
+    fn shift(&mut self, n: u32) {
+        if n >= Self::SIZE {
+            self.0 = [0; 4];
+            return;
+        }
+        let (words, bits) = ((n / 64) as usize, n % 64);
+        let mut out = [0u64; 4];
+        for (i, o) in out.iter_mut().enumerate() {
+            let lo = self.0.get(i + words).copied().unwrap_or(0);
+            let hi = self.0.get(i + words + 1).copied().unwrap_or(0);
+            *o = if bits == 0 {
+                lo
+            } else {
+                (lo >> bits) | (hi << (64 - bits))
+            };
+        }
+        self.0 = out;
+    }
+}
+
+/// The TSNs a flow has carried, in fixed memory: every TSN from the start up to `cum` (serial
+/// arithmetic) and a window of 256 above it. The start is the INIT's initial TSN; without an
+/// INIT, it is the first TSN seen, and the 256 TSNs before it (reordered at the start of the
+/// capture) are remembered apart. A TSN more than 256 ahead moves the window: the TSNs it skips
+/// are then taken as seen (a retransmission that late is rare; memory must stay bounded).
 #[derive(Default)]
 struct TsnSet {
     cum: Option<u32>,
-    above: BTreeSet<u32>,
+    /// Bit i: TSN cum + 1 + i.
+    above: Window,
     /// The first TSN seen when no INIT gave the start.
     first: Option<u32>,
-    before: BTreeSet<u32>,
+    /// Bit i: TSN first - 1 - i.
+    before: Window,
 }
 
 impl TsnSet {
@@ -48,34 +86,39 @@ impl TsnSet {
         };
         let d = tsn.wrapping_sub(cum) as i32;
         if d <= 0 {
-            let before_first = self.first.is_some_and(|f| (tsn.wrapping_sub(f) as i32) < 0);
-            if !before_first {
+            let Some(first) = self.first else {
+                return false;
+            };
+            let back = first.wrapping_sub(tsn) as i32;
+            if back <= 0 {
                 return false;
             }
-            let new = self.before.insert(tsn);
-            if self.before.len() > MAX_TSNS_ABOVE {
-                self.before.pop_first();
+            let i = (back - 1) as u32;
+            if i >= Window::SIZE {
+                return true;
             }
+            let new = !self.before.get(i);
+            self.before.set(i);
             return new;
         }
-        if d > 1 {
-            let new = self.above.insert(tsn);
-            if self.above.len() > MAX_TSNS_ABOVE {
-                if let Some(first) = self.above.pop_first() {
-                    self.advance(first);
-                }
-            }
-            return new;
+        let mut i = (d - 1) as u32;
+        let mut cum = cum;
+        if i >= Window::SIZE {
+            let skip = i - (Window::SIZE - 1);
+            self.above.shift(skip);
+            cum = cum.wrapping_add(skip);
+            i = Window::SIZE - 1;
         }
-        self.advance(tsn);
-        true
-    }
-
-    fn advance(&mut self, mut cum: u32) {
-        while self.above.remove(&cum.wrapping_add(1)) {
+        if self.above.get(i) {
+            return false;
+        }
+        self.above.set(i);
+        while self.above.get(0) {
+            self.above.shift(1);
             cum = cum.wrapping_add(1);
         }
         self.cum = Some(cum);
+        true
     }
 }
 
@@ -726,6 +769,27 @@ mod tests {
     }
 
     #[test]
+    fn unordered_messages_by_tsn_and_inconsistent_ssns_kept_apart() {
+        let mut r = Run::new(Limits::default());
+        let u = |tsn, b, e, d: &'static [u8]| DataChunk {
+            unordered: true,
+            ..data(tsn, 0, b, e, d)
+        };
+        r.feed(1, u(13, false, true, b"D"));
+        r.feed(2, u(10, true, false, b"A"));
+        r.feed(3, u(12, true, false, b"C"));
+        assert!(r.got.is_empty());
+        r.feed(4, u(11, false, true, b"B"));
+        let msgs: Vec<&[u8]> = r.got.iter().map(|g| g.0.as_slice()).collect();
+        assert_eq!(msgs, vec![&b"AB"[..], b"CD"]);
+        // Ordered fragments with different SSNs are not one message.
+        r.feed(5, data(20, 1, true, false, b"x"));
+        r.feed(6, data(21, 2, false, true, b"y"));
+        assert_eq!(r.got.len(), 2);
+        assert_eq!(r.r.held_bytes(), 2);
+    }
+
+    #[test]
     fn idata_by_mid_and_fsn() {
         let mut r = Run::new(Limits::default());
         let mut c = data(100, 7, true, false, b"AB");
@@ -791,6 +855,37 @@ mod tests {
         assert!(s.insert(0));
         assert!(!s.insert(1));
         assert_eq!(s.cum, Some(1));
-        assert!(s.above.is_empty());
+        assert_eq!(s.above.0, [0; 4]);
+        // Out of order within the window, then far ahead.
+        assert!(s.insert(5));
+        assert!(!s.insert(5));
+        assert!(s.insert(3));
+        assert!(s.insert(2));
+        assert_eq!(s.cum, Some(3));
+        assert!(s.insert(4));
+        assert_eq!(s.cum, Some(5));
+        assert!(s.insert(1000));
+        assert!(!s.insert(1000));
+        assert_eq!(s.cum, Some(1000 - 256));
+        // Without an INIT: TSNs before the first one seen are new once.
+        let mut s = TsnSet::default();
+        assert!(s.insert(100));
+        assert!(s.insert(99));
+        assert!(!s.insert(99));
+        assert!(!s.insert(100));
+        assert!(s.insert(101));
+    }
+
+    #[test]
+    fn window_shifts() {
+        let mut w = Window::default();
+        for i in [0, 63, 64, 130, 255] {
+            w.set(i);
+        }
+        w.shift(63);
+        assert!(w.get(0) && w.get(1) && w.get(67) && w.get(192));
+        assert!(!w.get(2));
+        w.shift(200);
+        assert_eq!(w.0, [0; 4]);
     }
 }
