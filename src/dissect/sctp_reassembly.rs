@@ -777,11 +777,12 @@ mod tests {
         };
         r.feed(1, u(13, false, true, b"D"));
         r.feed(2, u(10, true, false, b"A"));
-        r.feed(3, u(12, true, false, b"C"));
         assert!(r.got.is_empty());
+        r.feed(3, u(12, true, false, b"C"));
+        assert_eq!(r.got.len(), 1, "12 and 13 make a message");
         r.feed(4, u(11, false, true, b"B"));
         let msgs: Vec<&[u8]> = r.got.iter().map(|g| g.0.as_slice()).collect();
-        assert_eq!(msgs, vec![&b"AB"[..], b"CD"]);
+        assert_eq!(msgs, vec![&b"CD"[..], b"AB"]);
         // Ordered fragments with different SSNs are not one message.
         r.feed(5, data(20, 1, true, false, b"x"));
         r.feed(6, data(21, 2, false, true, b"y"));
