@@ -382,7 +382,12 @@ impl FileSource {
                 ));
             }
             if want >= self.capacity {
-                let new = want.saturating_add(8).max(self.capacity.saturating_mul(2));
+                // Doubling keeps refills rare; the bound keeps one corrupt length from costing
+                // more than the largest legal record.
+                let new = want
+                    .saturating_add(8)
+                    .max(self.capacity.saturating_mul(2))
+                    .min(MAX_RECORD + 8);
                 self.reader.grow(new);
                 self.capacity = new;
             }
