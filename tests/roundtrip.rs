@@ -60,7 +60,9 @@ impl Temp {
 
 impl Drop for Temp {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        if std::env::var_os("POOLSHARK_KEEP_TEMP").is_none() {
+            let _ = std::fs::remove_file(&self.0);
+        }
     }
 }
 
@@ -279,7 +281,10 @@ fn sctp_round_trip() {
     assert_eq!(got[5].reassembled_from, vec![7, 8]);
     // TSNs relative to the INIT's initial TSN 100, as tshark shows them; the peer's start is
     // unknown, so the SACK's cumulative TSN stays absolute.
-    assert_eq!(sums[2].info, "SACK (Ack=5, Arwnd=1000) DATA (TSN=3)");
+    assert_eq!(
+        sums[2].info,
+        "SACK (Ack=5, Arwnd=1000) DATA (TSN=3) (Message Fragment)"
+    );
     assert_eq!(sums[4].info, "DATA (TSN=0) (retransmission)");
     assert_eq!(sums[0].info, "INIT");
     assert_eq!(sums[5].errors.len(), 1);
@@ -543,4 +548,88 @@ fn pcapng_with_interfaces_of_different_link_types() {
         sums[3].src,
         Some(poolshark::dissect::Address::Ip(IpAddr::V6(a6())))
     );
+}
+
+/// Conversations built with `TcpFlow` and `SctpAssociation`: the dissector gets the messages
+/// back, and tshark's Info column for the transport-only frames is ours word for word (relative
+/// sequence numbers and TSNs, SACKs).
+#[test]
+fn flows_round_trip_and_read_as_tshark_reads_them() {
+    use poolshark::generate::{SctpAssociation, TcpFlow};
+    let mut frames: Vec<Vec<u8>> = Vec::new();
+    let big: Vec<u8> = (0..5000u32).map(|i| (i % 13) as u8).collect();
+    {
+        let mut out = |f: &[u8]| frames.push(f.to_vec());
+        let mut tcp = TcpFlow::new(
+            "192.0.2.1:45000".parse().unwrap(),
+            "192.0.2.2:5999".parse().unwrap(),
+            [1000, 2_000_000_000],
+        );
+        tcp.handshake(&mut out);
+        tcp.send(true, b"hello", &mut out);
+        tcp.ack(false, &mut out);
+        tcp.send(false, &big, &mut out);
+        tcp.ack(true, &mut out);
+        tcp.close(&mut out);
+        let mut sctp = SctpAssociation::new(
+            "[2001:db8::1]:5998".parse().unwrap(),
+            "[2001:db8::2]:5997".parse().unwrap(),
+            [0xaaaa, 0xbbbb],
+            [7, 4_000_000_000],
+        );
+        sctp.handshake(&mut out);
+        sctp.send(true, 1, 4242, b"first", &mut out);
+        sctp.sack(false, &mut out);
+        sctp.send(false, 2, 4243, &big, &mut out);
+        sctp.sack(true, &mut out);
+        sctp.send(true, 1, 4242, b"second", &mut out);
+    }
+    let t = Temp::new("flows.pcap", &pcap(&frames));
+    let (got, sums, _) = read_and_dissect(&t.0, Limits::default());
+    let tcp_server: Vec<u8> = got
+        .iter()
+        .filter(|g| g.transport == Transport::Tcp && g.data != b"hello")
+        .flat_map(|g| g.data.clone())
+        .collect();
+    assert_eq!(tcp_server, big);
+    let sctp: Vec<(Option<u32>, Option<u16>, usize)> = got
+        .iter()
+        .filter(|g| g.transport == Transport::Sctp)
+        .map(|g| (g.ppid, g.stream, g.data.len()))
+        .collect();
+    assert_eq!(
+        sctp,
+        vec![
+            (Some(4242), Some(1), 5),
+            (Some(4243), Some(2), 5000),
+            (Some(4242), Some(1), 6)
+        ]
+    );
+    assert!(sums.iter().all(|s| s.errors.is_empty()));
+    if !common::have_tshark() {
+        return;
+    }
+    let out = Command::new("tshark")
+        .args(["-n", "-r"])
+        .arg(&t.0)
+        .args([
+            "-T",
+            "fields",
+            "-e",
+            "frame.protocols",
+            "-e",
+            "_ws.col.Info",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut compared = 0;
+    for (n, line) in text.lines().enumerate() {
+        let (protocols, info) = line.split_once('\t').unwrap();
+        if protocols.ends_with(":tcp") || protocols.ends_with(":sctp") {
+            assert_eq!(sums[n].info, info.trim_end(), "frame {}", n + 1);
+            compared += 1;
+        }
+    }
+    assert!(compared >= 15, "{compared}");
 }

@@ -414,13 +414,15 @@ impl Dissector {
                     let name = sctp::chunk_name(c.kind).unwrap_or("DATA");
                     match sctp::data_chunk(c) {
                         Ok(d) => {
-                            let dup =
-                                self.sctp
-                                    .chunk(&ctx, &d, &mut self.counters, &mut errs, sink);
+                            let st = self
+                                .sctp
+                                .chunk(&ctx, &d, &mut self.counters, &mut errs, sink);
                             let tsn = self.sctp.relative_tsn(&ctx, false, d.tsn).unwrap_or(d.tsn);
                             let _ = write!(info, "{name} (TSN={tsn})");
-                            if dup {
+                            if st.duplicate {
                                 info.push_str(" (retransmission)");
+                            } else if st.fragment_held {
+                                info.push_str(" (Message Fragment)");
                             }
                         }
                         Err(e) => {

@@ -191,6 +191,15 @@ enum PartRef {
     IData(IKey),
 }
 
+/// What became of a DATA or I-DATA chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkStatus {
+    /// Its TSN had been seen before (a retransmission).
+    pub duplicate: bool,
+    /// A fragment kept for a message not complete yet (tshark's "Message Fragment").
+    pub fragment_held: bool,
+}
+
 /// Where the chunks of one packet came from.
 pub struct ChunkContext<'e> {
     pub src: IpAddr,
@@ -304,9 +313,31 @@ impl SctpReassembler {
         self.held = self.held.saturating_sub(freed);
     }
 
-    /// Takes in a DATA or I-DATA chunk: hands on the user message it completes (or is). Returns
-    /// whether its TSN had been seen before.
+    /// Takes in a DATA or I-DATA chunk: hands on the user message it completes (or is).
     pub fn chunk(
+        &mut self,
+        ctx: &ChunkContext<'_>,
+        c: &DataChunk<'_>,
+        counters: &mut Counters,
+        errors: &mut Vec<DecodeError>,
+        sink: &mut dyn FnMut(Payload<'_>),
+    ) -> ChunkStatus {
+        let mut delivered = false;
+        let duplicate = {
+            let mut counting = |p: Payload<'_>| {
+                delivered = true;
+                sink(p)
+            };
+            self.chunk_inner(ctx, c, counters, errors, &mut counting)
+        };
+        ChunkStatus {
+            duplicate,
+            fragment_held: !duplicate && !delivered,
+        }
+    }
+
+    /// Returns whether the chunk's TSN had been seen before.
+    fn chunk_inner(
         &mut self,
         ctx: &ChunkContext<'_>,
         c: &DataChunk<'_>,
@@ -714,7 +745,7 @@ mod tests {
         }
         fn feed(&mut self, frame: u64, c: DataChunk<'_>) -> bool {
             let got = &mut self.got;
-            self.r.chunk(
+            let st = self.r.chunk(
                 &ctx(frame),
                 &c,
                 &mut self.c,
@@ -729,7 +760,8 @@ mod tests {
                         p.frame_offset,
                     ))
                 },
-            )
+            );
+            st.duplicate
         }
     }
 

@@ -5,6 +5,7 @@
 //! Builders append to a caller's `Vec<u8>`, so a generator can reuse one buffer for every packet.
 
 pub mod bytes;
+pub mod flow;
 pub mod ip;
 pub mod link;
 pub mod packet;
@@ -13,6 +14,7 @@ pub mod pcapng_writer;
 pub mod sctp;
 pub mod transport;
 
+pub use flow::{SctpAssociation, TcpFlow};
 pub use packet::{Ip, Link, Packet, Transport};
 pub use pcap_writer::{PcapWriter, TsResolution};
 pub use pcapng_writer::{IfOptions, PcapNgWriter};

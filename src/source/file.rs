@@ -286,9 +286,9 @@ impl FileSource {
         self.reader.consumed() as u64
     }
 
-    /// The length and kind of the record at the head of the buffer, once its header is there;
-    /// `Ok(None)` when more bytes are needed to know (the minimum needed is in the error-free
-    /// `Err(n)` of the inner result).
+    /// The length and kind of the record at the head of the buffer (`Ok(Ok(..))`), or, while its
+    /// header is incomplete, how many bytes are needed to read it (`Ok(Err(n))`). A length that
+    /// cannot be right is a fatal error.
     fn record_len(&self, data: &[u8]) -> Result<Result<(usize, RecordKind), usize>, SourceError> {
         let too_big = |what: &str, len: u64| {
             fatal(
