@@ -10,6 +10,7 @@ pub mod cli;
 pub mod dissect;
 pub mod error;
 pub mod field;
+pub mod generate;
 pub mod output;
 pub mod proto;
 pub mod source;

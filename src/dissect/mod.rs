@@ -3,6 +3,24 @@
 //! application protocol by port, PPID or the user's decode-as rules.
 //!
 //! Every buffer that input can grow has a bound (see [`Limits`]); what is evicted is counted.
+//!
+//! The entry point is [`Dissector`]: one per capture, fed every frame in order. It hands each
+//! application payload to a callback (borrowing the frame or a reassembly buffer only for the
+//! duration of the call) and returns a [`FrameSummary`] for the one-line-per-frame listing.
+
+mod dissector;
+pub mod ip;
+pub mod ipfrag;
+pub mod link;
+mod lru;
+pub mod sctp;
+pub mod sctp_reassembly;
+mod summary;
+pub mod tcp;
+pub mod udp;
+
+pub use dissector::Dissector;
+pub use summary::{Address, Counters, FrameSummary};
 
 use std::net::IpAddr;
 
@@ -71,6 +89,54 @@ pub struct Payload<'a> {
     /// Lower-layer problems that concern this payload (bad SCTP checksum, ...), offsets in the
     /// frame.
     pub errors: Vec<DecodeError>,
+    /// SCTP: a DATA / I-DATA chunk whose TSN this association had already seen (a
+    /// retransmission). Wireshark still dissects it; analysers must skip it.
+    pub duplicate: bool,
+    /// SCTP: the TSN of the (first) chunk of the message.
+    pub tsn: Option<u32>,
+    /// SCTP: the stream sequence number (DATA) or message identifier (I-DATA).
+    pub ssn: Option<u32>,
+    /// SCTP: the U bit (unordered delivery).
+    pub unordered: bool,
+    /// TCP: the offset of `data[0]` in its direction's byte stream (0 is the first byte after
+    /// the SYN, or the first byte seen when the SYN was not). A payload at offset 0 starts a new
+    /// stream: an application framer resets there.
+    pub stream_offset: Option<u64>,
+    /// TCP: bytes of this direction are missing before `data` (lost, not captured, or the
+    /// stream was picked up mid-way): an application framer must resynchronise.
+    pub gap_before: bool,
+}
+
+impl<'a> Payload<'a> {
+    /// A payload with every optional field empty.
+    pub fn new(
+        transport: Transport,
+        src: IpAddr,
+        src_port: u16,
+        dst: IpAddr,
+        dst_port: u16,
+        data: &'a [u8],
+    ) -> Self {
+        Payload {
+            src,
+            dst,
+            transport,
+            src_port,
+            dst_port,
+            ppid: None,
+            stream: None,
+            data,
+            frame_offset: None,
+            reassembled_from: Vec::new(),
+            errors: Vec::new(),
+            duplicate: false,
+            tsn: None,
+            ssn: None,
+            unordered: false,
+            stream_offset: None,
+            gap_before: false,
+        }
+    }
 }
 
 impl Payload<'_> {
@@ -98,8 +164,10 @@ pub struct Limits {
     pub sctp_message_bytes: usize,
     /// Bytes held for TCP stream reassembly, all connections together.
     pub tcp_reassembly_bytes: usize,
-    /// Conversations (associations, connections) tracked at once.
+    /// Conversations (associations, connections) tracked at once, per transport.
     pub conversations: usize,
+    /// Seconds of capture time an incomplete IP datagram is kept.
+    pub ip_fragment_timeout_secs: u32,
 }
 
 impl Default for Limits {
@@ -111,6 +179,7 @@ impl Default for Limits {
             sctp_message_bytes: 1 << 20,
             tcp_reassembly_bytes: 16 << 20,
             conversations: 65536,
+            ip_fragment_timeout_secs: 30,
         }
     }
 }

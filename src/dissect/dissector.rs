@@ -1,0 +1,616 @@
+//! The per-capture dissector: link, IP (with fragment reassembly), UDP, TCP (stream
+//! reassembly), SCTP (chunks, CRC32c, user-message reassembly, SCTP over UDP), handing each
+//! application payload to a callback and summing up each frame for a one-line listing.
+
+use std::fmt::Write as _;
+use std::net::IpAddr;
+
+use super::ipfrag::{FragKey, FragmentTable, Outcome};
+use super::link::{self, Network};
+use super::sctp::{self, UnknownChunkAction};
+use super::sctp_reassembly::{ChunkContext, SctpReassembler};
+use super::tcp::{self, SegmentContext, TcpTracker};
+use super::{ip, udp};
+use super::{Address, Counters, FrameSummary, Limits, Payload, Transport};
+use crate::error::DecodeError;
+use crate::source::Frame;
+
+/// Decodes the frames of one capture, in order, keeping the reassembly state between them.
+pub struct Dissector {
+    limits: Limits,
+    frags: FragmentTable,
+    tcp: TcpTracker,
+    sctp: SctpReassembler,
+    counters: Counters,
+}
+
+/// A transport-layer buffer: from the frame, or from a reassembled IP datagram.
+struct Segment<'a> {
+    src: IpAddr,
+    dst: IpAddr,
+    version: u8,
+    protocol: u8,
+    data: &'a [u8],
+    /// Where `data` starts in the frame; `None` for a reassembled datagram.
+    frame_offset: Option<usize>,
+    /// For a reassembled datagram: where this frame's fragment starts, the place errors point at.
+    fallback_offset: usize,
+    /// For a reassembled datagram: the frames of its fragments.
+    ip_frames: &'a [u64],
+}
+
+impl Segment<'_> {
+    /// An error at `rel` bytes into `data`, as an offset in the frame.
+    fn rebase(&self, e: DecodeError) -> DecodeError {
+        match self.frame_offset {
+            Some(o) => e.shifted(o),
+            None => DecodeError::new(
+                self.fallback_offset,
+                format!(
+                    "{} (at byte {} of the reassembled IP datagram)",
+                    e.what, e.offset
+                ),
+            ),
+        }
+    }
+
+    fn at(&self, rel: usize) -> Option<usize> {
+        self.frame_offset.map(|o| o + rel)
+    }
+
+    /// The same buffer `skip` bytes further on.
+    fn sub(&self, skip: usize) -> Segment<'_> {
+        Segment {
+            src: self.src,
+            dst: self.dst,
+            version: self.version,
+            protocol: self.protocol,
+            data: self.data.get(skip..).unwrap_or(&[]),
+            frame_offset: self.at(skip),
+            fallback_offset: self.fallback_offset,
+            ip_frames: self.ip_frames,
+        }
+    }
+}
+
+impl Dissector {
+    pub fn new(limits: Limits) -> Self {
+        Dissector {
+            limits,
+            frags: FragmentTable::new(limits),
+            tcp: TcpTracker::new(limits),
+            sctp: SctpReassembler::new(limits),
+            counters: Counters::default(),
+        }
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Evictions and other bounded-state events so far.
+    pub fn counters(&self) -> Counters {
+        self.counters
+    }
+
+    /// Decodes one frame: every application payload it completes goes to `sink` (borrowing the
+    /// frame or a reassembly buffer for the duration of the call); the lower layers are summed
+    /// up in the result.
+    pub fn dissect(
+        &mut self,
+        frame: &Frame<'_>,
+        sink: &mut impl FnMut(Payload<'_>),
+    ) -> FrameSummary {
+        let mut count = 0usize;
+        let mut s = {
+            let mut counting = |p: Payload<'_>| {
+                count += 1;
+                sink(p)
+            };
+            self.dissect_dyn(frame, &mut counting)
+        };
+        s.payloads = count;
+        self.counters.frames += 1;
+        if !s.errors.is_empty() {
+            self.counters.frames_with_errors += 1;
+        }
+        s
+    }
+
+    fn dissect_dyn(
+        &mut self,
+        frame: &Frame<'_>,
+        sink: &mut dyn FnMut(Payload<'_>),
+    ) -> FrameSummary {
+        let mut s = FrameSummary::default();
+        let l = match link::parse(frame.linktype, frame.data) {
+            Ok(l) => l,
+            Err(e) => {
+                s.protocol = "Frame";
+                s.info = e.what.to_string();
+                s.errors.push(e);
+                return s;
+            }
+        };
+        s.src = l.src_mac.map(Address::Mac);
+        s.dst = l.dst_mac.map(Address::Mac);
+        s.protocol = link::network_name(l.network);
+        let rest = frame.data.get(l.offset..).unwrap_or(&[]);
+        match l.network {
+            Network::Ipv4 | Network::Ipv6 => self.ip(
+                frame,
+                rest,
+                l.offset,
+                l.network == Network::Ipv6,
+                &mut s,
+                sink,
+            ),
+            Network::Arp => s.info = arp_info(rest),
+            Network::Llc => s.info = "IEEE 802.3 frame (not decoded)".into(),
+            Network::Other(t) => s.info = format!("Ethertype {t:#06x} (not decoded)"),
+        }
+        s
+    }
+
+    fn ip(
+        &mut self,
+        frame: &Frame<'_>,
+        data: &[u8],
+        off: usize,
+        v6: bool,
+        s: &mut FrameSummary,
+        sink: &mut dyn FnMut(Payload<'_>),
+    ) {
+        let mut errs = Vec::new();
+        let parsed = if v6 {
+            ip::parse_ipv6(data, &mut errs)
+        } else {
+            ip::parse_ipv4(data, &mut errs)
+        };
+        s.errors.extend(errs.into_iter().map(|e| e.shifted(off)));
+        let pkt = match parsed {
+            Ok(p) => p,
+            Err(e) => {
+                s.info = e.what.to_string();
+                s.errors.push(e.shifted(off));
+                return;
+            }
+        };
+        s.src = Some(Address::Ip(pkt.src));
+        s.dst = Some(Address::Ip(pkt.dst));
+        let payload_off = off + pkt.payload_offset;
+        // A fragment cut short by the capture can never be reassembled right: as tshark does,
+        // decode what the first fragment shows and hold nothing.
+        let fragment = pkt.fragment.filter(|f| !(pkt.cut && f.offset == 0));
+        if pkt.cut && fragment.is_some() {
+            s.info = fragment_info(&pkt, pkt.fragment);
+            return;
+        }
+        let Some(frag) = fragment else {
+            let seg = Segment {
+                src: pkt.src,
+                dst: pkt.dst,
+                version: pkt.version,
+                protocol: pkt.protocol,
+                data: pkt.payload,
+                frame_offset: Some(payload_off),
+                fallback_offset: payload_off,
+                ip_frames: &[],
+            };
+            return self.transport(frame, &seg, s, sink);
+        };
+        let key = FragKey {
+            src: pkt.src,
+            dst: pkt.dst,
+            protocol: if v6 { 0 } else { pkt.protocol },
+            id: frag.id,
+        };
+        let outcome = self.frags.add(
+            key,
+            pkt.protocol,
+            frag,
+            pkt.payload,
+            frame.ts,
+            frame.number,
+            &mut self.counters,
+            &mut s.errors,
+            payload_off,
+        );
+        let r = match outcome {
+            Outcome::Held | Outcome::Dropped => {
+                s.info = fragment_info(&pkt, Some(frag));
+                return;
+            }
+            Outcome::Complete(r) => r,
+        };
+        // IPv6: extension headers after the fragment header are in the reassembled part.
+        let (protocol, start) = if v6 {
+            match ip::walk_extensions(r.protocol, &r.data) {
+                Ok(w) if w.fragment.is_none() => (w.protocol, w.offset),
+                Ok(_) => {
+                    s.errors.push(DecodeError::new(
+                        payload_off,
+                        "a reassembled IPv6 datagram holds another fragment header",
+                    ));
+                    return;
+                }
+                Err(e) => {
+                    s.errors.push(DecodeError::new(
+                        payload_off,
+                        format!("{} (in the reassembled IPv6 datagram)", e.what),
+                    ));
+                    return;
+                }
+            }
+        } else {
+            (r.protocol, 0)
+        };
+        let seg = Segment {
+            src: pkt.src,
+            dst: pkt.dst,
+            version: pkt.version,
+            protocol,
+            data: r.data.get(start..).unwrap_or(&[]),
+            frame_offset: None,
+            fallback_offset: payload_off,
+            ip_frames: &r.frames,
+        };
+        self.transport(frame, &seg, s, sink);
+    }
+
+    fn transport(
+        &mut self,
+        frame: &Frame<'_>,
+        seg: &Segment<'_>,
+        s: &mut FrameSummary,
+        sink: &mut dyn FnMut(Payload<'_>),
+    ) {
+        s.protocol = ip::protocol_name(seg.protocol, seg.version);
+        // Payloads of a reassembled IP datagram name its fragments' frames.
+        let ip_frames = seg.ip_frames;
+        let mut sink = |mut p: Payload<'_>| {
+            if p.reassembled_from.is_empty() && !ip_frames.is_empty() {
+                p.reassembled_from = ip_frames.to_vec();
+            }
+            sink(p)
+        };
+        match seg.protocol {
+            ip::PROTO_UDP => self.udp(frame, seg, s, &mut sink),
+            ip::PROTO_TCP => self.tcp(frame, seg, s, &mut sink),
+            ip::PROTO_SCTP => self.sctp(frame, seg, s, &mut sink),
+            ip::PROTO_ICMP => s.info = icmp_info(seg.data).into(),
+            ip::PROTO_ICMPV6 => s.info = icmpv6_info(seg.data),
+            p => {
+                if s.info.is_empty() {
+                    s.info = format!("IP protocol {p} (not decoded)");
+                }
+            }
+        }
+    }
+
+    fn udp(
+        &mut self,
+        frame: &Frame<'_>,
+        seg: &Segment<'_>,
+        s: &mut FrameSummary,
+        sink: &mut dyn FnMut(Payload<'_>),
+    ) {
+        let mut errs = Vec::new();
+        let parsed = udp::parse(seg.data, &mut errs);
+        s.errors.extend(errs.into_iter().map(|e| seg.rebase(e)));
+        let u = match parsed {
+            Ok(u) => u,
+            Err(e) => {
+                s.errors.push(seg.rebase(e));
+                return;
+            }
+        };
+        s.src_port = Some(u.sport);
+        s.dst_port = Some(u.dport);
+        s.info = format!("{} → {} Len={}", u.sport, u.dport, u.payload.len());
+        if u.sport == sctp::UDP_ENCAPSULATION_PORT || u.dport == sctp::UDP_ENCAPSULATION_PORT {
+            let inner = Segment {
+                data: u.payload,
+                ..seg.sub(8)
+            };
+            return self.sctp(frame, &inner, s, sink);
+        }
+        let mut p = Payload::new(
+            Transport::Udp,
+            seg.src,
+            u.sport,
+            seg.dst,
+            u.dport,
+            u.payload,
+        );
+        p.frame_offset = seg.at(8);
+        sink(p);
+    }
+
+    fn tcp(
+        &mut self,
+        frame: &Frame<'_>,
+        seg: &Segment<'_>,
+        s: &mut FrameSummary,
+        sink: &mut dyn FnMut(Payload<'_>),
+    ) {
+        let t = match tcp::parse_segment(seg.data) {
+            Ok(t) => t,
+            Err(e) => {
+                s.errors.push(seg.rebase(e));
+                return;
+            }
+        };
+        s.src_port = Some(t.sport);
+        s.dst_port = Some(t.dport);
+        let ctx = SegmentContext {
+            src: seg.src,
+            dst: seg.dst,
+            frame: frame.number,
+            frame_offset: seg.frame_offset,
+        };
+        let mut errs = Vec::new();
+        s.info = self
+            .tcp
+            .segment(&ctx, &t, &mut self.counters, &mut errs, sink);
+        for mut e in errs {
+            if seg.frame_offset.is_none() {
+                e.offset = seg.fallback_offset;
+            }
+            s.errors.push(e);
+        }
+    }
+
+    fn sctp(
+        &mut self,
+        frame: &Frame<'_>,
+        seg: &Segment<'_>,
+        s: &mut FrameSummary,
+        sink: &mut dyn FnMut(Payload<'_>),
+    ) {
+        s.protocol = "SCTP";
+        self.counters.sctp_packets += 1;
+        let h = match sctp::parse_header(seg.data) {
+            Ok(h) => h,
+            Err(e) => {
+                s.errors.push(seg.rebase(e));
+                return;
+            }
+        };
+        s.src_port = Some(h.sport);
+        s.dst_port = Some(h.dport);
+        let mut payload_errors = Vec::new();
+        let computed = sctp::crc32c(seg.data);
+        if computed != h.checksum {
+            self.counters.sctp_bad_checksums += 1;
+            let e = seg.rebase(DecodeError::new(
+                8,
+                format!(
+                    "SCTP checksum {:#010x} is wrong: the CRC32c of the packet is {computed:#010x}",
+                    h.checksum
+                ),
+            ));
+            s.errors.push(e.clone());
+            payload_errors.push(e);
+        }
+        let mut errs = Vec::new();
+        let chunks = sctp::chunks(seg.data, &mut errs);
+        let ctx = ChunkContext {
+            src: seg.src,
+            dst: seg.dst,
+            sport: h.sport,
+            dport: h.dport,
+            frame: frame.number,
+            packet_offset: seg.frame_offset,
+            payload_errors: &payload_errors,
+        };
+        let mut info = String::new();
+        for c in &chunks {
+            if !info.is_empty() {
+                info.push(' ');
+            }
+            match c.kind {
+                sctp::DATA | sctp::I_DATA => {
+                    let name = sctp::chunk_name(c.kind).unwrap_or("DATA");
+                    match sctp::data_chunk(c) {
+                        Ok(d) => {
+                            let st = self
+                                .sctp
+                                .chunk(&ctx, &d, &mut self.counters, &mut errs, sink);
+                            let tsn = self.sctp.relative_tsn(&ctx, false, d.tsn).unwrap_or(d.tsn);
+                            let _ = write!(info, "{name} (TSN={tsn})");
+                            if st.duplicate {
+                                info.push_str(" (retransmission)");
+                            } else if st.fragment_held {
+                                info.push_str(" (Message Fragment)");
+                            }
+                        }
+                        Err(e) => {
+                            info.push_str(name);
+                            errs.push(e);
+                        }
+                    }
+                }
+                sctp::INIT | sctp::INIT_ACK => {
+                    info.push_str(sctp::chunk_name(c.kind).unwrap_or("INIT"));
+                    match c.value.get(12..16) {
+                        Some(t) => {
+                            let tsn = u32::from_be_bytes([t[0], t[1], t[2], t[3]]);
+                            self.sctp.init(&ctx, tsn, &mut self.counters);
+                        }
+                        None => errs.push(DecodeError::truncated(
+                            c.value_offset(),
+                            "SCTP INIT chunk",
+                            16,
+                            c.value.len(),
+                        )),
+                    }
+                }
+                sctp::SACK => match c.value.get(..8) {
+                    Some(v) => {
+                        let cum = u32::from_be_bytes([v[0], v[1], v[2], v[3]]);
+                        let ack = self.sctp.relative_tsn(&ctx, true, cum).unwrap_or(cum);
+                        let _ = write!(
+                            info,
+                            "SACK (Ack={ack}, Arwnd={})",
+                            u32::from_be_bytes([v[4], v[5], v[6], v[7]])
+                        );
+                    }
+                    None => {
+                        info.push_str("SACK");
+                        errs.push(DecodeError::truncated(
+                            c.value_offset(),
+                            "SCTP SACK chunk",
+                            8,
+                            c.value.len(),
+                        ));
+                    }
+                },
+                k => match sctp::chunk_name(k) {
+                    Some(n) => info.push_str(n),
+                    None => {
+                        let _ = write!(info, "UNKNOWN ({k:#04x})");
+                        let what = match sctp::unknown_chunk_action(k) {
+                            UnknownChunkAction::Stop => {
+                                "the receiver discards the rest of the packet"
+                            }
+                            UnknownChunkAction::StopAndReport => {
+                                "the receiver discards the rest of the packet and reports it"
+                            }
+                            UnknownChunkAction::Skip => "the receiver skips it",
+                            UnknownChunkAction::SkipAndReport => {
+                                "the receiver skips it and reports it"
+                            }
+                        };
+                        errs.push(DecodeError::new(
+                            c.offset,
+                            format!("unrecognised SCTP chunk type {k:#04x}: {what}"),
+                        ));
+                    }
+                },
+            }
+        }
+        s.info = info;
+        s.errors.extend(errs.into_iter().map(|e| seg.rebase(e)));
+    }
+}
+
+fn fragment_info(pkt: &ip::IpPacket<'_>, frag: Option<ip::Fragment>) -> String {
+    let (offset, id) = frag.map_or((0, 0), |f| (f.offset, f.id));
+    format!(
+        "Fragmented IP protocol (proto={} {}, off={offset}, ID={id:04x})",
+        ip::protocol_name(pkt.protocol, pkt.version),
+        pkt.protocol,
+    )
+}
+
+fn arp_info(d: &[u8]) -> String {
+    let (Some(op), Some(sha), Some(spa), Some(tha), Some(tpa)) = (
+        d.get(6..8),
+        d.get(8..14),
+        d.get(14..18),
+        d.get(18..24),
+        d.get(24..28),
+    ) else {
+        return "ARP (truncated)".into();
+    };
+    let ip = |b: &[u8]| std::net::Ipv4Addr::new(b[0], b[1], b[2], b[3]);
+    let request = op == [0, 1];
+    // RFC 5227's probe and announcement, then gratuitous ARP, as tshark names them.
+    match u16::from_be_bytes([op[0], op[1]]) {
+        1 if spa == [0; 4] => format!("Who has {}? (ARP Probe)", ip(tpa)),
+        1 if spa == tpa && tha == [0; 6] => format!("ARP Announcement for {}", ip(spa)),
+        1 | 2 if spa == tpa => format!(
+            "Gratuitous ARP for {} ({})",
+            ip(spa),
+            if request { "Request" } else { "Reply" }
+        ),
+        1 => format!("Who has {}? Tell {}", ip(tpa), ip(spa)),
+        2 => format!("{} is at {}", ip(spa), crate::field::hex_colons(sha)),
+        o => format!("ARP opcode {o}"),
+    }
+}
+
+fn icmp_info(d: &[u8]) -> &'static str {
+    match d.first() {
+        Some(0) => "Echo (ping) reply",
+        Some(3) => "Destination unreachable",
+        Some(5) => "Redirect",
+        Some(8) => "Echo (ping) request",
+        Some(11) => "Time-to-live exceeded",
+        _ => "ICMP",
+    }
+}
+
+/// The link-layer address option (`kind` 1 source, 2 target) among neighbour discovery options.
+fn nd_lladdr(mut opts: &[u8], kind: u8) -> Option<String> {
+    while let (Some(&t), Some(&l)) = (opts.first(), opts.get(1)) {
+        let len = usize::from(l) * 8;
+        if len == 0 {
+            return None;
+        }
+        if t == kind {
+            return opts.get(2..8).map(crate::field::hex_colons);
+        }
+        opts = opts.get(len..)?;
+    }
+    None
+}
+
+fn icmpv6_info(d: &[u8]) -> String {
+    let target = || {
+        d.get(8..24)
+            .and_then(|b| <[u8; 16]>::try_from(b).ok())
+            .map(std::net::Ipv6Addr::from)
+    };
+    let opts = |at: usize| d.get(at..).unwrap_or(&[]);
+    match (d.first(), target()) {
+        (Some(135), Some(t)) => match nd_lladdr(opts(24), 1) {
+            Some(m) => format!("Neighbor Solicitation for {t} from {m}"),
+            None => format!("Neighbor Solicitation for {t}"),
+        },
+        (Some(136), Some(t)) => {
+            let f = d.get(4).copied().unwrap_or(0);
+            let flags: Vec<&str> = [(0x80, "rtr"), (0x40, "sol"), (0x20, "ovr")]
+                .iter()
+                .filter(|(bit, _)| f & bit != 0)
+                .map(|(_, n)| *n)
+                .collect();
+            let mut s = format!("Neighbor Advertisement {t}");
+            if !flags.is_empty() {
+                s.push_str(&format!(" ({})", flags.join(", ")));
+            }
+            if let Some(m) = nd_lladdr(opts(24), 2) {
+                s.push_str(&format!(" is at {m}"));
+            }
+            s
+        }
+        (Some(133), _) => match nd_lladdr(opts(8), 1) {
+            Some(m) => format!("Router Solicitation from {m}"),
+            None => "Router Solicitation".into(),
+        },
+        (Some(134), _) => match nd_lladdr(opts(16), 1) {
+            Some(m) => format!("Router Advertisement from {m}"),
+            None => "Router Advertisement".into(),
+        },
+        (t, _) => icmpv6_name(t.copied()).into(),
+    }
+}
+
+fn icmpv6_name(t: Option<u8>) -> &'static str {
+    match t {
+        Some(1) => "Destination Unreachable",
+        Some(2) => "Packet Too Big",
+        Some(3) => "Time Exceeded",
+        Some(128) => "Echo (ping) request",
+        Some(129) => "Echo (ping) reply",
+        Some(130) => "Multicast Listener Query",
+        Some(131) => "Multicast Listener Report",
+        Some(133) => "Router Solicitation",
+        Some(134) => "Router Advertisement",
+        Some(135) => "Neighbor Solicitation",
+        Some(136) => "Neighbor Advertisement",
+        Some(143) => "Multicast Listener Report Message v2",
+        _ => "ICMPv6",
+    }
+}

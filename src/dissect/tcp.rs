@@ -1,0 +1,683 @@
+//! TCP: segment headers, and per connection and direction an in-order byte stream.
+//!
+//! In-order data is handed on straight from the frame. Segments ahead of the expected sequence
+//! number are copied aside (all connections together up to `Limits::tcp_reassembly_bytes`) until
+//! the hole before them fills. When the bound is hit, the hole is given up for lost: the bytes
+//! are counted as skipped, the stream resumes at the first buffered byte and the next payload is
+//! marked `gap_before`. Retransmitted bytes are dropped (the first copy wins). A SYN starts a new
+//! stream; RST drops what was buffered; a FIN in order flushes what is buffered past holes.
+//! Connections beyond `Limits::conversations` are forgotten least recently used first.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::net::IpAddr;
+
+use etherparse::err::tcp::{HeaderError, HeaderSliceError};
+use etherparse::TcpHeaderSlice;
+
+use super::lru::LruMap;
+use super::{ConversationKey, Counters, Limits, Payload, Transport};
+use crate::error::DecodeError;
+
+pub const FIN: u8 = 0x01;
+pub const SYN: u8 = 0x02;
+pub const RST: u8 = 0x04;
+pub const PSH: u8 = 0x08;
+pub const ACK: u8 = 0x10;
+pub const URG: u8 = 0x20;
+pub const ECE: u8 = 0x40;
+pub const CWR: u8 = 0x80;
+
+/// A decoded TCP header and the payload it carries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TcpSegment<'a> {
+    pub sport: u16,
+    pub dport: u16,
+    pub seq: u32,
+    pub ack: u32,
+    pub flags: u8,
+    pub window: u16,
+    pub options: &'a [u8],
+    pub payload: &'a [u8],
+    /// Offset of the payload relative to the start of the TCP header.
+    pub payload_offset: usize,
+}
+
+/// Decodes a TCP segment filling `data` (errors relative to `data`).
+pub fn parse_segment(data: &[u8]) -> Result<TcpSegment<'_>, DecodeError> {
+    let h = TcpHeaderSlice::from_slice(data).map_err(|e| match e {
+        HeaderSliceError::Len(l) => DecodeError::truncated(0, "TCP header", l.required_len, l.len),
+        HeaderSliceError::Content(HeaderError::DataOffsetTooSmall { data_offset }) => {
+            DecodeError::new(
+                12,
+                format!(
+                    "TCP header length {} is below the 20-byte minimum",
+                    u32::from(data_offset) * 4
+                ),
+            )
+        }
+    })?;
+    let hl = h.slice().len();
+    Ok(TcpSegment {
+        sport: h.source_port(),
+        dport: h.destination_port(),
+        seq: h.sequence_number(),
+        ack: h.acknowledgment_number(),
+        flags: data.get(13).copied().unwrap_or(0),
+        window: h.window_size(),
+        options: data.get(20..hl).unwrap_or(&[]),
+        payload: data.get(hl..).unwrap_or(&[]),
+        payload_offset: hl,
+    })
+}
+
+/// tshark's flag list, e.g. `SYN, ACK`.
+pub fn flags_text(flags: u8) -> String {
+    const NAMES: [(u8, &str); 8] = [
+        (FIN, "FIN"),
+        (SYN, "SYN"),
+        (RST, "RST"),
+        (PSH, "PSH"),
+        (ACK, "ACK"),
+        (URG, "URG"),
+        (ECE, "ECE"),
+        (CWR, "CWR"),
+    ];
+    let mut s = String::new();
+    for (bit, name) in NAMES {
+        if flags & bit != 0 {
+            if !s.is_empty() {
+                s.push_str(", ");
+            }
+            s.push_str(name);
+        }
+    }
+    if s.is_empty() {
+        s.push_str("<None>");
+    }
+    s
+}
+
+/// The options tshark lists after `Len=` (in packet order), and the window scale shift if any.
+fn options_text(options: &[u8], out: &mut String) -> Option<u8> {
+    let mut wscale = None;
+    let mut i = 0;
+    while let Some(&kind) = options.get(i) {
+        match kind {
+            0 => break,
+            1 => {
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        let Some(&len) = options.get(i + 1) else {
+            break;
+        };
+        let len = usize::from(len);
+        let Some(v) = options.get(i + 2..i + len.max(2)) else {
+            break;
+        };
+        match (kind, v) {
+            (2, [a, b]) => {
+                let _ = write!(out, " MSS={}", u16::from_be_bytes([*a, *b]));
+            }
+            (3, [shift]) => {
+                let s = (*shift).min(14);
+                wscale = Some(s);
+                let _ = write!(out, " WS={}", 1u32 << s);
+            }
+            (4, []) => out.push_str(" SACK_PERM"),
+            (8, [a, b, c, d, e, f, g, h]) => {
+                let _ = write!(
+                    out,
+                    " TSval={} TSecr={}",
+                    u32::from_be_bytes([*a, *b, *c, *d]),
+                    u32::from_be_bytes([*e, *f, *g, *h])
+                );
+            }
+            _ => {}
+        }
+        if len < 2 {
+            break;
+        }
+        i += len;
+    }
+    wscale
+}
+
+/// Where a segment sits in its frame and conversation.
+pub struct SegmentContext {
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    pub frame: u64,
+    /// Where the TCP header starts in the frame; `None` when it came from a reassembled IP
+    /// datagram.
+    pub frame_offset: Option<usize>,
+}
+
+#[derive(Default)]
+struct Direction {
+    /// Sequence number of stream offset 0.
+    base: Option<u32>,
+    /// Whether `base` follows a SYN (relative numbers then count the SYN as 1).
+    syn_seen: bool,
+    syn_seq: u32,
+    next_seq: u32,
+    next_off: u64,
+    /// The next payload handed on follows missing bytes.
+    pending_gap: bool,
+    /// Out-of-order data by stream offset, with the frame it came in.
+    ooo: BTreeMap<u64, (Vec<u8>, u64)>,
+    ooo_bytes: usize,
+    wscale: Option<u8>,
+}
+
+#[derive(Default)]
+struct Connection {
+    /// 0: sent by the conversation key's `a` endpoint, 1: by `b`.
+    dirs: [Direction; 2],
+}
+
+/// The TCP connections of a capture.
+pub struct TcpTracker {
+    conns: LruMap<ConversationKey, Connection>,
+    limits: Limits,
+    /// Out-of-order bytes held, all connections together.
+    held: usize,
+}
+
+impl TcpTracker {
+    pub fn new(limits: Limits) -> Self {
+        TcpTracker {
+            conns: LruMap::new(limits.conversations),
+            limits,
+            held: 0,
+        }
+    }
+
+    /// Bytes held out of order now.
+    pub fn held_bytes(&self) -> usize {
+        self.held
+    }
+
+    /// Takes in one segment: hands on the in-order stream bytes it makes available and returns
+    /// tshark's info text for it.
+    pub fn segment(
+        &mut self,
+        ctx: &SegmentContext,
+        seg: &TcpSegment<'_>,
+        counters: &mut Counters,
+        errors: &mut Vec<DecodeError>,
+        sink: &mut dyn FnMut(Payload<'_>),
+    ) -> String {
+        counters.tcp_segments += 1;
+        let key = ConversationKey::new(Transport::Tcp, ctx.src, seg.sport, ctx.dst, seg.dport);
+        let d = usize::from((ctx.src, seg.sport) != key.a);
+        let mut freed = 0usize;
+        let conn = self
+            .conns
+            .get_or_insert_with(&key, Connection::default, |old: Connection| {
+                for dir in &old.dirs {
+                    freed += dir.ooo_bytes;
+                }
+                counters.tcp_connections_evicted += 1;
+            });
+        self.held = self.held.saturating_sub(freed);
+        counters.tcp_bytes_skipped += freed as u64;
+
+        let mut info = format!("{} → {} [{}]", seg.sport, seg.dport, flags_text(seg.flags));
+        let syn = seg.flags & SYN != 0;
+        {
+            let dir = &mut conn.dirs[d];
+            if syn && !(dir.syn_seen && dir.syn_seq == seg.seq) {
+                // A new stream (or the first SYN seen): forget the old one.
+                self.held = self.held.saturating_sub(dir.ooo_bytes);
+                counters.tcp_bytes_skipped += dir.ooo_bytes as u64;
+                *dir = Direction {
+                    base: Some(seg.seq.wrapping_add(1)),
+                    syn_seen: true,
+                    syn_seq: seg.seq,
+                    next_seq: seg.seq.wrapping_add(1),
+                    ..Direction::default()
+                };
+            }
+            if dir.base.is_none() {
+                // Picked up mid-stream: bytes before this one were not seen.
+                dir.base = Some(seg.seq);
+                dir.next_seq = seg.seq;
+                dir.pending_gap = true;
+            }
+        }
+        // Relative numbers as tshark shows them: the SYN is 0, the first byte after it 1; a
+        // direction picked up mid-stream starts at 1 too.
+        let rel = |dir: &Direction, n: u32| {
+            let b = dir.base.unwrap_or(n);
+            n.wrapping_sub(b).wrapping_add(1)
+        };
+        let _ = write!(info, " Seq={}", rel(&conn.dirs[d], seg.seq));
+        if seg.flags & ACK != 0 {
+            let other = &conn.dirs[1 - d];
+            let a = if other.base.is_some() {
+                rel(other, seg.ack)
+            } else {
+                seg.ack
+            };
+            let _ = write!(info, " Ack={a}");
+        }
+        let mut opts = String::new();
+        let ws = options_text(seg.options, &mut opts);
+        if syn {
+            conn.dirs[d].wscale = ws;
+        }
+        let window = match (syn, conn.dirs[d].wscale, conn.dirs[1 - d].wscale) {
+            // Scaling applies once both sides offered it, and never to the SYNs themselves.
+            (false, Some(s), Some(_)) => u32::from(seg.window) << s,
+            _ => u32::from(seg.window),
+        };
+        let _ = write!(info, " Win={window} Len={}{opts}", seg.payload.len());
+
+        if seg.flags & RST != 0 {
+            for dir in &mut conn.dirs {
+                self.held = self.held.saturating_sub(dir.ooo_bytes);
+                counters.tcp_bytes_skipped += dir.ooo_bytes as u64;
+                dir.ooo.clear();
+                dir.ooo_bytes = 0;
+            }
+            return info;
+        }
+        let data_seq = if syn {
+            seg.seq.wrapping_add(1)
+        } else {
+            seg.seq
+        };
+        let out = Out {
+            src: ctx.src,
+            dst: ctx.dst,
+            sport: seg.sport,
+            dport: seg.dport,
+        };
+        let dir = &mut conn.dirs[d];
+        if !seg.payload.is_empty() {
+            let payload_frame_offset = ctx.frame_offset.map(|o| o + seg.payload_offset);
+            self.held = place(
+                dir,
+                self.held,
+                self.limits.tcp_reassembly_bytes,
+                data_seq,
+                seg.payload,
+                payload_frame_offset,
+                ctx.frame,
+                &out,
+                counters,
+                errors,
+                sink,
+            );
+        }
+        if seg.flags & FIN != 0 {
+            let fin_seq = data_seq.wrapping_add(seg.payload.len() as u32);
+            if fin_seq == dir.next_seq && !dir.ooo.is_empty() {
+                // The stream ends here: whatever is buffered past holes will never be joined.
+                while let Some((&off, _)) = dir.ooo.first_key_value() {
+                    let lost = off.saturating_sub(dir.next_off);
+                    if lost > 0 {
+                        counters.tcp_bytes_skipped += lost;
+                        dir.next_seq = dir.next_seq.wrapping_add(lost as u32);
+                        dir.next_off = off;
+                        dir.pending_gap = true;
+                    }
+                    self.held = drain(dir, self.held, &out, counters, sink);
+                }
+            }
+        }
+        info
+    }
+}
+
+struct Out {
+    src: IpAddr,
+    dst: IpAddr,
+    sport: u16,
+    dport: u16,
+}
+
+impl Out {
+    fn deliver(
+        &self,
+        dir: &mut Direction,
+        data: &[u8],
+        frame_offset: Option<usize>,
+        frames: Vec<u64>,
+        sink: &mut dyn FnMut(Payload<'_>),
+    ) {
+        let mut p = Payload::new(
+            Transport::Tcp,
+            self.src,
+            self.sport,
+            self.dst,
+            self.dport,
+            data,
+        );
+        p.frame_offset = frame_offset;
+        p.reassembled_from = frames;
+        p.stream_offset = Some(dir.next_off);
+        p.gap_before = dir.pending_gap;
+        dir.pending_gap = false;
+        dir.next_off += data.len() as u64;
+        dir.next_seq = dir.next_seq.wrapping_add(data.len() as u32);
+        sink(p);
+    }
+}
+
+/// Places a segment's payload in its stream; returns the new count of held bytes.
+#[allow(clippy::too_many_arguments)]
+fn place(
+    dir: &mut Direction,
+    mut held: usize,
+    bound: usize,
+    seq: u32,
+    payload: &[u8],
+    frame_offset: Option<usize>,
+    frame: u64,
+    out: &Out,
+    counters: &mut Counters,
+    errors: &mut Vec<DecodeError>,
+    sink: &mut dyn FnMut(Payload<'_>),
+) -> usize {
+    // Signed distance from the expected sequence number, within a 2 GiB window.
+    let delta = i64::from(seq.wrapping_sub(dir.next_seq) as i32);
+    let len = payload.len() as u64;
+    let seg_off = dir.next_off as i64 + delta;
+    let seg_end = seg_off + len as i64;
+    if seg_end <= dir.next_off as i64 {
+        counters.tcp_retransmissions += 1;
+        return held;
+    }
+    if seg_off <= dir.next_off as i64 {
+        let trim = (dir.next_off as i64 - seg_off) as usize;
+        let data = payload.get(trim..).unwrap_or(&[]);
+        out.deliver(dir, data, frame_offset.map(|o| o + trim), Vec::new(), sink);
+        return drain(dir, held, out, counters, sink);
+    }
+    // Ahead of the stream: hold it, making room by giving up the oldest hole if needed.
+    let seg_off = seg_off as u64;
+    loop {
+        if held + payload.len() <= bound {
+            if let Some((old, _)) = dir.ooo.get(&seg_off) {
+                if old.len() >= payload.len() {
+                    counters.tcp_retransmissions += 1;
+                    return held;
+                }
+                let tail_off = seg_off + old.len() as u64;
+                let tail = payload.get(old.len()..).unwrap_or(&[]);
+                if !dir.ooo.contains_key(&tail_off) {
+                    held += tail.len();
+                    dir.ooo_bytes += tail.len();
+                    dir.ooo.insert(tail_off, (tail.to_vec(), frame));
+                }
+                return held;
+            }
+            held += payload.len();
+            dir.ooo_bytes += payload.len();
+            dir.ooo.insert(seg_off, (payload.to_vec(), frame));
+            return held;
+        }
+        // Over the bound: the bytes missing before the first held segment (or before this one)
+        // are declared lost.
+        let resume = dir
+            .ooo
+            .first_key_value()
+            .map_or(seg_off, |(&o, _)| o.min(seg_off));
+        let lost = resume.saturating_sub(dir.next_off);
+        counters.tcp_bytes_skipped += lost;
+        errors.push(DecodeError::new(
+            frame_offset.unwrap_or(0),
+            format!(
+                "{lost} bytes of the TCP stream are missing; skipped once the {bound}-byte reassembly bound was reached"
+            ),
+        ));
+        dir.next_off = resume;
+        dir.next_seq = dir.next_seq.wrapping_add(lost as u32);
+        dir.pending_gap = true;
+        if resume == seg_off {
+            out.deliver(dir, payload, frame_offset, Vec::new(), sink);
+            return drain(dir, held, out, counters, sink);
+        }
+        held = drain(dir, held, out, counters, sink);
+        if seg_off <= dir.next_off {
+            // Now in order (or already covered).
+            let trim = (dir.next_off - seg_off) as usize;
+            if let Some(data) = payload.get(trim..).filter(|d| !d.is_empty()) {
+                out.deliver(dir, data, frame_offset.map(|o| o + trim), Vec::new(), sink);
+                held = drain(dir, held, out, counters, sink);
+            }
+            return held;
+        }
+    }
+}
+
+/// Hands on the held segments that have become in order; returns the new count of held bytes.
+fn drain(
+    dir: &mut Direction,
+    mut held: usize,
+    out: &Out,
+    counters: &mut Counters,
+    sink: &mut dyn FnMut(Payload<'_>),
+) -> usize {
+    while let Some(entry) = dir.ooo.first_entry() {
+        let off = *entry.key();
+        if off > dir.next_off {
+            break;
+        }
+        let (data, frame) = entry.remove();
+        held = held.saturating_sub(data.len());
+        dir.ooo_bytes = dir.ooo_bytes.saturating_sub(data.len());
+        let trim = (dir.next_off - off) as usize;
+        match data.get(trim..).filter(|d| !d.is_empty()) {
+            Some(rest) => out.deliver(dir, rest, None, vec![frame], sink),
+            None => counters.tcp_retransmissions += 1,
+        }
+    }
+    held
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv4Addr;
+
+    fn seg(sport: u16, dport: u16, seq: u32, flags: u8, payload: &[u8]) -> TcpSegment<'_> {
+        TcpSegment {
+            sport,
+            dport,
+            seq,
+            ack: 0,
+            flags,
+            window: 100,
+            options: &[],
+            payload,
+            payload_offset: 20,
+        }
+    }
+
+    type Got = (u16, u64, bool, Vec<u8>, Option<usize>);
+
+    struct Run {
+        t: TcpTracker,
+        c: Counters,
+        got: Vec<Got>,
+        errors: Vec<DecodeError>,
+    }
+
+    impl Run {
+        fn new(limits: Limits) -> Self {
+            Run {
+                t: TcpTracker::new(limits),
+                c: Counters::default(),
+                got: Vec::new(),
+                errors: Vec::new(),
+            }
+        }
+
+        fn feed(&mut self, from_client: bool, seq: u32, flags: u8, payload: &[u8]) -> String {
+            let (a, b) = (
+                IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
+                IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
+            );
+            let (src, dst, sp, dp) = if from_client {
+                (a, b, 40000, 647)
+            } else {
+                (b, a, 647, 40000)
+            };
+            let ctx = SegmentContext {
+                src,
+                dst,
+                frame: 1,
+                frame_offset: Some(34),
+            };
+            let got = &mut self.got;
+            self.t.segment(
+                &ctx,
+                &seg(sp, dp, seq, flags, payload),
+                &mut self.c,
+                &mut self.errors,
+                &mut |p: Payload<'_>| {
+                    got.push((
+                        p.src_port,
+                        p.stream_offset.unwrap_or(999),
+                        p.gap_before,
+                        p.data.to_vec(),
+                        p.frame_offset,
+                    ))
+                },
+            )
+        }
+    }
+
+    #[test]
+    fn in_order_out_of_order_and_retransmissions() {
+        let mut r = Run::new(Limits::default());
+        let info = r.feed(true, 1000, SYN, &[]);
+        assert_eq!(info, "40000 → 647 [SYN] Seq=0 Win=100 Len=0");
+        r.feed(false, 5000, SYN | ACK, &[]);
+        r.feed(true, 1001, ACK, b"abc");
+        // 1007.. arrives before 1004..
+        r.feed(true, 1007, ACK, b"ghi");
+        r.feed(true, 1004, ACK, b"def");
+        // Retransmission of old bytes, and a partial overlap.
+        r.feed(true, 1001, ACK, b"abc");
+        r.feed(true, 1008, ACK, b"hijk");
+        let client: Vec<_> = r.got.iter().filter(|g| g.0 == 40000).collect();
+        let bytes: Vec<u8> = client.iter().flat_map(|g| g.3.clone()).collect();
+        assert_eq!(bytes, b"abcdefghijk");
+        assert_eq!(client[0].1, 0);
+        assert_eq!(client[0].4, Some(54));
+        // The held segment comes from a buffer, not the frame.
+        assert_eq!(client[2].4, None);
+        // The overlapping tail starts at its trimmed place in the frame.
+        assert_eq!(client[3].3, b"jk");
+        assert_eq!(client[3].4, Some(54 + 2));
+        assert!(client.iter().all(|g| !g.2));
+        assert_eq!(r.c.tcp_retransmissions, 1);
+        assert_eq!(r.t.held_bytes(), 0);
+    }
+
+    #[test]
+    fn bound_hit_skips_the_gap_and_marks_it() {
+        let mut r = Run::new(Limits {
+            tcp_reassembly_bytes: 8,
+            ..Limits::default()
+        });
+        r.feed(true, 0, SYN, &[]);
+        r.feed(true, 1, ACK, b"a");
+        // Byte 1 ("b") is lost; 4 + 4 bytes are held, the next 4 do not fit.
+        r.feed(true, 3, ACK, b"cdef");
+        r.feed(true, 7, ACK, b"ghij");
+        assert_eq!(r.got.len(), 1);
+        r.feed(true, 11, ACK, b"klmn");
+        let offsets: Vec<(u64, bool, Vec<u8>)> =
+            r.got.iter().map(|g| (g.1, g.2, g.3.clone())).collect();
+        assert_eq!(
+            offsets,
+            vec![
+                (0, false, b"a".to_vec()),
+                (2, true, b"cdef".to_vec()),
+                (6, false, b"ghij".to_vec()),
+                (10, false, b"klmn".to_vec()),
+            ]
+        );
+        assert_eq!(r.c.tcp_bytes_skipped, 1);
+        assert_eq!(r.errors.len(), 1);
+        assert!(r.t.held_bytes() == 0);
+    }
+
+    #[test]
+    fn midstream_pickup_new_syn_rst_and_fin() {
+        let mut r = Run::new(Limits::default());
+        r.feed(true, 7777, ACK | PSH, b"xy");
+        assert_eq!(r.got[0].1, 0);
+        assert!(r.got[0].2, "the start of the stream was not seen");
+        r.feed(true, 7790, ACK, b"zz");
+        r.feed(true, 7800, RST, &[]);
+        assert_eq!(r.c.tcp_bytes_skipped, 2);
+        // A new connection on the same ports starts a new stream at offset 0.
+        r.feed(true, 1, SYN, &[]);
+        r.feed(true, 2, ACK, b"new");
+        assert_eq!(r.got.last().map(|g| (g.1, g.2)), Some((0, false)));
+        // Data past a hole, then FIN in order: flushed with the gap marked.
+        r.feed(true, 10, ACK, b"late");
+        r.feed(true, 5, FIN | ACK, &[]);
+        let last = r.got.last().unwrap();
+        assert_eq!((last.1, last.2, last.3.as_slice()), (8, true, &b"late"[..]));
+    }
+
+    #[test]
+    fn connections_evicted_beyond_the_limit() {
+        let mut r = Run::new(Limits {
+            conversations: 1,
+            ..Limits::default()
+        });
+        r.feed(true, 0, SYN, &[]);
+        r.feed(true, 5, ACK, b"held");
+        r.feed(false, 0, SYN, &[]);
+        assert_eq!(
+            r.c.tcp_connections_evicted, 0,
+            "one connection, two directions"
+        );
+        // Another connection pushes it out, with its held bytes.
+        let ctx = SegmentContext {
+            src: IpAddr::V4(Ipv4Addr::new(9, 9, 9, 9)),
+            dst: IpAddr::V4(Ipv4Addr::new(8, 8, 8, 8)),
+            frame: 2,
+            frame_offset: None,
+        };
+        r.t.segment(
+            &ctx,
+            &seg(1, 2, 0, SYN, &[]),
+            &mut r.c,
+            &mut r.errors,
+            &mut |_| {},
+        );
+        assert_eq!(r.c.tcp_connections_evicted, 1);
+        assert_eq!(r.c.tcp_bytes_skipped, 4);
+        assert_eq!(r.t.held_bytes(), 0);
+    }
+
+    #[test]
+    fn options_and_window_scaling_in_the_info() {
+        let mut s = String::new();
+        let ws = options_text(
+            &[
+                2, 4, 5, 0xb4, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 10,
+            ],
+            &mut s,
+        );
+        assert_eq!(s, " MSS=1460 SACK_PERM TSval=1 TSecr=0 WS=1024");
+        assert_eq!(ws, Some(10));
+        // Garbage lengths end the walk without panicking.
+        options_text(&[2, 0, 3], &mut s);
+        options_text(&[8, 200, 1], &mut s);
+        assert_eq!(flags_text(SYN | ACK), "SYN, ACK");
+        assert_eq!(flags_text(FIN | PSH | ACK), "FIN, PSH, ACK");
+    }
+}

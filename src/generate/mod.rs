@@ -1,0 +1,20 @@
+//! Building traffic: capture writers (pcap and pcapng) and packet builders from Ethernet down to
+//! SCTP chunks, with correct lengths and checksums. The tests use it for round trips (build, write,
+//! read, dissect, compare), the protocol fixtures and the large-capture generator build on it.
+//!
+//! Builders append to a caller's `Vec<u8>`, so a generator can reuse one buffer for every packet.
+
+pub mod bytes;
+pub mod flow;
+pub mod ip;
+pub mod link;
+pub mod packet;
+pub mod pcap_writer;
+pub mod pcapng_writer;
+pub mod sctp;
+pub mod transport;
+
+pub use flow::{SctpAssociation, TcpFlow};
+pub use packet::{Ip, Link, Packet, Transport};
+pub use pcap_writer::{PcapWriter, TsResolution};
+pub use pcapng_writer::{IfOptions, PcapNgWriter};
