@@ -40,7 +40,9 @@ impl std::str::FromStr for Severity {
             "info" => Ok(Severity::Info),
             "warning" => Ok(Severity::Warning),
             "error" => Ok(Severity::Error),
-            _ => Err(format!("unknown severity {s:?}: use info, warning or error")),
+            _ => Err(format!(
+                "unknown severity {s:?}: use info, warning or error"
+            )),
         }
     }
 }

@@ -9,6 +9,7 @@
 //! duration of the call) and returns a [`FrameSummary`] for the one-line-per-frame listing.
 
 mod dissector;
+pub mod framing;
 pub mod ip;
 pub mod ipfrag;
 pub mod link;

@@ -1,37 +1,32 @@
-//! Splits one direction of a failover TCP connection into messages by their length field.
-//!
-//! The framer is fed in-order stream bytes (the TCP reassembly is someone else's job) and holds
-//! at most one incomplete message. A length below the 12-byte header, or above the configured
-//! maximum (ISC's DHCP_FAILOVER_MAX_MESSAGE_SIZE, 2048, by default: dhcpd drops a connection that
-//! sends more), means the stream is not where a message starts: the framer reports it and drops
-//! every byte it holds, hoping that the next bytes pushed (usually the next segment, and ISC
-//! writes each message at once) start a message.
+//! Splits one direction of a failover TCP connection into messages by their length field: the
+//! shared [`LengthFramer`] with the failover header's rule. The length (the first u16) counts the
+//! whole message; a length below the 12-byte header, or above ISC's DHCP_FAILOVER_MAX_MESSAGE_SIZE
+//! (2048: dhcpd drops a connection that sends more), is not where a message starts.
 
-use crate::error::DecodeError;
+use std::ops::{Deref, DerefMut};
+
+pub use crate::dissect::framing::Framed;
+use crate::dissect::framing::{LengthFramer, LengthRule};
 
 use super::message::HEADER_LEN;
 
 /// ISC DHCP's largest failover message.
 pub const ISC_MAX_MESSAGE_LEN: u16 = 2048;
 
-/// A complete message cut from the stream.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Framed {
-    /// Offset of the message's first byte in the stream (bytes pushed since the start).
-    pub stream_offset: u64,
-    pub bytes: Vec<u8>,
+/// The failover header's length rule, accepting messages up to `max_len` bytes.
+pub fn rule(max_len: u16) -> LengthRule {
+    LengthRule {
+        name: "failover",
+        length_offset: 0,
+        header_len: HEADER_LEN,
+        max_len: usize::from(max_len),
+        align: 1,
+    }
 }
 
+/// A [`LengthFramer`] for failover messages.
 #[derive(Debug)]
-pub struct Framer {
-    buf: Vec<u8>,
-    /// Where the unread part of `buf` starts.
-    start: usize,
-    /// Stream offset of `buf[start]`.
-    offset: u64,
-    max_len: usize,
-    dropped: u64,
-}
+pub struct Framer(LengthFramer);
 
 impl Default for Framer {
     fn default() -> Self {
@@ -47,84 +42,20 @@ impl Framer {
 
     /// A framer that accepts messages up to `max_len` bytes (at least the 12-byte header).
     pub fn with_max_len(max_len: u16) -> Self {
-        Framer {
-            buf: Vec::new(),
-            start: 0,
-            offset: 0,
-            max_len: usize::from(max_len).max(HEADER_LEN),
-            dropped: 0,
-        }
+        Framer(LengthFramer::new(rule(max_len)))
     }
+}
 
-    /// Appends the next bytes of the stream.
-    pub fn push(&mut self, data: &[u8]) {
-        // Compact before growing, so the buffer never holds more than one partial message plus
-        // the bytes of the current push.
-        if self.start > 0 {
-            self.buf.drain(..self.start);
-            self.start = 0;
-        }
-        self.buf.extend_from_slice(data);
+impl Deref for Framer {
+    type Target = LengthFramer;
+    fn deref(&self) -> &LengthFramer {
+        &self.0
     }
+}
 
-    /// The next complete message, or an error about bytes that had to be dropped; `None` when
-    /// more bytes are needed.
-    pub fn next_message(&mut self) -> Option<Result<Framed, DecodeError>> {
-        let pending = self.buf.get(self.start..)?;
-        let len = match pending {
-            [a, b, ..] => usize::from(u16::from_be_bytes([*a, *b])),
-            _ => return None,
-        };
-        if len < HEADER_LEN || len > self.max_len {
-            let n = pending.len();
-            let err = DecodeError::new(
-                usize::try_from(self.offset).unwrap_or(usize::MAX),
-                format!(
-                    "failover message length {len} is outside {HEADER_LEN}..={}: {n} buffered \
-                     bytes dropped to find the next message",
-                    self.max_len
-                ),
-            );
-            self.drop_buffered();
-            return Some(Err(err));
-        }
-        let bytes = pending.get(..len)?.to_vec();
-        let framed = Framed {
-            stream_offset: self.offset,
-            bytes,
-        };
-        self.start += len;
-        self.offset += len as u64;
-        Some(Ok(framed))
-    }
-
-    /// Pushes `data` and returns every message (or error) it completes.
-    pub fn feed(&mut self, data: &[u8]) -> Vec<Result<Framed, DecodeError>> {
-        self.push(data);
-        std::iter::from_fn(|| self.next_message()).collect()
-    }
-
-    /// Bytes held for a message not complete yet.
-    pub fn pending(&self) -> usize {
-        self.buf.len() - self.start
-    }
-
-    /// Bytes dropped so far to resynchronise.
-    pub fn dropped(&self) -> u64 {
-        self.dropped
-    }
-
-    /// Forgets the partial message (the connection ended, or a gap in the stream).
-    pub fn reset(&mut self) {
-        self.drop_buffered();
-    }
-
-    fn drop_buffered(&mut self) {
-        let n = self.pending();
-        self.dropped += n as u64;
-        self.offset += n as u64;
-        self.buf.clear();
-        self.start = 0;
+impl DerefMut for Framer {
+    fn deref_mut(&mut self) -> &mut LengthFramer {
+        &mut self.0
     }
 }
 
