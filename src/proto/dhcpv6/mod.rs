@@ -1,1 +1,2 @@
-//! dhcpv6 wire format (to be written).
+//! dhcpv6 wire format (being written).
+pub mod names;
