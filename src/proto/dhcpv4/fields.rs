@@ -8,7 +8,7 @@ use super::message::{Message, FILE_OFFSET, SNAME_OFFSET};
 use super::names::{
     hardware_type_name, message_type_name, op_name, option_name, relay_agent_suboption_name,
 };
-use super::options::{Opt, OptValue};
+use super::options::{code, Opt, OptValue};
 use super::relay_agent::SubOpt;
 use crate::field::{hex_colons, Field, Value};
 
@@ -107,11 +107,17 @@ impl Message<'_> {
             ));
         }
         if let Some(c) = self.cookie {
-            let f = Field::ipv4("dhcp.cookie", "Magic cookie", Ipv4Addr::from(c), 236);
+            let a = Ipv4Addr::from(c);
+            // Wireshark shows no cookie field when the cookie is not DHCP's.
             h.push(if self.has_dhcp_cookie() {
-                f.note("DHCP")
+                Field::ipv4("dhcp.cookie", "Magic cookie", a, 236).note("DHCP")
             } else {
-                f
+                Field::ipv4(
+                    "poolshark.dhcp.bad_cookie",
+                    "Magic cookie (not DHCP's)",
+                    a,
+                    236,
+                )
             });
         }
         h.extend(self.options.iter().map(option_field));
@@ -167,8 +173,9 @@ impl Message<'_> {
     /// plain BOOTP `Boot Request from 00:0b:82:01:fc:42`.
     pub fn info(&self) -> String {
         match self.message_type() {
+            // Wireshark pads the type to 8 characters.
             Some(t) => format!(
-                "DHCP {} - Transaction ID 0x{:x}",
+                "DHCP {:<8} - Transaction ID 0x{:x}",
                 message_type_name(t),
                 self.xid
             ),
@@ -176,7 +183,8 @@ impl Message<'_> {
                 Some(a) if !a.is_empty() => format!("Boot Request from {}", hex_colons(a)),
                 _ => "Boot Request".to_string(),
             },
-            None => op_name(self.op).to_string(),
+            None if self.op == 2 => op_name(self.op).to_string(),
+            None => format!("Unknown BOOTP message type ({})", self.op),
         }
     }
 }
@@ -332,7 +340,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
             )
         }
         OptValue::End => {
-            return Field::node("dhcp.option.type", "Option", off, 1)
+            return Field::uint("dhcp.option.type", "Option", code::END, off, 1)
                 .note("(255) End")
                 .child(Field::uint("dhcp.option.end", "Option End", 255u8, off, 1));
         }

@@ -30,8 +30,8 @@ impl<'a> Names<'a> {
         Names(Cow::Owned(b))
     }
 
-    /// The names, each with its offset in the encoded bytes. A name not closed by the root label
-    /// (a partial name, RFC 4704) is returned as it stands.
+    /// The names, each with its offset in the encoded bytes: `example.com.` when the name is
+    /// closed by the root label, `host` for a partial name (RFC 4704).
     pub fn decode(&self) -> Decoded {
         let b = self.0.as_ref();
         let mut out = Vec::new();
@@ -41,6 +41,8 @@ impl<'a> Names<'a> {
         while let Some(&n) = b.get(at) {
             let n = usize::from(n);
             if n == 0 {
+                // A name closed by the root label is fully qualified: written with its final dot.
+                cur.push('.');
                 out.push((start, std::mem::take(&mut cur)));
                 at += 1;
                 start = at;
@@ -102,7 +104,7 @@ mod tests {
         assert_eq!(n.0.as_ref(), b"\x07example\x03com\x00\x01a\x01b\x00");
         assert_eq!(
             n.decode().names,
-            vec![(0, "example.com".into()), (13, "a.b".into())]
+            vec![(0, "example.com.".into()), (13, "a.b.".into())]
         );
         assert_eq!(n.decode().error, None);
         let partial = Names(Cow::Borrowed(&b"\x0braspberrypi"[..]));

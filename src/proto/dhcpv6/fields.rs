@@ -417,6 +417,12 @@ fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
             let mut out = Vec::new();
             for (i, (start, s)) in decoded.iter().enumerate() {
                 let end = decoded.get(i + 1).map(|x| x.0).unwrap_or(total);
+                // Wireshark singles out a lone top-level domain ("home.").
+                let (name, label) = if s.ends_with('.') && s.matches('.').count() == 1 {
+                    ("dhcpv6.tld", "Top Level Domain name (TLD)")
+                } else {
+                    (name, label)
+                };
                 out.push(Field::string(
                     name,
                     label,
@@ -424,6 +430,11 @@ fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
                     d + start,
                     end - start,
                 ));
+            }
+            if o.code == code::DOMAIN_LIST {
+                return vec![
+                    Field::node("", "Domain name suffix search list", d, total).children(out)
+                ];
             }
             out
         }
@@ -605,7 +616,7 @@ fn duid_fields(duid: &Duid<'_>, d: usize) -> Vec<Field> {
             v.push(Field::string(
                 "dhcpv6.duidllt.link_layer_addr",
                 "Link-layer address",
-                hex_colons(link_layer),
+                link_layer_text(hw_type, link_layer),
                 d + 8,
                 link_layer.len(),
             ));
@@ -639,7 +650,7 @@ fn duid_fields(duid: &Duid<'_>, d: usize) -> Vec<Field> {
             v.push(Field::string(
                 "dhcpv6.duidll.link_layer_addr",
                 "Link-layer address",
-                hex_colons(link_layer),
+                link_layer_text(hw_type, link_layer),
                 d + 4,
                 link_layer.len(),
             ));
@@ -648,6 +659,15 @@ fn duid_fields(duid: &Duid<'_>, d: usize) -> Vec<Field> {
         DuidKind::Unknown { .. } => {}
     }
     v
+}
+
+/// An Ethernet address with colons, anything else as plain hex (as Wireshark shows them).
+fn link_layer_text(hw_type: u16, b: &[u8]) -> String {
+    if hw_type == 1 && b.len() == 6 {
+        hex_colons(b)
+    } else {
+        hex(b)
+    }
 }
 
 /// `Feb 26, 2016 02:38:03.000000000 UTC`, as Wireshark prints absolute times in UTC.
