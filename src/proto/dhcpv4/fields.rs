@@ -316,12 +316,40 @@ fn value_label(c: u8) -> Cow<'static, str> {
     Cow::Borrowed(option_name(c))
 }
 
+/// What follows "Option:" (the code itself is the field's value).
 fn option_title(o: &Opt<'_>) -> String {
     let name = option_name(o.code);
     match &o.value {
-        OptValue::MessageType(t) => format!("({}) {} ({})", o.code, name, message_type_name(*t)),
-        OptValue::Addr(a) => format!("({}) {} ({a})", o.code, name),
-        _ => format!("({}) {}", o.code, name),
+        OptValue::MessageType(t) => format!("{} ({})", name, message_type_name(*t)),
+        OptValue::Addr(a) => format!("{name} ({a})"),
+        _ => name.to_string(),
+    }
+}
+
+/// `1 hour`, `51 minutes, 58 seconds`, as Wireshark writes durations.
+fn duration_text(secs: u32) -> String {
+    if secs == u32::MAX {
+        return "infinity".to_string();
+    }
+    let units = [
+        (86_400, "day"),
+        (3600, "hour"),
+        (60, "minute"),
+        (1, "second"),
+    ];
+    let mut left = secs;
+    let mut parts = Vec::new();
+    for (n, name) in units {
+        let k = left / n;
+        left %= n;
+        if k > 0 {
+            parts.push(format!("{k} {name}{}", if k == 1 { "" } else { "s" }));
+        }
+    }
+    if parts.is_empty() {
+        "0 seconds".to_string()
+    } else {
+        parts.join(", ")
     }
 }
 
@@ -341,7 +369,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
         }
         OptValue::End => {
             return Field::uint("dhcp.option.type", "Option", code::END, off, 1)
-                .note("(255) End")
+                .note("End")
                 .child(Field::uint("dhcp.option.end", "Option End", 255u8, off, 1));
         }
         _ => {}
@@ -416,7 +444,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
                 4,
             );
             vec![if matches!(o.code, 51 | 58 | 59) {
-                f.note(format!("{v}s"))
+                f.note(duration_text(*v))
             } else {
                 f
             }]
@@ -447,7 +475,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
                     d + i,
                     1,
                 )
-                .note(format!("({c}) {}", option_name(c)))
+                .note(option_name(c))
             })
             .collect(),
         OptValue::ClientId(b) => client_id_fields(b, d),
@@ -670,11 +698,7 @@ fn suboption_field(s: &SubOpt<'_>) -> Field {
         off,
         2 + s.data.len(),
     )
-    .note(format!(
-        "({}) {}",
-        s.code,
-        relay_agent_suboption_name(s.code)
-    ))
+    .note(relay_agent_suboption_name(s.code))
     .child(Field::uint(
         "dhcp.option.suboption_length",
         "Length",
@@ -744,5 +768,21 @@ impl Relabel for Field {
             self.label = l;
         }
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_as_wireshark_writes_them() {
+        // tshark on zeek_dhcp_ack_subscriber_id_and_agent_remote_id.pcap: "(1800s) 30 minutes",
+        // "(3118s) 51 minutes, 58 seconds", "(3600s) 1 hour".
+        assert_eq!(duration_text(1800), "30 minutes");
+        assert_eq!(duration_text(3118), "51 minutes, 58 seconds");
+        assert_eq!(duration_text(3600), "1 hour");
+        assert_eq!(duration_text(0), "0 seconds");
+        assert_eq!(duration_text(u32::MAX), "infinity");
     }
 }

@@ -92,6 +92,7 @@ pub fn option_name(code: u8) -> &'static str {
         50 => "Requested IP Address",
         51 => "IP Address Lease Time",
         52 => "Option Overload",
+        53 => "DHCP Message Type",
         54 => "DHCP Server Identifier",
         55 => "Parameter Request List",
         56 => "Message",

@@ -440,15 +440,15 @@ fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
         }
         OptValue::ClientFqdn { flags, name } => {
             let text = name.to_strings().join(" ");
+            // RFC 4704: a name without the root label is partial (the server completes it).
+            let label = if text.ends_with('.') {
+                "Domain name"
+            } else {
+                "Partial domain name"
+            };
             vec![
                 Field::uint("dhcpv6.client_fqdn_flags", "Flags", *flags, d, 1).hex(2),
-                Field::string(
-                    "dhcpv6.client_domain",
-                    "Domain name",
-                    text,
-                    d + 1,
-                    name.0.len(),
-                ),
+                Field::string("dhcpv6.client_domain", label, text, d + 1, name.0.len()),
             ]
         }
         OptValue::NtpServer(subs) => ntp_fields(subs, d),
