@@ -296,3 +296,188 @@ fn dhcp_fields_agree_with_tshark() {
     }
     assert!(compared > 100_000, "only {compared} values compared");
 }
+
+/// Messages that between them use every typed option poolshark decodes.
+fn kitchen_sink() -> Vec<Vec<poolshark::field::Field>> {
+    use poolshark::proto::{dhcpv4, dhcpv6};
+    use std::net::{Ipv4Addr, Ipv6Addr};
+    let a6 = Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1);
+    let a4 = Ipv4Addr::new(192, 0, 2, 1);
+    let v4 = dhcpv4::Message::reply(dhcpv4::message_type::ACK, 7, [2, 0, 0, 0, 0, 1])
+        .with(dhcpv4::Opt::server_identifier(a4))
+        .with(dhcpv4::Opt::requested_address(a4))
+        .with(dhcpv4::Opt::lease_time(3600))
+        .with(dhcpv4::Opt::new(1, dhcpv4::OptValue::Addr(a4)))
+        .with(dhcpv4::Opt::new(3, dhcpv4::OptValue::Addrs(vec![a4, a4])))
+        .with(dhcpv4::Opt::new(2, dhcpv4::OptValue::I32(-3600)))
+        .with(dhcpv4::Opt::new(19, dhcpv4::OptValue::U8(1)))
+        .with(dhcpv4::Opt::new(57, dhcpv4::OptValue::U16(1500)))
+        .with(dhcpv4::Opt::new(108, dhcpv4::OptValue::U32(900)))
+        .with(dhcpv4::Opt::text(12, "host"))
+        .with(dhcpv4::Opt::text(161, "https://example.com/mud"))
+        .with(dhcpv4::Opt::parameter_request_list(&[1, 3]))
+        .with(dhcpv4::Opt::client_identifier(1, &[2, 0, 0, 0, 0, 1]))
+        .with(dhcpv4::Opt::client_identifier(0, b"text"))
+        .with(dhcpv4::Opt::client_identifier(
+            255,
+            &[0, 0, 0, 1, 0, 3, 0, 1, 2, 0, 0, 0, 0, 1],
+        ))
+        .with(dhcpv4::Opt::client_identifier(
+            255,
+            &[0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 9, 2, 0, 0, 0, 0, 1],
+        ))
+        .with(dhcpv4::Opt::client_identifier(
+            255,
+            &[0, 0, 0, 1, 0, 2, 0, 0, 0, 9, 1],
+        ))
+        .with(dhcpv4::Opt::client_identifier(6, &[1, 2]))
+        .with(dhcpv4::Opt::new(
+            77,
+            dhcpv4::OptValue::UserClass(vec![std::borrow::Cow::Borrowed(&b"abc"[..])]),
+        ))
+        .with(dhcpv4::Opt::new(
+            81,
+            dhcpv4::OptValue::ClientFqdn {
+                flags: 1,
+                rcode1: 0,
+                rcode2: 0,
+                name: std::borrow::Cow::Borrowed(&b"h.example."[..]),
+            },
+        ))
+        .with(dhcpv4::Opt::relay_agent_info(
+            [1u8, 2, 5, 6, 11, 12, 99]
+                .iter()
+                .map(|&c| dhcpv4::SubOpt::new(c, vec![10, 0, 0, 1]))
+                .collect(),
+        ))
+        .with(dhcpv4::Opt::classless_routes(vec![dhcpv4::Route {
+            width: 24,
+            destination: a4,
+            router: a4,
+        }]))
+        .with(dhcpv4::Opt::raw(200, &[1]))
+        .padded_to(400);
+    let v6 = dhcpv6::Message::client(dhcpv6::ClientMessage::new(
+        dhcpv6::msg_type::REPLY,
+        1,
+        vec![
+            dhcpv6::Opt::client_id(dhcpv6::Duid::llt(1, 1, &[2, 0, 0, 0, 0, 1])),
+            dhcpv6::Opt::server_id(dhcpv6::Duid::en(9, b"id")),
+            dhcpv6::Opt::client_id(dhcpv6::Duid::ll(1, &[2, 0, 0, 0, 0, 1])),
+            dhcpv6::Opt::client_id(dhcpv6::Duid::uuid([1; 16])),
+            dhcpv6::Opt::ia_na(
+                1,
+                2,
+                3,
+                vec![dhcpv6::Opt::iaaddr(
+                    a6,
+                    1,
+                    2,
+                    vec![dhcpv6::Opt::status_code(0, "ok")],
+                )],
+            ),
+            dhcpv6::Opt::ia_ta(1, vec![]),
+            dhcpv6::Opt::ia_pd(1, 2, 3, vec![dhcpv6::Opt::iaprefix(a6, 48, 1, 2, vec![])]),
+            dhcpv6::Opt::oro(&[23]),
+            dhcpv6::Opt::preference(1),
+            dhcpv6::Opt::elapsed_time(1),
+            dhcpv6::Opt::unicast(a6),
+            dhcpv6::Opt::rapid_commit(),
+            dhcpv6::Opt::user_class(&[b"u"]),
+            dhcpv6::Opt::vendor_class(9, &[b"v"]),
+            dhcpv6::Opt::vendor_opts(9, vec![dhcpv6::SubOpt::new(1, &b"x"[..])]),
+            dhcpv6::Opt::interface_id(b"eth0"),
+            dhcpv6::Opt::new(dhcpv6::code::RECONF_MSG, dhcpv6::OptValue::ReconfMsg(5)),
+            dhcpv6::Opt::new(
+                dhcpv6::code::AUTH,
+                dhcpv6::OptValue::Auth {
+                    protocol: 3,
+                    algorithm: 1,
+                    rdm: 0,
+                    replay_detection: 1,
+                    info: std::borrow::Cow::Borrowed(&[1][..]),
+                },
+            ),
+            dhcpv6::Opt::addresses(dhcpv6::code::DNS_SERVERS, &[a6]),
+            dhcpv6::Opt::addresses(dhcpv6::code::SIP_SERVER_A, &[a6]),
+            dhcpv6::Opt::addresses(dhcpv6::code::SNTP_SERVERS, &[a6]),
+            dhcpv6::Opt::addresses(dhcpv6::code::LQ_CLIENT_LINK, &[a6]),
+            dhcpv6::Opt::domain_names(dhcpv6::code::DOMAIN_LIST, &["example.com", "home"]),
+            dhcpv6::Opt::domain_names(dhcpv6::code::SIP_SERVER_D, &["sip.example.com"]),
+            dhcpv6::Opt::domain_names(dhcpv6::code::AFTR_NAME, &["aftr.example.com"]),
+            dhcpv6::Opt::new(
+                dhcpv6::code::NTP_SERVER,
+                dhcpv6::OptValue::NtpServer(vec![
+                    dhcpv6::SubOpt::new(1, a6.octets().to_vec()),
+                    dhcpv6::SubOpt::new(2, a6.octets().to_vec()),
+                    dhcpv6::SubOpt::new(3, dhcpv6::Names::from_strs(&["ntp.example"]).0),
+                ]),
+            ),
+            dhcpv6::Opt::lq_query(2, a6, vec![]),
+            dhcpv6::Opt::client_data(vec![dhcpv6::Opt::clt_time(5)]),
+            dhcpv6::Opt::lq_relay_data(
+                a6,
+                dhcpv6::Message::client(dhcpv6::ClientMessage::new(1, 1, vec![])),
+            ),
+            dhcpv6::Opt::mud_url("https://example.com/mud"),
+            dhcpv6::Opt::new(
+                dhcpv6::code::CLIENT_FQDN,
+                dhcpv6::OptValue::ClientFqdn {
+                    flags: 0,
+                    name: dhcpv6::Names::from_strs(&["h.example"]),
+                },
+            ),
+            dhcpv6::Opt::dhcpv4_msg(v4.clone()),
+            dhcpv6::Opt::raw(999, &[1]),
+        ],
+    ))
+    .relayed(12, 0, a6, a6, vec![]);
+    let (b4, b6) = (v4.emit(), v6.emit());
+    let (v4p, e4) = dhcpv4::parse(&b4);
+    let (v6p, e6) = dhcpv6::parse(&b6);
+    assert!(e4.is_empty() && e6.is_empty(), "{e4:?} {e6:?}");
+    vec![v4p.fields(), v6p.fields()]
+}
+
+#[test]
+fn every_field_name_is_wiresharks_or_poolsharks() {
+    if !common::have_tshark() {
+        return;
+    }
+    let out = std::process::Command::new("tshark")
+        .args(["-G", "fields"])
+        .output()
+        .expect("tshark -G fields");
+    let known: std::collections::HashSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split('\t').nth(2).map(str::to_string))
+        .collect();
+    assert!(known.contains("dhcpv6.msgtype") && known.contains("dhcp.option.type"));
+    let mut trees = kitchen_sink();
+    if let Some(shared) = common::shared_dir() {
+        for path in captures(&shared) {
+            let bytes = std::fs::read(&path).unwrap();
+            for d in pcap::udp_datagrams(&bytes) {
+                if let Some(k) = kind(d.sport, d.dport) {
+                    trees.push(decode(k, &d.payload).0);
+                }
+            }
+        }
+    }
+    let mut names = std::collections::BTreeSet::new();
+    for t in &trees {
+        for f in t {
+            f.walk(&mut |x| {
+                names.insert(x.name);
+            });
+        }
+    }
+    let unknown: Vec<_> = names
+        .iter()
+        .filter(|n| !n.is_empty() && !n.starts_with("poolshark.") && !known.contains(**n))
+        .collect();
+    let ours: Vec<_> = names.iter().filter(|n| n.starts_with("poolshark.")).collect();
+    eprintln!("{} field names, poolshark-only: {ours:?}", names.len());
+    assert!(unknown.is_empty(), "not in tshark -G fields: {unknown:?}");
+    assert!(names.len() > 120, "only {} names used", names.len());
+}
