@@ -8,7 +8,7 @@ mod dhcp_support;
 
 use std::path::{Path, PathBuf};
 
-use dhcp_support::{decode, kind, pcap, tshark_fields, values};
+use dhcp_support::{decode, kind, pcap, tshark_fields, values, Kind};
 
 const FIELDS: &[&str] = &[
     // DHCPv6 headers.
@@ -210,6 +210,99 @@ fn errors_expected(file: &str, frame: u64) -> bool {
     }
 }
 
+/// What the comparisons found.
+#[derive(Default)]
+struct Tally {
+    compared: usize,
+    explained: std::collections::BTreeMap<&'static str, usize>,
+    problems: Vec<String>,
+}
+
+impl Tally {
+    fn check(&mut self, file: &str, frame: u64, field: &str, tshark: &str, ours: &str) {
+        self.compared += 1;
+        if tshark == ours {
+            return;
+        }
+        match explain(file, field, tshark, ours) {
+            Some(why) => *self.explained.entry(why).or_default() += 1,
+            None => self.problems.push(format!(
+                "{file} frame {frame} {field}:\n   tshark {tshark:?}\n   ours   {ours:?}"
+            )),
+        }
+    }
+
+    fn finish(mut self, at_least: usize) {
+        eprintln!(
+            "{} values compared; known differences: {:#?}",
+            self.compared, self.explained
+        );
+        if !self.problems.is_empty() {
+            let n = self.problems.len();
+            self.problems.truncate(400);
+            panic!(
+                "{n} disagreements with tshark:\n{}",
+                self.problems.join("\n")
+            );
+        }
+        assert!(
+            self.compared >= at_least,
+            "only {} values compared",
+            self.compared
+        );
+    }
+}
+
+/// Compares every DHCP frame of one capture with tshark.
+fn compare_capture(path: &Path, tally: &mut Tally) {
+    let file = path.file_name().unwrap().to_string_lossy().into_owned();
+    let theirs = tshark_fields(path, "dhcp || dhcpv6", FIELDS);
+    let mut info_fields = tshark_fields(path, "dhcp || dhcpv6", &["_ws.col.Info", "_ws.malformed"]);
+    let bytes = std::fs::read(path).unwrap();
+    let mut seen = Vec::new();
+    for d in pcap::udp_datagrams(&bytes) {
+        let Some(k) = kind(d.sport, d.dport) else {
+            continue;
+        };
+        seen.push(d.frame);
+        let (tree, info, errors) = decode(k, &d.payload);
+        let Some(t) = theirs.get(&d.frame) else {
+            tally
+                .problems
+                .push(format!("{file} frame {}: tshark shows no DHCP", d.frame));
+            continue;
+        };
+        for (i, name) in FIELDS.iter().enumerate() {
+            let tv = t.get(i).map(String::as_str).unwrap_or("");
+            tally.check(&file, d.frame, name, tv, &values(&tree, name));
+        }
+        let tcols = info_fields.remove(&d.frame).unwrap_or_default();
+        let ti = tcols.first().cloned().unwrap_or_default();
+        tally.check(&file, d.frame, "info", ti.trim_end(), &info);
+        // Every frame tshark finds malformed must give decode errors, and every frame that gives
+        // errors must be malformed for tshark too, or be a known exception.
+        let malformed = tcols.get(1).is_some_and(|m| !m.is_empty());
+        match (malformed, errors > 0) {
+            (true, false) => tally.problems.push(format!(
+                "{file} frame {}: malformed for tshark, no decode error",
+                d.frame
+            )),
+            (false, true) if !errors_expected(&file, d.frame) => tally.problems.push(format!(
+                "{file} frame {}: {errors} decode errors, tshark sees nothing wrong",
+                d.frame
+            )),
+            _ => {}
+        }
+    }
+    for n in theirs.keys() {
+        if !seen.contains(n) {
+            tally.problems.push(format!(
+                "{file} frame {n}: tshark shows DHCP, we found none"
+            ));
+        }
+    }
+}
+
 #[test]
 fn dhcp_fields_agree_with_tshark() {
     let Some(shared) = common::shared_dir() else {
@@ -218,87 +311,90 @@ fn dhcp_fields_agree_with_tshark() {
     if !common::have_tshark() {
         return;
     }
-    let mut compared = 0usize;
-    let mut explained: std::collections::BTreeMap<&'static str, usize> = Default::default();
-    let mut problems = Vec::new();
+    let mut tally = Tally::default();
     for path in captures(&shared) {
-        let file = path.file_name().unwrap().to_string_lossy().into_owned();
-        let theirs = tshark_fields(&path, "dhcp || dhcpv6", FIELDS);
-        let mut info_fields =
-            tshark_fields(&path, "dhcp || dhcpv6", &["_ws.col.Info", "_ws.malformed"]);
-        let bytes = std::fs::read(&path).unwrap();
-        let mut seen = Vec::new();
-        for d in pcap::udp_datagrams(&bytes) {
-            let Some(k) = kind(d.sport, d.dport) else {
-                continue;
-            };
-            seen.push(d.frame);
-            let (tree, info, errors) = decode(k, &d.payload);
-            let Some(t) = theirs.get(&d.frame) else {
-                problems.push(format!("{file} frame {}: tshark shows no DHCP", d.frame));
-                continue;
-            };
-            for (i, name) in FIELDS.iter().enumerate() {
-                let tv = t.get(i).map(String::as_str).unwrap_or("");
-                let ov = values(&tree, name);
-                compared += 1;
-                if tv != ov {
-                    match explain(&file, name, tv, &ov) {
-                        Some(why) => *explained.entry(why).or_default() += 1,
-                        None => problems.push(format!(
-                            "{file} frame {} {name}:\n   tshark {tv:?}\n   ours   {ov:?}",
-                            d.frame
-                        )),
-                    }
-                }
-            }
-            let tcols = info_fields.remove(&d.frame).unwrap_or_default();
-            let ti = tcols.first().cloned().unwrap_or_default();
-            // Every frame tshark finds malformed must give decode errors, and every frame that
-            // gives errors must be malformed for tshark too, or be a known exception.
-            let malformed = tcols.get(1).is_some_and(|m| !m.is_empty());
-            match (malformed, errors > 0) {
-                (true, false) => problems.push(format!(
-                    "{file} frame {}: malformed for tshark, no decode error",
-                    d.frame
-                )),
-                (false, true) if !errors_expected(&file, d.frame) => problems.push(format!(
-                    "{file} frame {}: {errors} decode errors, tshark sees nothing wrong",
-                    d.frame
-                )),
-                _ => {}
-            }
-            compared += 1;
-            if ti.trim_end() != info {
-                match explain(&file, "info", ti.trim_end(), &info) {
-                    Some(why) => *explained.entry(why).or_default() += 1,
-                    None => problems.push(format!(
-                        "{file} frame {} info:\n   tshark {:?}\n   ours   {info:?}",
-                        d.frame,
-                        ti.trim_end()
-                    )),
-                }
-            }
-        }
-        for n in theirs.keys() {
-            if !seen.contains(n) {
-                problems.push(format!(
-                    "{file} frame {n}: tshark shows DHCP, we found none"
-                ));
-            }
-        }
+        compare_capture(&path, &mut tally);
     }
-    eprintln!("{compared} values compared; known differences: {explained:#?}");
-    if !problems.is_empty() {
-        let n = problems.len();
-        problems.truncate(400);
-        panic!("{n} disagreements with tshark:\n{}", problems.join("\n"));
+    tally.finish(100_000);
+}
+
+/// What poolshark's emitter writes, tshark must decode to the same values as poolshark's parser:
+/// the builders' messages (every typed option, PAD runs, relays, leasequery, DHCPv4 over DHCPv6)
+/// written to a capture and read by both.
+#[test]
+fn emitted_messages_agree_with_tshark() {
+    if !common::have_tshark() {
+        return;
     }
-    assert!(compared > 100_000, "only {compared} values compared");
+    let (v4, mut v6) = kitchen_sink_messages();
+    // tshark 4.0 does not dissect the messages inside OPTION_LQ_RELAY_DATA (47) and
+    // OPTION_DHCPV4_MSG (87): leave those two out of the comparison.
+    if let Some(inner) = v6.inner.as_mut() {
+        inner.options.retain(|o| o.code != 47 && o.code != 87);
+    }
+    let mut payloads = vec![(Kind::V4, v4.emit()), (Kind::V6, v6.emit())];
+    for m in extra_messages() {
+        payloads.push(m);
+    }
+    let dir = std::env::temp_dir().join(format!("poolshark-dhcp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("poolshark-emitted.pcap");
+    dhcp_support::write_pcap(&path, &payloads);
+    let mut tally = Tally::default();
+    compare_capture(&path, &mut tally);
+    if std::env::var_os("KEEP").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    tally.finish(FIELDS.len() * payloads.len());
+}
+
+/// Small messages for the emitted-capture comparison: PAD runs, a relay chain, leasequery.
+fn extra_messages() -> Vec<(Kind, Vec<u8>)> {
+    use poolshark::proto::{dhcpv4, dhcpv6};
+    use std::net::Ipv6Addr;
+    let link = Ipv6Addr::new(0x2001, 0xdb8, 1, 0, 0, 0, 0, 1);
+    let pads = dhcpv4::Message::request(dhcpv4::message_type::DISCOVER, 0x1234, [2, 0, 0, 0, 0, 7])
+        .with(dhcpv4::Opt::pad(3))
+        .with(dhcpv4::Opt::text(12, "a"))
+        .with(dhcpv4::Opt::pad(1))
+        .padded_to(300);
+    let solicit = dhcpv6::Message::client(dhcpv6::ClientMessage::new(
+        dhcpv6::msg_type::SOLICIT,
+        0xabcdef,
+        vec![
+            dhcpv6::Opt::client_id(dhcpv6::Duid::en(2495, b"client")),
+            dhcpv6::Opt::elapsed_time(150),
+        ],
+    ));
+    let relayed = solicit
+        .clone()
+        .relayed(12, 0, link, link, vec![dhcpv6::Opt::interface_id(b"eth0")])
+        .relayed(12, 1, Ipv6Addr::UNSPECIFIED, link, vec![]);
+    let lq = dhcpv6::Message::client(dhcpv6::ClientMessage::new(
+        dhcpv6::msg_type::LEASEQUERY,
+        0x10203,
+        vec![
+            dhcpv6::Opt::client_id(dhcpv6::Duid::uuid([7; 16])),
+            dhcpv6::Opt::lq_query(
+                dhcpv6::QUERY_BY_CLIENTID,
+                link,
+                vec![dhcpv6::Opt::client_id(dhcpv6::Duid::en(2495, b"client"))],
+            ),
+        ],
+    ));
+    vec![
+        (Kind::V4, pads.emit()),
+        (Kind::V6, solicit.emit()),
+        (Kind::V6, relayed.emit()),
+        (Kind::V6, lq.emit()),
+    ]
 }
 
 /// Messages that between them use every typed option poolshark decodes.
-fn kitchen_sink() -> Vec<Vec<poolshark::field::Field>> {
+fn kitchen_sink_messages() -> (
+    poolshark::proto::dhcpv4::Message<'static>,
+    poolshark::proto::dhcpv6::Message<'static>,
+) {
     use poolshark::proto::{dhcpv4, dhcpv6};
     use std::net::{Ipv4Addr, Ipv6Addr};
     let a6 = Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1);
@@ -432,6 +528,13 @@ fn kitchen_sink() -> Vec<Vec<poolshark::field::Field>> {
         ],
     ))
     .relayed(12, 0, a6, a6, vec![]);
+    (v4, v6)
+}
+
+/// The display trees of the kitchen-sink messages, parsed back from their bytes.
+fn kitchen_sink() -> Vec<Vec<poolshark::field::Field>> {
+    use poolshark::proto::{dhcpv4, dhcpv6};
+    let (v4, v6) = kitchen_sink_messages();
     let (b4, b6) = (v4.emit(), v6.emit());
     let (v4p, e4) = dhcpv4::parse(&b4);
     let (v6p, e6) = dhcpv6::parse(&b6);
@@ -476,7 +579,10 @@ fn every_field_name_is_wiresharks_or_poolsharks() {
         .iter()
         .filter(|n| !n.is_empty() && !n.starts_with("poolshark.") && !known.contains(**n))
         .collect();
-    let ours: Vec<_> = names.iter().filter(|n| n.starts_with("poolshark.")).collect();
+    let ours: Vec<_> = names
+        .iter()
+        .filter(|n| n.starts_with("poolshark."))
+        .collect();
     eprintln!("{} field names, poolshark-only: {ours:?}", names.len());
     assert!(unknown.is_empty(), "not in tshark -G fields: {unknown:?}");
     assert!(names.len() > 120, "only {} names used", names.len());

@@ -358,14 +358,17 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
     let off = o.pos.offset;
     let d = o.data_offset();
     match &o.value {
+        // A run of PAD bytes is one "Option: (0) Padding" node in Wireshark.
         OptValue::Pad(n) => {
-            return Field::new(
-                "dhcp.option.padding",
-                "Padding",
-                Value::Bytes(vec![0; *n]),
-                off,
-                *n,
-            )
+            return Field::uint("dhcp.option.type", "Option", code::PAD, off, *n)
+                .note("Padding")
+                .child(Field::new(
+                    "dhcp.option.padding",
+                    "Padding",
+                    Value::Bytes(vec![0; *n]),
+                    off,
+                    *n,
+                ));
         }
         OptValue::End => {
             return Field::uint("dhcp.option.type", "Option", code::END, off, 1)
@@ -680,10 +683,11 @@ fn client_id_fields(b: &[u8], d: usize) -> Vec<Field> {
                 id.len(),
             ),
         ],
+        // Wireshark shows nothing of other types; poolshark shows the type and the bytes.
         _ => vec![
-            Field::uint("dhcp.client_id.type", "Type", kind, d, 1)
+            Field::uint("poolshark.dhcp.client_id.type", "Type", kind, d, 1)
                 .note(hardware_type_name(kind.into())),
-            Field::bytes("dhcp.client_id", "Identifier", id, d + 1),
+            Field::bytes("poolshark.dhcp.client_id.data", "Identifier", id, d + 1),
         ],
     }
 }

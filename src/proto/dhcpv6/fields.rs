@@ -82,26 +82,31 @@ impl Message<'_> {
         }
         if let Some(m) = &self.inner {
             let _ = write!(s, "{} XID: 0x{:06x} ", message_type_name(m.msg_type), m.xid);
-            for o in &m.options {
-                match &o.value {
-                    OptValue::ClientId(d) => {
-                        let _ = write!(s, "CID: {} ", hex(d.bytes()));
-                    }
-                    OptValue::IaNa(ia) => iaa_info(&mut s, &ia.options),
-                    OptValue::IaTa(ia) => iaa_info(&mut s, &ia.options),
-                    _ => {}
-                }
-            }
+            info_options(&mut s, &m.options);
         }
         s.truncate(s.trim_end().len());
         s
     }
 }
 
-fn iaa_info(s: &mut String, opts: &[Opt<'_>]) {
+/// Wireshark notes every client id and every IA address in the info column, wherever they sit
+/// among encapsulated options (IAs, leasequery queries and client data).
+fn info_options(s: &mut String, opts: &[Opt<'_>]) {
     for o in opts {
-        if let OptValue::IaAddr(a) = &o.value {
-            let _ = write!(s, "IAA: {} ", a.address);
+        match &o.value {
+            OptValue::ClientId(d) => {
+                let _ = write!(s, "CID: {} ", hex(d.bytes()));
+            }
+            OptValue::IaAddr(a) => {
+                let _ = write!(s, "IAA: {} ", a.address);
+                info_options(s, &a.options);
+            }
+            OptValue::IaNa(ia) | OptValue::IaPd(ia) => info_options(s, &ia.options),
+            OptValue::IaTa(ia) => info_options(s, &ia.options),
+            OptValue::IaPrefix(p) => info_options(s, &p.options),
+            OptValue::LqQuery(q) => info_options(s, &q.options),
+            OptValue::ClientData(c) => info_options(s, c),
+            _ => {}
         }
     }
 }
