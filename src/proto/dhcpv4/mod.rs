@@ -5,6 +5,24 @@
 //! [`parse`] is zero-copy and lenient: it returns the [`Message`] with everything it could decode
 //! and the list of problems, each with its byte offset. [`Message::emit`] writes a message back to
 //! bytes exactly; [`Message::fields`] gives the display tree with Wireshark's `dhcp.*` names.
+//!
+//! ```
+//! use std::net::Ipv4Addr;
+//! use poolshark::proto::dhcpv4::{self, message_type, Opt};
+//!
+//! let discover = dhcpv4::Message::request(message_type::DISCOVER, 0x3d1d, [2, 0, 0, 0, 0, 1])
+//!     .with_broadcast()
+//!     .with(Opt::client_identifier(1, &[2, 0, 0, 0, 0, 1]))
+//!     .with(Opt::requested_address(Ipv4Addr::new(192, 0, 2, 10)))
+//!     .padded_to(300);
+//! let bytes = discover.emit();
+//! let (m, errors) = dhcpv4::parse(&bytes);
+//! assert!(errors.is_empty());
+//! assert_eq!(m, discover);
+//! assert_eq!(m.message_type(), Some(message_type::DISCOVER));
+//! assert_eq!(m.client_identifier().as_deref(), Some(&[1, 2, 0, 0, 0, 0, 1][..]));
+//! assert_eq!(m.info(), "DHCP Discover - Transaction ID 0x3d1d");
+//! ```
 
 mod emit;
 mod fields;

@@ -5,6 +5,31 @@
 //! client/server message they carry) with everything it could decode, and the list of problems,
 //! each with its byte offset. [`Message::emit`] writes a message back to bytes exactly;
 //! [`Message::fields`] gives the display tree with Wireshark's `dhcpv6.*` names.
+//!
+//! ```
+//! use std::net::Ipv6Addr;
+//! use poolshark::proto::dhcpv6::{self, msg_type, ClientMessage, Duid, Message, Opt};
+//!
+//! let duid = Duid::ll(1, &[2, 0, 0, 0, 0, 1]);
+//! let link: Ipv6Addr = "2001:db8::1".parse().unwrap();
+//! let solicit = Message::client(ClientMessage::new(
+//!     msg_type::SOLICIT,
+//!     0x78244b,
+//!     vec![Opt::client_id(duid.clone()), Opt::elapsed_time(0), Opt::ia_na(1, 0, 0, vec![])],
+//! ))
+//! .relayed(msg_type::RELAY_FORW, 0, link, "fe80::1".parse().unwrap(), vec![]);
+//! let bytes = solicit.emit();
+//! let (m, errors) = dhcpv6::parse(&bytes);
+//! assert!(errors.is_empty());
+//! assert_eq!(m, solicit);
+//! assert_eq!(m.relays.len(), 1);
+//! assert_eq!(m.innermost().map(|i| i.msg_type), Some(msg_type::SOLICIT));
+//! assert_eq!(m.client_id(), Some(&duid));
+//! assert_eq!(
+//!     m.info(),
+//!     "Relay-forw L: 2001:db8::1 Solicit XID: 0x78244b CID: 00030001020000000001"
+//! );
+//! ```
 
 mod domain;
 mod duid;
