@@ -1,0 +1,720 @@
+//! The display tree of a DHCPv6 message with Wireshark's `dhcpv6.*` field names and labels, and
+//! the info column text.
+//!
+//! Relay layers are assembled from the innermost outwards in a loop. Past [`MAX_TREE_NESTING`]
+//! layers the deeper ones are shown side by side instead of nested, so the tree stays shallow
+//! enough for every consumer that walks it recursively.
+
+use std::fmt::Write as _;
+
+use super::duid::{Duid, DuidKind};
+use super::message::{ClientMessage, Message, Relay, CLIENT_HEADER_LEN, RELAY_HEADER_LEN};
+use super::names::{
+    duid_type_name, message_type_name, ntp_suboption_name, option_name, query_type_name,
+    status_code_name,
+};
+use super::options::{code, Opt, OptValue, RelayMsg, SubOpt};
+use crate::field::{hex, hex_colons, Field};
+use crate::proto::dhcpv4::names::hardware_type_name;
+
+/// Relay layers nested in the tree before deeper ones are laid flat.
+pub const MAX_TREE_NESTING: usize = 32;
+
+/// Seconds from the Unix epoch to 2000-01-01 00:00:00 UTC, DUID-LLT's epoch.
+const DUID_EPOCH: i64 = 946_684_800;
+
+impl Message<'_> {
+    /// The tree under a `dhcpv6` node, as `tshark -V` shows it.
+    pub fn fields(&self) -> Vec<Field> {
+        let mut root = self.tree();
+        root.name = "dhcpv6";
+        vec![root]
+    }
+
+    /// One "DHCPv6" node for the whole message (nested layers inside).
+    fn tree(&self) -> Field {
+        // Each relay's own node, and the index among its children of its RELAY_MSG node.
+        let mut layers: Vec<(Field, Option<usize>)> = self.relays.iter().map(relay_node).collect();
+        let mut tail: Vec<Field> = Vec::new();
+        if layers.len() > MAX_TREE_NESTING {
+            tail.extend(layers.drain(MAX_TREE_NESTING..).map(|(f, _)| f));
+        }
+        let chain_intact = layers.iter().all(|(_, k)| k.is_some())
+            && self.relays.iter().skip(MAX_TREE_NESTING).all(|r| {
+                r.options
+                    .iter()
+                    .any(|o| matches!(o.value, OptValue::RelayMsg(RelayMsg::Next)))
+            });
+        if let Some(inner) = &self.inner {
+            if chain_intact {
+                tail.push(client_node(inner));
+            }
+        }
+        let mut acc = tail;
+        while let Some((mut node, k)) = layers.pop() {
+            if let Some(k) = k {
+                if let Some(relay_msg) = node.children.get_mut(k) {
+                    relay_msg.children.append(&mut acc);
+                }
+            }
+            acc = vec![node];
+        }
+        match acc.len() {
+            1 => acc.pop().unwrap_or_else(|| Field::node("", "DHCPv6", 0, 0)),
+            _ => {
+                let (off, len) = acc.first().map(|f| (f.offset, f.len)).unwrap_or_default();
+                Field::node("", "DHCPv6", off, len).children(acc)
+            }
+        }
+    }
+
+    /// The info column, as tshark writes it:
+    /// `Relay-forw L: 2001:db8::1 Solicit XID: 0x78244b CID: 000100011e62770bb827ebb853c8`.
+    pub fn info(&self) -> String {
+        let mut s = String::new();
+        for r in &self.relays {
+            let _ = write!(
+                s,
+                "{} L: {} ",
+                message_type_name(r.msg_type),
+                r.link_address
+            );
+        }
+        if let Some(m) = &self.inner {
+            let _ = write!(s, "{} XID: 0x{:06x} ", message_type_name(m.msg_type), m.xid);
+            info_options(&mut s, &m.options);
+        }
+        s.truncate(s.trim_end().len());
+        s
+    }
+}
+
+/// Wireshark notes every client id and every IA address in the info column, wherever they sit
+/// among encapsulated options (IAs, leasequery queries and client data).
+fn info_options(s: &mut String, opts: &[Opt<'_>]) {
+    for o in opts {
+        match &o.value {
+            OptValue::ClientId(d) => {
+                let _ = write!(s, "CID: {} ", hex(d.bytes()));
+            }
+            OptValue::IaAddr(a) => {
+                let _ = write!(s, "IAA: {} ", a.address);
+                info_options(s, &a.options);
+            }
+            OptValue::IaNa(ia) | OptValue::IaPd(ia) => info_options(s, &ia.options),
+            OptValue::IaTa(ia) => info_options(s, &ia.options),
+            OptValue::IaPrefix(p) => info_options(s, &p.options),
+            OptValue::LqQuery(q) => info_options(s, &q.options),
+            OptValue::ClientData(c) => info_options(s, c),
+            _ => {}
+        }
+    }
+}
+
+fn msgtype_field(t: u8, off: usize) -> Field {
+    Field::uint("dhcpv6.msgtype", "Message type", t, off, 1).note(message_type_name(t))
+}
+
+/// A relay's node without the layers it carries, and where its RELAY_MSG node is.
+fn relay_node(r: &Relay<'_>) -> (Field, Option<usize>) {
+    let off = r.pos.offset;
+    let mut kids = vec![
+        msgtype_field(r.msg_type, off),
+        Field::uint("dhcpv6.hopcount", "Hopcount", r.hop_count, off + 1, 1),
+        Field::ipv6("dhcpv6.linkaddr", "Link address", r.link_address, off + 2),
+        Field::ipv6("dhcpv6.peeraddr", "Peer address", r.peer_address, off + 18),
+    ];
+    let mut next = None;
+    for o in &r.options {
+        if next.is_none() && matches!(o.value, OptValue::RelayMsg(RelayMsg::Next)) {
+            next = Some(kids.len());
+        }
+        kids.push(option_field(o));
+    }
+    let len = r.pos.len.max(RELAY_HEADER_LEN);
+    (Field::node("", "DHCPv6", off, len).children(kids), next)
+}
+
+fn client_node(m: &ClientMessage<'_>) -> Field {
+    let off = m.pos.offset;
+    let mut kids = vec![
+        msgtype_field(m.msg_type, off),
+        Field::uint("dhcpv6.xid", "Transaction ID", m.xid, off + 1, 3).hex(6),
+    ];
+    kids.extend(m.options.iter().map(option_field));
+    Field::node("", "DHCPv6", off, m.pos.len.max(CLIENT_HEADER_LEN)).children(kids)
+}
+
+/// One option's subtree: a node titled with the option's name, then type, length and value.
+pub(crate) fn option_field(o: &Opt<'_>) -> Field {
+    let off = o.pos.offset;
+    let d = o.data_offset();
+    let dlen = o.pos.len.saturating_sub(4);
+    let name = option_name(o.code);
+    let mut node = Field::node("", name, off, o.pos.len)
+        .child(Field::uint("dhcpv6.option.type", "Option", o.code, off, 2).note(name))
+        .child(Field::uint(
+            "dhcpv6.option.length",
+            "Length",
+            dlen as u64,
+            off + 2,
+            2,
+        ));
+    node.children.extend(value_fields(o, d));
+    node
+}
+
+fn nested(opts: &[Opt<'_>]) -> Vec<Field> {
+    opts.iter().map(option_field).collect()
+}
+
+fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
+    match &o.value {
+        OptValue::ClientId(duid) | OptValue::ServerId(duid) => duid_fields(duid, d),
+        OptValue::IaNa(ia) | OptValue::IaPd(ia) => {
+            let mut v = vec![
+                Field::string("dhcpv6.iaid", "IAID", format!("{:08x}", ia.iaid), d, 4),
+                Field::uint("dhcpv6.iaid.t1", "T1", ia.t1, d + 4, 4),
+                Field::uint("dhcpv6.iaid.t2", "T2", ia.t2, d + 8, 4),
+            ];
+            v.extend(nested(&ia.options));
+            v
+        }
+        OptValue::IaTa(ia) => {
+            let mut v = vec![Field::string(
+                "dhcpv6.iata",
+                "IATA",
+                format!("{:08x}", ia.iaid),
+                d,
+                4,
+            )];
+            v.extend(nested(&ia.options));
+            v
+        }
+        OptValue::IaAddr(a) => {
+            let mut v = vec![
+                Field::ipv6("dhcpv6.iaaddr.ip", "IPv6 address", a.address, d),
+                Field::uint(
+                    "dhcpv6.iaaddr.pref_lifetime",
+                    "Preferred lifetime",
+                    a.preferred_lifetime,
+                    d + 16,
+                    4,
+                ),
+                Field::uint(
+                    "dhcpv6.iaaddr.valid_lifetime",
+                    "Valid lifetime",
+                    a.valid_lifetime,
+                    d + 20,
+                    4,
+                ),
+            ];
+            v.extend(nested(&a.options));
+            v
+        }
+        OptValue::IaPrefix(p) => {
+            let mut v = vec![
+                Field::uint(
+                    "dhcpv6.iaprefix.pref_lifetime",
+                    "Preferred lifetime",
+                    p.preferred_lifetime,
+                    d,
+                    4,
+                ),
+                Field::uint(
+                    "dhcpv6.iaprefix.valid_lifetime",
+                    "Valid lifetime",
+                    p.valid_lifetime,
+                    d + 4,
+                    4,
+                ),
+                Field::uint(
+                    "dhcpv6.iaprefix.pref_len",
+                    "Prefix length",
+                    p.prefix_len,
+                    d + 8,
+                    1,
+                ),
+                Field::ipv6(
+                    "dhcpv6.iaprefix.pref_addr",
+                    "Prefix address",
+                    p.prefix,
+                    d + 9,
+                ),
+            ];
+            v.extend(nested(&p.options));
+            v
+        }
+        OptValue::Oro(codes) => codes
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                Field::uint(
+                    "dhcpv6.requested_option_code",
+                    "Requested Option code",
+                    c,
+                    d + 2 * i,
+                    2,
+                )
+                .note(option_name(c))
+            })
+            .collect(),
+        OptValue::Preference(p) => {
+            vec![Field::uint(
+                "dhcpv6.option_preference",
+                "Pref-value",
+                *p,
+                d,
+                1,
+            )]
+        }
+        // Wireshark shows milliseconds; the wire holds hundredths of a second.
+        OptValue::ElapsedTime(t) => vec![Field::uint(
+            "dhcpv6.elapsed_time",
+            "Elapsed time",
+            u64::from(*t) * 10,
+            d,
+            2,
+        )],
+        OptValue::RelayMsg(RelayMsg::Next) => Vec::new(),
+        OptValue::RelayMsg(RelayMsg::Raw(b)) => vec![Field::bytes(
+            "poolshark.dhcpv6.relay_message",
+            "Relayed message (not decoded)",
+            b,
+            d,
+        )],
+        OptValue::Auth {
+            protocol,
+            algorithm,
+            rdm,
+            replay_detection,
+            info,
+        } => vec![
+            Field::uint("dhcpv6.auth.protocol", "Protocol", *protocol, d, 1),
+            Field::uint("dhcpv6.auth.algorithm", "Algorithm", *algorithm, d + 1, 1),
+            Field::uint("dhcpv6.auth.rdm", "RDM", *rdm, d + 2, 1),
+            Field::bytes(
+                "dhcpv6.auth.replay_detection",
+                "Replay Detection",
+                &replay_detection.to_be_bytes(),
+                d + 3,
+            ),
+            Field::bytes(
+                "dhcpv6.auth.info",
+                "Authentication Information",
+                info,
+                d + 11,
+            ),
+        ],
+        OptValue::Unicast(a) => vec![Field::ipv6("dhcpv6.unicast", "IPv6 address", *a, d)],
+        OptValue::StatusCode { code, message } => vec![
+            Field::uint("dhcpv6.status_code", "Status Code", *code, d, 2)
+                .note(status_code_name(*code)),
+            Field::string(
+                "dhcpv6.status_msg",
+                "Status Message",
+                String::from_utf8_lossy(message).into_owned(),
+                d + 2,
+                message.len(),
+            ),
+        ],
+        OptValue::Empty => Vec::new(),
+        OptValue::UserClass(items) => {
+            let mut at = d;
+            let mut v = Vec::new();
+            for i in items {
+                v.push(Field::uint(
+                    "dhcpv6.userclass.length",
+                    "Length",
+                    i.len() as u64,
+                    at,
+                    2,
+                ));
+                v.push(Field::bytes(
+                    "dhcpv6.userclass.opaque_data",
+                    "Suboption",
+                    i,
+                    at + 2,
+                ));
+                at += 2 + i.len();
+            }
+            v
+        }
+        OptValue::VendorClass { enterprise, data } => {
+            let mut v = vec![Field::uint(
+                "dhcpv6.vendorclass.enterprise",
+                "Enterprise ID",
+                *enterprise,
+                d,
+                4,
+            )];
+            let mut at = d + 4;
+            for i in data {
+                v.push(Field::string(
+                    "dhcpv6.vendorclass.data",
+                    "vendor-class-data",
+                    String::from_utf8_lossy(i).into_owned(),
+                    at + 2,
+                    i.len(),
+                ));
+                at += 2 + i.len();
+            }
+            v
+        }
+        OptValue::VendorOpts {
+            enterprise,
+            options,
+        } => {
+            let mut v = vec![Field::uint(
+                "dhcpv6.vendoropts.enterprise",
+                "Enterprise ID",
+                *enterprise,
+                d,
+                4,
+            )];
+            let mut at = d + 4;
+            for s in options {
+                v.push(Field::uint(
+                    "dhcpv6.vendoropts.enterprise.option_code",
+                    "Option code",
+                    s.code,
+                    at,
+                    2,
+                ));
+                v.push(Field::uint(
+                    "dhcpv6.vendoropts.enterprise.option_length",
+                    "Option length",
+                    s.data.len() as u64,
+                    at + 2,
+                    2,
+                ));
+                v.push(Field::bytes(
+                    "dhcpv6.vendoropts.enterprise.option_data",
+                    "Option data",
+                    &s.data,
+                    at + 4,
+                ));
+                at += 4 + s.data.len();
+            }
+            v
+        }
+        OptValue::InterfaceId(b) => {
+            vec![Field::bytes("dhcpv6.interface_id", "Interface-ID", b, d)]
+        }
+        OptValue::ReconfMsg(t) => {
+            vec![
+                Field::uint("dhcpv6.reconf_msg", "Reconfigure message type", *t, d, 1)
+                    .note(message_type_name(*t)),
+            ]
+        }
+        OptValue::Addresses(addrs) => {
+            let (name, label) = address_field(o.code);
+            addrs
+                .iter()
+                .enumerate()
+                .map(|(i, a)| Field::ipv6(name, label, *a, d + 16 * i))
+                .collect()
+        }
+        OptValue::DomainNames(n) => {
+            let (name, label) = domain_field(o.code);
+            let decoded = n.decode().names;
+            let total = n.0.len();
+            let mut out = Vec::new();
+            for (i, (start, s)) in decoded.iter().enumerate() {
+                let end = decoded.get(i + 1).map(|x| x.0).unwrap_or(total);
+                // Wireshark singles out a lone top-level domain ("home.").
+                let (name, label) = if s.ends_with('.') && s.matches('.').count() == 1 {
+                    ("dhcpv6.tld", "Top Level Domain name (TLD)")
+                } else {
+                    (name, label)
+                };
+                out.push(Field::string(
+                    name,
+                    label,
+                    s.clone(),
+                    d + start,
+                    end - start,
+                ));
+            }
+            if o.code == code::DOMAIN_LIST {
+                return vec![
+                    Field::node("", "Domain name suffix search list", d, total).children(out)
+                ];
+            }
+            out
+        }
+        OptValue::ClientFqdn { flags, name } => {
+            let text = name.to_strings().join(" ");
+            // RFC 4704: a name without the root label is partial (the server completes it).
+            let label = if text.ends_with('.') {
+                "Domain name"
+            } else {
+                "Partial domain name"
+            };
+            vec![
+                Field::uint("dhcpv6.client_fqdn_flags", "Flags", *flags, d, 1).hex(2),
+                Field::string("dhcpv6.client_domain", label, text, d + 1, name.0.len()),
+            ]
+        }
+        OptValue::NtpServer(subs) => ntp_fields(subs, d),
+        OptValue::LqQuery(q) => {
+            let mut v = vec![
+                Field::uint("dhcpv6.lq_query", "Query-type", q.query_type, d, 1)
+                    .note(query_type_name(q.query_type)),
+                Field::ipv6(
+                    "dhcpv6.lq_query_link_address",
+                    "Link address",
+                    q.link_address,
+                    d + 1,
+                ),
+            ];
+            v.extend(nested(&q.options));
+            v
+        }
+        OptValue::ClientData(opts) => nested(opts),
+        OptValue::CltTime(t) => vec![Field::uint("dhcpv6.clt_time", "Clt_time", *t, d, 4)],
+        OptValue::LqRelayData(r) => vec![
+            Field::ipv6(
+                "dhcpv6.lq_relay_data_peer_addr",
+                "Peer address",
+                r.peer_address,
+                d,
+            ),
+            r.message.tree(),
+        ],
+        OptValue::Dhcpv4Msg(m) => {
+            let mut f = m.fields();
+            for x in &mut f {
+                x.shift(d);
+            }
+            f
+        }
+        OptValue::Text(t) => vec![Field::string(
+            "dhcpv6.mudurl",
+            "MUDURL",
+            String::from_utf8_lossy(t).into_owned(),
+            d,
+            t.len(),
+        )],
+        OptValue::Raw(b) => {
+            if b.is_empty() {
+                Vec::new()
+            } else {
+                vec![Field::bytes("poolshark.dhcpv6.option.value", "Value", b, d)]
+            }
+        }
+    }
+}
+
+fn address_field(c: u16) -> (&'static str, &'static str) {
+    match c {
+        code::SIP_SERVER_A => ("dhcpv6.sip_server_a", "SIP server address"),
+        code::DNS_SERVERS => ("dhcpv6.dns_server", "DNS server address"),
+        27 => ("dhcpv6.nis_server", "NIS server address"),
+        28 => ("dhcpv6.nisp_server", "NISP server address"),
+        code::SNTP_SERVERS => ("dhcpv6.sntp_server", "SNTP server address"),
+        34 => ("dhcpv6.bcmcs_server_a", "BCMCS server address"),
+        40 => ("dhcpv6.pana_agent", "PANA agents address"),
+        52 => ("dhcpv6.capwap_ac_v6", "CAPWAP Access Controllers address"),
+        code::LQ_CLIENT_LINK => ("dhcpv6.lq_client_link", "LQ client links address"),
+        _ => ("poolshark.dhcpv6.dhcp4o6_server", "DHCP 4o6 server address"),
+    }
+}
+
+fn domain_field(c: u16) -> (&'static str, &'static str) {
+    match c {
+        code::SIP_SERVER_D => (
+            "dhcpv6.sip_server_domain_search_fqdn",
+            "SIP Server Domain Search FQDN",
+        ),
+        29 => ("dhcpv6.nis_fqdn", "NIS FQDN"),
+        30 => ("dhcpv6.nisp_fqdn", "NISP FQDN"),
+        33 => ("dhcpv6.bcmcs_server_fqdn", "BCMCS server FQDN"),
+        code::AFTR_NAME => ("dhcpv6.aftr_name", "DS-Lite AFTR Name"),
+        _ => ("dhcpv6.search_list_entry", "List entry"),
+    }
+}
+
+fn ntp_fields(subs: &[SubOpt<'_>], d: usize) -> Vec<Field> {
+    let mut at = d;
+    let mut out = Vec::new();
+    for s in subs {
+        let mut node = Field::node("", ntp_suboption_name(s.code), at, 4 + s.data.len())
+            .child(
+                Field::uint("dhcpv6.ntpserver.option.type", "Suboption", s.code, at, 2)
+                    .note(ntp_suboption_name(s.code)),
+            )
+            .child(Field::uint(
+                "dhcpv6.ntpserver.option.length",
+                "Length",
+                s.data.len() as u64,
+                at + 2,
+                2,
+            ));
+        let v = at + 4;
+        match (s.code, s.address()) {
+            (1, Some(a)) => {
+                node = node.child(Field::ipv6(
+                    "dhcpv6.ntpserver.addr",
+                    "NTP Server Address",
+                    a,
+                    v,
+                ))
+            }
+            (2, Some(a)) => {
+                node = node.child(Field::ipv6(
+                    "dhcpv6.ntpserver.mc_addr",
+                    "NTP Multicast Address",
+                    a,
+                    v,
+                ))
+            }
+            (3, _) => {
+                let n = super::domain::Names(std::borrow::Cow::Borrowed(&s.data[..]));
+                node = node.child(Field::string(
+                    "dhcpv6.ntpserver.fqdn",
+                    "NTP Server FQDN",
+                    n.to_strings().join(" "),
+                    v,
+                    s.data.len(),
+                ));
+            }
+            _ => {
+                node = node.child(Field::bytes(
+                    "poolshark.dhcpv6.ntpserver.data",
+                    "Data",
+                    &s.data,
+                    v,
+                ))
+            }
+        }
+        out.push(node);
+        at += 4 + s.data.len();
+    }
+    out
+}
+
+fn duid_fields(duid: &Duid<'_>, d: usize) -> Vec<Field> {
+    let b = duid.bytes();
+    let mut v = vec![Field::bytes("dhcpv6.duid.bytes", "DUID", b, d)];
+    let Some(t) = duid.duid_type() else {
+        return v;
+    };
+    v.push(Field::uint("dhcpv6.duid.type", "DUID Type", t, d, 2).note(duid_type_name(t)));
+    match duid.kind() {
+        DuidKind::Llt {
+            hw_type,
+            time,
+            link_layer,
+        } => {
+            v.push(
+                Field::uint("dhcpv6.duidllt.hwtype", "Hardware type", hw_type, d + 2, 2)
+                    .note(hardware_type_name(hw_type)),
+            );
+            v.push(Field::string(
+                "dhcpv6.duidllt.time",
+                "DUID Time",
+                utc_text(DUID_EPOCH + i64::from(time)),
+                d + 4,
+                4,
+            ));
+            v.push(Field::string(
+                "dhcpv6.duidllt.link_layer_addr",
+                "Link-layer address",
+                link_layer_text(hw_type, link_layer),
+                d + 8,
+                link_layer.len(),
+            ));
+        }
+        DuidKind::En {
+            enterprise,
+            identifier,
+        } => {
+            v.push(Field::uint(
+                "dhcpv6.duiden.enterprise",
+                "Enterprise ID",
+                enterprise,
+                d + 2,
+                4,
+            ));
+            v.push(Field::bytes(
+                "dhcpv6.duiden.identifier",
+                "Identifier",
+                identifier,
+                d + 6,
+            ));
+        }
+        DuidKind::Ll {
+            hw_type,
+            link_layer,
+        } => {
+            v.push(
+                Field::uint("dhcpv6.duidll.hwtype", "Hardware type", hw_type, d + 2, 2)
+                    .note(hardware_type_name(hw_type)),
+            );
+            v.push(Field::string(
+                "dhcpv6.duidll.link_layer_addr",
+                "Link-layer address",
+                link_layer_text(hw_type, link_layer),
+                d + 4,
+                link_layer.len(),
+            ));
+        }
+        DuidKind::Uuid(u) => v.push(Field::bytes("dhcpv6.duiduuid.bytes", "UUID", u, d + 2)),
+        DuidKind::Unknown { .. } => {}
+    }
+    v
+}
+
+/// An Ethernet address with colons, anything else as plain hex (as Wireshark shows them).
+fn link_layer_text(hw_type: u16, b: &[u8]) -> String {
+    if hw_type == 1 && b.len() == 6 {
+        hex_colons(b)
+    } else {
+        hex(b)
+    }
+}
+
+/// `Feb 26, 2016 02:38:03.000000000 UTC`, as Wireshark prints absolute times in UTC.
+pub(crate) fn utc_text(secs: i64) -> String {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil date from days since 1970-01-01 (the proleptic Gregorian calendar).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let name = MONTHS
+        .get(usize::try_from(month - 1).unwrap_or(0))
+        .copied()
+        .unwrap_or("Jan");
+    format!(
+        "{name} {day:2}, {year} {:02}:{:02}:{:02}.000000000 UTC",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_text_matches_tshark() {
+        // tshark on tcpdump_dhcpv6-mud.pcap: DUID time 0x1e62770b is "Feb 26, 2016 02:38:03".
+        assert_eq!(
+            utc_text(DUID_EPOCH + 0x1e62770b),
+            "Feb 26, 2016 02:38:03.000000000 UTC"
+        );
+        assert_eq!(utc_text(0), "Jan  1, 1970 00:00:00.000000000 UTC");
+    }
+}
