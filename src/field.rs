@@ -47,6 +47,8 @@ pub struct Field {
     pub base: Base,
     /// A description of the value shown after it, e.g. `Round Robin (RR)` or `ms`.
     pub note: Option<Cow<'static, str>>,
+    /// A unit written right after the value, e.g. `ms` in `1800000ms`.
+    pub unit: Option<&'static str>,
     /// Byte offset relative to the start of the decoded message.
     pub offset: usize,
     /// Length in bytes on the wire.
@@ -68,6 +70,7 @@ impl Field {
             value,
             base: Base::Dec,
             note: None,
+            unit: None,
             offset,
             len,
             children: Vec::new(),
@@ -148,6 +151,12 @@ impl Field {
 
     pub fn note(mut self, note: impl Into<Cow<'static, str>>) -> Self {
         self.note = Some(note.into());
+        self
+    }
+
+    /// A unit written right after the value (include a leading space if one is wanted).
+    pub fn unit(mut self, unit: &'static str) -> Self {
+        self.unit = Some(unit);
         self
     }
 

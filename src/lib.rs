@@ -12,5 +12,6 @@ pub mod error;
 pub mod field;
 pub mod generate;
 pub mod output;
+pub mod pipeline;
 pub mod proto;
 pub mod source;

@@ -1,6 +1,7 @@
 //! The command line: a thin layer over the library. One file per subcommand.
 
 pub mod hash;
+pub mod input;
 pub mod read;
 pub mod simulate;
 

@@ -1,10 +1,225 @@
-//! `poolshark read` (to be written).
+//! `poolshark read FILE [-V] [--format text|json|jsonl]`: decode a capture.
+
+use std::io::{self, Write};
 
 use super::anyhow_like::Result;
+use super::exit;
+use super::input::CaptureArgs;
+use crate::dissect::FrameSummary;
+use crate::output::json::JsonRecords;
+use crate::output::text::{write_line, write_tree, FrameLine};
+use crate::output::{Format, Record};
+use crate::pipeline::{Decoded, Pipeline, Sink};
+use crate::source::{Frame, SourceError, Timestamp};
 
 #[derive(clap::Args, Debug)]
-pub struct ReadArgs {}
+pub struct ReadArgs {
+    #[command(flatten)]
+    pub input: CaptureArgs,
 
-pub fn run(_args: ReadArgs) -> Result<i32> {
-    Err("not yet implemented".into())
+    /// Show the whole field tree of every message.
+    #[arg(short = 'V', long)]
+    pub verbose: bool,
+
+    /// Output format: a line per frame (text), a JSON array, or one JSON object per line.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+pub fn run(args: ReadArgs) -> Result<i32> {
+    let opts = args.input.options()?;
+    let mut source = args.input.open()?;
+    let stdout = io::stdout().lock();
+    let mut sink = ReadSink::new(stdout, args.format, args.verbose);
+    let mut pipeline = Pipeline::new(opts);
+    let fatal = pipeline.run(&mut source, &mut sink).err();
+    sink.finish()?;
+    let stats = pipeline.stats();
+    eprintln!("poolshark: {}", stats.summary_line());
+    match fatal {
+        Some(e) => {
+            eprintln!("poolshark: stopped reading {}: {e}", args.input.file);
+            Ok(exit::USAGE)
+        }
+        None => Ok(exit::OK),
+    }
+}
+
+/// Writes what `read` shows; remembers the first output error (a closed pipe ends the run).
+struct ReadSink<W: Write> {
+    verbose: bool,
+    text: W,
+    json: Option<JsonRecords>,
+    buf: Vec<u8>,
+    first: Option<Timestamp>,
+    /// The current frame's messages: (protocol column, info, tree).
+    pending: Vec<Record>,
+    error: Option<io::Error>,
+}
+
+impl<W: Write> ReadSink<W> {
+    fn new(out: W, format: Format, verbose: bool) -> Self {
+        ReadSink {
+            verbose,
+            text: out,
+            json: match format {
+                Format::Text => None,
+                Format::Json => Some(JsonRecords::new(true)),
+                Format::Jsonl => Some(JsonRecords::new(false)),
+            },
+            buf: Vec::with_capacity(1 << 16),
+            first: None,
+            pending: Vec::new(),
+            error: None,
+        }
+    }
+
+    fn flush_if_full(&mut self) {
+        if self.buf.len() >= 1 << 16 && self.error.is_none() {
+            if let Err(e) = self.text.write_all(&self.buf) {
+                self.error = Some(e);
+            }
+            self.buf.clear();
+        }
+    }
+
+    fn finish(mut self) -> io::Result<()> {
+        if let Some(j) = self.json.take() {
+            j.finish(&mut self.buf);
+        }
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.text.write_all(&self.buf)?;
+        self.text.flush()
+    }
+}
+
+impl<W: Write> Sink for ReadSink<W> {
+    fn message(&mut self, d: &Decoded<'_>) {
+        let mut fields = Vec::new();
+        if self.verbose || self.json.is_some() {
+            fields = d.message.fields();
+            if let Some(o) = d.frame_offset {
+                for f in &mut fields {
+                    f.shift(o);
+                }
+            }
+        }
+        self.pending.push(Record {
+            frame: d.frame.number,
+            time: d.frame.ts,
+            src: d.payload.src.to_string(),
+            dst: d.payload.dst.to_string(),
+            protocol: d.protocol.name(),
+            info: if self.json.is_some() {
+                String::new()
+            } else {
+                d.message.info()
+            },
+            fields,
+            errors: d.errors.to_vec(),
+            reassembled_from: d.payload.reassembled_from.clone(),
+        });
+    }
+
+    fn end_frame(&mut self, frame: &Frame<'_>, summary: &FrameSummary) {
+        let first = *self.first.get_or_insert(frame.ts);
+        let addr =
+            |a: &Option<crate::dissect::Address>| a.map(|a| a.to_string()).unwrap_or_default();
+        if !summary.errors.is_empty() {
+            // Errors below the application: a record of their own, so nothing is lost.
+            self.pending.push(Record {
+                frame: frame.number,
+                time: frame.ts,
+                src: addr(&summary.src),
+                dst: addr(&summary.dst),
+                protocol: lower_layer_name(summary.protocol),
+                info: String::new(),
+                fields: Vec::new(),
+                errors: summary.errors.clone(),
+                reassembled_from: Vec::new(),
+            });
+        }
+        if let Some(j) = &mut self.json {
+            for r in self.pending.drain(..) {
+                j.write(&mut self.buf, &r);
+            }
+        } else {
+            let messages: Vec<&Record> = self
+                .pending
+                .iter()
+                .filter(|r| !r.info.is_empty() || !r.fields.is_empty())
+                .collect();
+            let (protocol, info) = match messages.last() {
+                Some(last) => (
+                    column(last.protocol),
+                    messages
+                        .iter()
+                        .map(|r| r.info.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+                None => (summary.protocol, summary.info.clone()),
+            };
+            let src = addr(&summary.src);
+            let dst = addr(&summary.dst);
+            write_line(
+                &mut self.buf,
+                &FrameLine {
+                    number: frame.number,
+                    relative: frame.ts.since(first),
+                    src: &src,
+                    dst: &dst,
+                    protocol,
+                    len: frame.orig_len,
+                    info: &info,
+                },
+            );
+            for r in &self.pending {
+                if self.verbose {
+                    write_tree(&mut self.buf, &r.fields, 1);
+                }
+                for e in &r.errors {
+                    let _ = writeln!(
+                        self.buf,
+                        "    [{} error at byte {}: {}]",
+                        r.protocol, e.offset, e.what
+                    );
+                }
+            }
+            self.pending.clear();
+        }
+        self.flush_if_full();
+    }
+
+    fn source_error(&mut self, e: &SourceError) {
+        eprintln!("poolshark: {e}");
+    }
+
+    fn stopped(&self) -> bool {
+        self.error.is_some()
+    }
+}
+
+fn column(protocol: &str) -> &'static str {
+    match protocol.parse::<crate::proto::AppProtocol>() {
+        Ok(p) => p.column(),
+        Err(_) => "?",
+    }
+}
+
+/// The JSON `protocol` of a record that only carries lower-layer errors.
+fn lower_layer_name(column: &'static str) -> &'static str {
+    match column {
+        "SCTP" => "sctp",
+        "TCP" => "tcp",
+        "UDP" => "udp",
+        "IPv4" => "ipv4",
+        "IPv6" => "ipv6",
+        "ICMPv6" => "icmpv6",
+        "ARP" => "arp",
+        "Ethernet" | "ETH" => "eth",
+        _ => "frame",
+    }
 }

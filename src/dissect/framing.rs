@@ -121,6 +121,11 @@ impl LengthFramer {
         std::iter::from_fn(|| self.next_message()).collect()
     }
 
+    /// Stream offset just past the last byte pushed.
+    pub fn stream_end(&self) -> u64 {
+        self.offset + self.pending() as u64
+    }
+
     /// Bytes held for a message not complete yet.
     pub fn pending(&self) -> usize {
         self.buf.len() - self.start

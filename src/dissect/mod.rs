@@ -8,12 +8,13 @@
 //! application payload to a callback (borrowing the frame or a reassembly buffer only for the
 //! duration of the call) and returns a [`FrameSummary`] for the one-line-per-frame listing.
 
+pub mod dispatch;
 mod dissector;
 pub mod framing;
 pub mod ip;
 pub mod ipfrag;
 pub mod link;
-mod lru;
+pub(crate) mod lru;
 pub mod sctp;
 pub mod sctp_reassembly;
 mod summary;

@@ -6,7 +6,7 @@
 //! strings lowercase hex, addresses text. Written by hand rather than through serde: this is the
 //! hot path of `read --format jsonl` and the shape is fixed.
 
-use std::io::{self, Write};
+use std::io::Write;
 
 use super::Record;
 use crate::field::{hex, Field, Value};
@@ -146,48 +146,33 @@ pub fn push_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
-/// Writes records as JSON lines or as one JSON array, flushing in large blocks.
-pub struct JsonWriter<W: Write> {
-    out: W,
-    buf: Vec<u8>,
+/// Writes records as JSON lines or as one JSON array into a buffer the caller flushes.
+pub struct JsonRecords {
     array: bool,
     count: u64,
 }
 
-impl<W: Write> JsonWriter<W> {
-    pub fn new(out: W, array: bool) -> Self {
-        JsonWriter {
-            out,
-            buf: Vec::with_capacity(1 << 16),
-            array,
-            count: 0,
-        }
+impl JsonRecords {
+    pub fn new(array: bool) -> Self {
+        JsonRecords { array, count: 0 }
     }
 
-    pub fn write(&mut self, r: &Record) -> io::Result<()> {
+    pub fn write(&mut self, out: &mut Vec<u8>, r: &Record) {
         if self.array {
-            self.buf
-                .extend_from_slice(if self.count == 0 { b"[\n" } else { b",\n" });
+            out.extend_from_slice(if self.count == 0 { b"[\n" } else { b",\n" });
         }
-        write_record(&mut self.buf, r);
+        write_record(out, r);
         if !self.array {
-            self.buf.push(b'\n');
+            out.push(b'\n');
         }
         self.count += 1;
-        if self.buf.len() >= 1 << 16 {
-            self.out.write_all(&self.buf)?;
-            self.buf.clear();
-        }
-        Ok(())
     }
 
-    pub fn finish(mut self) -> io::Result<()> {
+    /// Closes the array (nothing for JSON lines).
+    pub fn finish(&self, out: &mut Vec<u8>) {
         if self.array {
-            self.buf
-                .extend_from_slice(if self.count == 0 { b"[]\n" } else { b"\n]\n" });
+            out.extend_from_slice(if self.count == 0 { b"[]\n" } else { b"\n]\n" });
         }
-        self.out.write_all(&self.buf)?;
-        self.out.flush()
     }
 }
 

@@ -36,7 +36,10 @@ pub fn write_tree(out: &mut Vec<u8>, fields: &[Field], depth: usize) {
             out.extend_from_slice(b"    ");
         }
         out.extend_from_slice(f.label.as_bytes());
-        let v = f.display_value();
+        let mut v = f.display_value();
+        if let (Some(u), false) = (f.unit, v.is_empty()) {
+            v.push_str(u);
+        }
         match (&f.note, v.is_empty()) {
             (Some(n), true) => {
                 let _ = write!(out, ": {n}");

@@ -5,3 +5,147 @@ pub mod dhcpv4;
 pub mod dhcpv6;
 pub mod failover;
 pub mod rserpool;
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::DecodeError;
+use crate::field::Field;
+
+/// The application protocols poolshark decodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AppProtocol {
+    Asap,
+    Enrp,
+    Dhcpv4,
+    Dhcpv6,
+    Failover,
+}
+
+impl AppProtocol {
+    pub const ALL: [AppProtocol; 5] = [
+        AppProtocol::Asap,
+        AppProtocol::Enrp,
+        AppProtocol::Dhcpv4,
+        AppProtocol::Dhcpv6,
+        AppProtocol::Failover,
+    ];
+
+    /// The name in JSON records and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            AppProtocol::Asap => "asap",
+            AppProtocol::Enrp => "enrp",
+            AppProtocol::Dhcpv4 => "dhcpv4",
+            AppProtocol::Dhcpv6 => "dhcpv6",
+            AppProtocol::Failover => "dhcpfo",
+        }
+    }
+
+    /// The protocol column of the text listing, as tshark writes it.
+    pub fn column(self) -> &'static str {
+        match self {
+            AppProtocol::Asap => "ASAP",
+            AppProtocol::Enrp => "ENRP",
+            AppProtocol::Dhcpv4 => "DHCP",
+            AppProtocol::Dhcpv6 => "DHCPv6",
+            AppProtocol::Failover => "DHCPFO",
+        }
+    }
+}
+
+impl fmt::Display for AppProtocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for AppProtocol {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "asap" => Ok(AppProtocol::Asap),
+            "enrp" => Ok(AppProtocol::Enrp),
+            "dhcp" | "dhcpv4" | "bootp" => Ok(AppProtocol::Dhcpv4),
+            "dhcpv6" => Ok(AppProtocol::Dhcpv6),
+            "dhcpfo" | "failover" => Ok(AppProtocol::Failover),
+            _ => Err(format!(
+                "unknown protocol {s:?}: use asap, enrp, dhcpv4, dhcpv6 or dhcpfo"
+            )),
+        }
+    }
+}
+
+/// One decoded application message. DHCP messages borrow the payload they were read from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Message<'a> {
+    Rserpool(rserpool::Message),
+    Dhcpv4(dhcpv4::Message<'a>),
+    Dhcpv6(dhcpv6::Message<'a>),
+    Failover(failover::Message),
+}
+
+impl<'a> Message<'a> {
+    /// Decodes `buf` as `protocol` (RSerPool in the given encoding); lenient, never panics.
+    pub fn parse(
+        buf: &'a [u8],
+        protocol: AppProtocol,
+        encoding: rserpool::Encoding,
+    ) -> (Message<'a>, Vec<DecodeError>) {
+        match protocol {
+            AppProtocol::Asap | AppProtocol::Enrp => {
+                let p = if protocol == AppProtocol::Asap {
+                    rserpool::Protocol::Asap
+                } else {
+                    rserpool::Protocol::Enrp
+                };
+                let (m, e) = rserpool::parse(buf, p, encoding);
+                (Message::Rserpool(m), e)
+            }
+            AppProtocol::Dhcpv4 => {
+                let (m, e) = dhcpv4::parse(buf);
+                (Message::Dhcpv4(m), e)
+            }
+            AppProtocol::Dhcpv6 => {
+                let (m, e) = dhcpv6::parse(buf);
+                (Message::Dhcpv6(m), e)
+            }
+            AppProtocol::Failover => {
+                let (m, e) = failover::parse(buf);
+                (Message::Failover(m), e)
+            }
+        }
+    }
+
+    pub fn protocol(&self) -> AppProtocol {
+        match self {
+            Message::Rserpool(m) => match m.protocol {
+                rserpool::Protocol::Asap => AppProtocol::Asap,
+                rserpool::Protocol::Enrp => AppProtocol::Enrp,
+            },
+            Message::Dhcpv4(_) => AppProtocol::Dhcpv4,
+            Message::Dhcpv6(_) => AppProtocol::Dhcpv6,
+            Message::Failover(_) => AppProtocol::Failover,
+        }
+    }
+
+    /// The display tree (offsets relative to the message start).
+    pub fn fields(&self) -> Vec<Field> {
+        match self {
+            Message::Rserpool(m) => m.fields(),
+            Message::Dhcpv4(m) => m.fields(),
+            Message::Dhcpv6(m) => m.fields(),
+            Message::Failover(m) => m.fields(),
+        }
+    }
+
+    /// The info column text.
+    pub fn info(&self) -> String {
+        match self {
+            Message::Rserpool(m) => m.info(),
+            Message::Dhcpv4(m) => m.info(),
+            Message::Dhcpv6(m) => m.info(),
+            Message::Failover(m) => m.info(),
+        }
+    }
+}

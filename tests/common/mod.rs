@@ -2,6 +2,8 @@
 //! there, and how to skip (or, under `.ci/run`, fail) when they are not.
 #![allow(dead_code)]
 
+pub mod tshark;
+
 use std::path::PathBuf;
 use std::process::Command;
 

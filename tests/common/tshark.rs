@@ -63,10 +63,7 @@ pub fn from_records(records: &[serde_json::Value], fields: &[&str]) -> PerFrame 
                 serde_json::Value::Array(a) => a.iter().map(json_scalar).collect(),
                 other => vec![json_scalar(other)],
             };
-            entry
-                .entry((*name).to_string())
-                .or_default()
-                .extend(vals);
+            entry.entry((*name).to_string()).or_default().extend(vals);
         }
     }
     map.retain(|_, m| !m.is_empty());
@@ -105,7 +102,8 @@ pub fn normalise(s: &str) -> String {
         _ => {}
     }
     let is_hex_bytes = t.len() >= 2
-        && t.split(':').all(|p| p.len() == 2 && p.chars().all(|c| c.is_ascii_hexdigit()));
+        && t.split(':')
+            .all(|p| p.len() == 2 && p.chars().all(|c| c.is_ascii_hexdigit()));
     if is_hex_bytes {
         return t.replace(':', "").to_ascii_lowercase();
     }
@@ -115,7 +113,8 @@ pub fn normalise(s: &str) -> String {
 /// Every difference between the two, as lines a person can read; empty when they agree.
 pub fn diff(ours: &PerFrame, theirs: &PerFrame, fields: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
-    let frames: std::collections::BTreeSet<u64> = ours.keys().chain(theirs.keys()).copied().collect();
+    let frames: std::collections::BTreeSet<u64> =
+        ours.keys().chain(theirs.keys()).copied().collect();
     let empty = BTreeMap::new();
     for f in frames {
         let a = ours.get(&f).unwrap_or(&empty);

@@ -232,7 +232,7 @@ fn value_fields(o: &FoOption, data: &[u8], at: usize) -> Vec<Field> {
             at,
             4,
         )),
-        Mclt(n) => one(Field::uint("dhcpfo.mclt", "MCLT", *n, at, 4).note("seconds")),
+        Mclt(n) => one(Field::uint("dhcpfo.mclt", "MCLT", *n, at, 4).unit(" seconds")),
         Message(b) => one(text("dhcpfo.message", "Message", b, at)),
         MessageDigest {
             digest_type,
@@ -255,7 +255,7 @@ fn value_fields(o: &FoOption, data: &[u8], at: usize) -> Vec<Field> {
             at,
         )),
         ReceiveTimer(n) => {
-            one(Field::uint("dhcpfo.receivetimer", "Receive timer", *n, at, 4).note("seconds"))
+            one(Field::uint("dhcpfo.receivetimer", "Receive timer", *n, at, 4).unit(" seconds"))
         }
         ProtocolVersion(v) => one(Field::uint(
             "dhcpfo.protocolversion",

@@ -401,7 +401,7 @@ impl Tree {
                         v + 8,
                         4,
                     )
-                    .note("ms"),
+                    .unit("ms"),
                 );
                 kids.extend(self.params(&pe.params, v + 12, depth + 1));
             }

@@ -471,7 +471,7 @@ fn fixed_size_parameters_of_the_wrong_size_are_invalid() {
     for (code, n) in [(0xau16, 11usize), (0x4, 3), (0x3, 7), (0xb, 3)] {
         let mut b = vec![1, 0, 0, 0];
         crate::proto::rserpool::wire::push_tlv(&mut b, code, |o| {
-            o.extend(std::iter::repeat(0).take(n))
+            o.extend(std::iter::repeat_n(0, n))
         });
         let len = b.len() as u16;
         b[2..4].copy_from_slice(&len.to_be_bytes());

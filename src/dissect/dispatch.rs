@@ -1,0 +1,337 @@
+//! Which application protocol a payload carries, as Wireshark decides it: the user's decode-as
+//! rules first, then SCTP payload protocol identifiers, then well-known ports. Also the
+//! per-conversation state that decoding needs: the RSerPool encoding each association speaks and
+//! the framers that cut TCP streams into messages.
+
+use std::fmt;
+use std::net::IpAddr;
+use std::str::FromStr;
+
+use super::framing::{LengthFramer, LengthRule};
+use super::lru::LruMap;
+use super::{ConversationKey, Payload, Transport};
+use crate::error::DecodeError;
+use crate::proto::rserpool::{self, Encoding};
+use crate::proto::{failover, AppProtocol, Message};
+
+/// SCTP payload protocol identifiers (IANA), and the ones of pre-RFC RSerPool.
+pub mod ppid {
+    pub const ASAP: u32 = 11;
+    pub const ENRP: u32 = 12;
+    pub const ASAP_LEGACY: u32 = 0xFAEE_B5D1;
+    pub const ENRP_LEGACY: u32 = 0xFAEE_B5D2;
+}
+
+/// Well-known ports.
+pub mod port {
+    pub const ASAP: u16 = 3863;
+    pub const ENRP: u16 = 9901;
+    pub const DHCPV4_SERVER: u16 = 67;
+    pub const DHCPV4_CLIENT: u16 = 68;
+    pub const DHCPV6_CLIENT: u16 = 546;
+    pub const DHCPV6_SERVER: u16 = 547;
+    pub const FAILOVER: u16 = 647;
+    pub const FAILOVER_ALT: u16 = 847;
+}
+
+/// What a decode-as rule matches on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Selector {
+    /// `udp.port==N`, `tcp.port==N`, `sctp.port==N`, or `port==N` for any transport.
+    Port(Option<Transport>, u16),
+    /// `sctp.ppid==N`.
+    Ppid(u32),
+}
+
+/// A user rule: `udp.port==2001:asap` (Wireshark's `-d udp.port==2001,asap` is accepted too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecodeAs {
+    pub selector: Selector,
+    pub protocol: AppProtocol,
+}
+
+impl FromStr for DecodeAs {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let usage = || {
+            format!(
+                "bad --decode-as {s:?}: expected udp.port==N:PROTO, tcp.port==N:PROTO, \
+                 sctp.port==N:PROTO, port==N:PROTO or sctp.ppid==N:PROTO, with PROTO one of asap, \
+                 enrp, dhcpv4, dhcpv6, dhcpfo"
+            )
+        };
+        let (sel, proto) = s.rsplit_once([':', ',']).ok_or_else(usage)?;
+        let protocol: AppProtocol = proto.trim().parse()?;
+        let (what, value) = sel.split_once("==").ok_or_else(usage)?;
+        let value = value.trim();
+        let number = |v: &str| -> Option<u64> {
+            match v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+                Some(h) => u64::from_str_radix(h, 16).ok(),
+                None => v.parse().ok(),
+            }
+        };
+        let n = number(value).ok_or_else(usage)?;
+        let port = || {
+            u16::try_from(n).map_err(|_| format!("bad --decode-as {s:?}: port {n} is above 65535"))
+        };
+        let selector = match what.trim() {
+            "udp.port" => Selector::Port(Some(Transport::Udp), port()?),
+            "tcp.port" => Selector::Port(Some(Transport::Tcp), port()?),
+            "sctp.port" => Selector::Port(Some(Transport::Sctp), port()?),
+            "port" => Selector::Port(None, port()?),
+            "sctp.ppid" => Selector::Ppid(
+                u32::try_from(n).map_err(|_| format!("bad --decode-as {s:?}: PPID above 2^32"))?,
+            ),
+            _ => return Err(usage()),
+        };
+        Ok(DecodeAs { selector, protocol })
+    }
+}
+
+impl fmt::Display for DecodeAs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.selector {
+            Selector::Port(Some(t), p) => write!(f, "{}.port=={p}:{}", t.name(), self.protocol),
+            Selector::Port(None, p) => write!(f, "port=={p}:{}", self.protocol),
+            Selector::Ppid(p) => write!(f, "sctp.ppid=={p}:{}", self.protocol),
+        }
+    }
+}
+
+/// The dispatcher's settings.
+#[derive(Clone, Debug, Default)]
+pub struct DispatchOptions {
+    pub decode_as: Vec<DecodeAs>,
+    /// Forces one RSerPool encoding instead of detecting it per association.
+    pub rserpool_encoding: Option<Encoding>,
+    /// Conversations whose state is kept at once (encodings, TCP framers).
+    pub conversations: usize,
+}
+
+/// Decides the protocol of a payload from the rules, PPIDs and ports alone.
+pub fn classify(rules: &[DecodeAs], p: &Payload<'_>) -> Option<AppProtocol> {
+    let ports = [p.src_port, p.dst_port];
+    for r in rules {
+        let hit = match r.selector {
+            Selector::Port(t, port) => t.is_none_or(|t| t == p.transport) && ports.contains(&port),
+            Selector::Ppid(id) => p.transport == Transport::Sctp && p.ppid == Some(id),
+        };
+        if hit {
+            return Some(r.protocol);
+        }
+    }
+    if p.transport == Transport::Sctp {
+        match p.ppid {
+            Some(ppid::ASAP | ppid::ASAP_LEGACY) => return Some(AppProtocol::Asap),
+            Some(ppid::ENRP | ppid::ENRP_LEGACY) => return Some(AppProtocol::Enrp),
+            _ => {}
+        }
+    }
+    // Like Wireshark, try the lower port first.
+    let (lo, hi) = if p.src_port <= p.dst_port {
+        (p.src_port, p.dst_port)
+    } else {
+        (p.dst_port, p.src_port)
+    };
+    [lo, hi]
+        .into_iter()
+        .find_map(|port| by_port(p.transport, port))
+}
+
+fn by_port(t: Transport, p: u16) -> Option<AppProtocol> {
+    match (t, p) {
+        (_, port::ASAP) => Some(AppProtocol::Asap),
+        (_, port::ENRP) => Some(AppProtocol::Enrp),
+        (Transport::Udp, port::DHCPV4_SERVER | port::DHCPV4_CLIENT) => Some(AppProtocol::Dhcpv4),
+        (Transport::Udp, port::DHCPV6_CLIENT | port::DHCPV6_SERVER) => Some(AppProtocol::Dhcpv6),
+        (Transport::Tcp, port::FAILOVER | port::FAILOVER_ALT) => Some(AppProtocol::Failover),
+        _ => None,
+    }
+}
+
+/// RSerPool over TCP: length in the common header, messages padded to 4 bytes.
+const RSERPOOL_TCP: LengthRule = LengthRule {
+    name: "RSerPool",
+    length_offset: 2,
+    header_len: 4,
+    max_len: 65535,
+    align: 4,
+};
+
+/// One message found in a payload, handed to the caller's sink.
+pub struct Found<'m> {
+    pub protocol: AppProtocol,
+    pub message: Message<'m>,
+    /// Offsets relative to the message start.
+    pub errors: Vec<DecodeError>,
+    /// Where the message starts in the payload, when it lies within this payload (always for
+    /// UDP and SCTP; for TCP when the message did not span segments).
+    pub payload_offset: Option<usize>,
+}
+
+/// Counters of the dispatcher's bounded state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DispatchCounters {
+    /// Conversations whose remembered state was dropped to stay within the bound.
+    pub conversations_evicted: u64,
+    /// Stream bytes dropped by framers to find the next message.
+    pub stream_bytes_dropped: u64,
+    /// RSerPool messages read in another encoding than first assumed.
+    pub rserpool_encoding_switches: u64,
+}
+
+/// Per-conversation decoding state.
+pub struct Dispatcher {
+    opts: DispatchOptions,
+    encodings: LruMap<ConversationKey, Encoding>,
+    framers: LruMap<(ConversationKey, IpAddr, u16), LengthFramer>,
+    counters: DispatchCounters,
+}
+
+impl Dispatcher {
+    pub fn new(opts: DispatchOptions) -> Self {
+        let cap = opts.conversations.max(16);
+        Dispatcher {
+            opts,
+            encodings: LruMap::new(cap),
+            framers: LruMap::new(cap),
+            counters: DispatchCounters::default(),
+        }
+    }
+
+    pub fn counters(&self) -> DispatchCounters {
+        self.counters
+    }
+
+    /// Decodes every message `p` carries (or completes, on a TCP stream) and hands each to `sink`.
+    /// Returns the protocol when the payload was one of ours, with the errors that concern the
+    /// stream rather than a message (framing), offsets relative to the payload.
+    pub fn dispatch(
+        &mut self,
+        p: &Payload<'_>,
+        sink: &mut dyn FnMut(Found<'_>),
+    ) -> Option<(AppProtocol, Vec<DecodeError>)> {
+        let protocol = classify(&self.opts.decode_as, p)?;
+        if p.transport == Transport::Tcp {
+            let errors = self.dispatch_stream(protocol, p, sink);
+            return Some((protocol, errors));
+        } else {
+            let (message, errors) = self.parse(protocol, p.conversation(), p.data);
+            sink(Found {
+                protocol,
+                message,
+                errors,
+                payload_offset: Some(0),
+            });
+        }
+        Some((protocol, Vec::new()))
+    }
+
+    fn dispatch_stream(
+        &mut self,
+        protocol: AppProtocol,
+        p: &Payload<'_>,
+        sink: &mut dyn FnMut(Found<'_>),
+    ) -> Vec<DecodeError> {
+        let rule = match protocol {
+            AppProtocol::Failover => failover::framer::rule(failover::ISC_MAX_MESSAGE_LEN),
+            AppProtocol::Asap | AppProtocol::Enrp => RSERPOOL_TCP,
+            // DHCP over TCP is leasequery with a 2-byte length prefix: not framed here yet.
+            AppProtocol::Dhcpv4 | AppProtocol::Dhcpv6 => return Vec::new(),
+        };
+        let conv = p.conversation();
+        let key = (conv, p.src, p.src_port);
+        let mut evicted = 0u64;
+        let framer =
+            self.framers
+                .get_or_insert_with(&key, || LengthFramer::new(rule), |_| evicted += 1);
+        self.counters.conversations_evicted += evicted;
+        if p.stream_offset == Some(0) || p.gap_before {
+            framer.reset();
+        }
+        let before = framer.dropped();
+        // Where this payload starts in the framer's stream, to tell whether a message lies in it.
+        let start = framer.stream_end();
+        framer.push(p.data);
+        let mut out = Vec::new();
+        while let Some(r) = framer.next_message() {
+            out.push(r);
+        }
+        self.counters.stream_bytes_dropped += framer.dropped() - before;
+        let mut stream_errors = Vec::new();
+        let in_payload = |o: u64| o.checked_sub(start).and_then(|o| usize::try_from(o).ok());
+        for r in out {
+            match r {
+                Ok(framed) => {
+                    let payload_offset = in_payload(framed.stream_offset);
+                    let (message, errors) = self.parse(protocol, conv, &framed.bytes);
+                    sink(Found {
+                        protocol,
+                        message,
+                        errors,
+                        payload_offset,
+                    });
+                }
+                Err(mut e) => {
+                    e.offset = in_payload(e.offset as u64).unwrap_or(0);
+                    stream_errors.push(e);
+                }
+            }
+        }
+        stream_errors
+    }
+
+    fn parse<'m>(
+        &mut self,
+        protocol: AppProtocol,
+        conv: ConversationKey,
+        buf: &'m [u8],
+    ) -> (Message<'m>, Vec<DecodeError>) {
+        if !matches!(protocol, AppProtocol::Asap | AppProtocol::Enrp) {
+            return Message::parse(buf, protocol, Encoding::Rfc);
+        }
+        if let Some(forced) = self.opts.rserpool_encoding {
+            return Message::parse(buf, protocol, forced);
+        }
+        let rp = if protocol == AppProtocol::Asap {
+            rserpool::Protocol::Asap
+        } else {
+            rserpool::Protocol::Enrp
+        };
+        let mut evicted = 0u64;
+        let known = self.encodings.get_mut(&conv).copied();
+        let enc = match known {
+            Some(e) => e,
+            None => {
+                let e = rserpool::guess_encoding(buf, rp);
+                if let Some(e) = e {
+                    self.encodings
+                        .get_or_insert_with(&conv, || e, |_| evicted += 1);
+                }
+                e.unwrap_or(Encoding::Rfc)
+            }
+        };
+        let (m, errs) = Message::parse(buf, protocol, enc);
+        self.counters.conversations_evicted += evicted;
+        if errs.is_empty() {
+            return (m, errs);
+        }
+        // The association may speak another encoding than the one remembered (or assumed).
+        match rserpool::guess_encoding(buf, rp) {
+            Some(g) if g != enc => {
+                let (m2, errs2) = Message::parse(buf, protocol, g);
+                if errs2.len() < errs.len() {
+                    let mut evicted = 0u64;
+                    *self
+                        .encodings
+                        .get_or_insert_with(&conv, || g, |_| evicted += 1) = g;
+                    self.counters.conversations_evicted += evicted;
+                    self.counters.rserpool_encoding_switches += 1;
+                    return (m2, errs2);
+                }
+                (m, errs)
+            }
+            _ => (m, errs),
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! The one pass every command makes: frames from a source, dissected, dispatched to the
+//! application parsers, each decoded message handed to a sink (the text or JSON writer, the
+//! replay analysers, the statistics, the TUI). The same pipeline serves files and live interfaces.
+
+use std::collections::BTreeMap;
+
+use crate::dissect::dispatch::{DispatchCounters, DispatchOptions, Dispatcher};
+use crate::dissect::{Counters, Dissector, FrameSummary, Limits, Payload};
+use crate::error::DecodeError;
+use crate::proto::{AppProtocol, Message};
+use crate::source::{Frame, FrameSource, SourceError, Timestamp};
+
+/// Settings of one run.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub limits: Limits,
+    pub dispatch: DispatchOptions,
+}
+
+/// One decoded message with where it came from.
+pub struct Decoded<'a> {
+    pub frame: &'a Frame<'a>,
+    pub payload: &'a Payload<'a>,
+    pub protocol: AppProtocol,
+    pub message: &'a Message<'a>,
+    /// Offsets in the frame when `frame_offset` is known, else in the message.
+    pub errors: &'a [DecodeError],
+    /// Where the message starts in the frame; `None` when it was reassembled from several.
+    pub frame_offset: Option<usize>,
+}
+
+/// Receives what the pipeline decodes.
+pub trait Sink {
+    /// A decoded message, in frame order.
+    fn message(&mut self, d: &Decoded<'_>);
+    /// After the last message of a frame: what the lower layers said of it.
+    fn end_frame(&mut self, _frame: &Frame<'_>, _summary: &FrameSummary) {}
+    /// A problem reading the capture (the run goes on unless it is fatal).
+    fn source_error(&mut self, _e: &SourceError) {}
+    /// True when the sink wants no more (its output was closed): the run stops early.
+    fn stopped(&self) -> bool {
+        false
+    }
+}
+
+/// A sink that ignores everything (for measuring the pipeline itself).
+pub struct NullSink;
+
+impl Sink for NullSink {
+    fn message(&mut self, _d: &Decoded<'_>) {}
+}
+
+/// Counts of one run, for the summary on stderr.
+#[derive(Clone, Debug, Default)]
+pub struct RunStats {
+    pub frames: u64,
+    pub first: Option<Timestamp>,
+    pub last: Option<Timestamp>,
+    pub messages: BTreeMap<AppProtocol, u64>,
+    /// Messages with at least one decode error, per protocol.
+    pub messages_with_errors: BTreeMap<AppProtocol, u64>,
+    /// Frames whose lower layers had a decode error.
+    pub frames_with_errors: u64,
+    pub source_errors: u64,
+    pub dissect: Counters,
+    pub dispatch: DispatchCounters,
+}
+
+impl RunStats {
+    pub fn total_messages(&self) -> u64 {
+        self.messages.values().sum()
+    }
+
+    pub fn total_errors(&self) -> u64 {
+        self.messages_with_errors.values().sum::<u64>()
+            + self.frames_with_errors
+            + self.source_errors
+    }
+
+    /// One line for stderr: what was read and how much of it was malformed.
+    pub fn summary_line(&self) -> String {
+        let per: Vec<String> = self
+            .messages
+            .iter()
+            .map(|(p, n)| format!("{p} {n}"))
+            .collect();
+        let mut s = format!(
+            "{} frames, {} messages ({})",
+            self.frames,
+            self.total_messages(),
+            if per.is_empty() {
+                "none".to_string()
+            } else {
+                per.join(", ")
+            }
+        );
+        let errs: Vec<String> = self
+            .messages_with_errors
+            .iter()
+            .map(|(p, n)| format!("{p} {n}"))
+            .collect();
+        s.push_str(&format!(
+            "; decode errors: {} messages ({}), {} frames below the application, {} reading the file",
+            self.messages_with_errors.values().sum::<u64>(),
+            if errs.is_empty() { "none".to_string() } else { errs.join(", ") },
+            self.frames_with_errors,
+            self.source_errors
+        ));
+        let evicted = self.dissect.ip_datagrams_evicted
+            + self.dissect.sctp_messages_evicted
+            + self.dissect.tcp_connections_evicted
+            + self.dissect.sctp_associations_evicted
+            + self.dispatch.conversations_evicted;
+        if evicted > 0 || self.dissect.tcp_bytes_skipped > 0 {
+            s.push_str(&format!(
+                "; bounded state: {} incomplete IP datagrams, {} SCTP messages, {} associations, {} TCP connections, {} other conversations evicted, {} TCP bytes skipped",
+                self.dissect.ip_datagrams_evicted,
+                self.dissect.sctp_messages_evicted,
+                self.dissect.sctp_associations_evicted,
+                self.dissect.tcp_connections_evicted,
+                self.dispatch.conversations_evicted,
+                self.dissect.tcp_bytes_skipped
+            ));
+        }
+        s
+    }
+}
+
+pub struct Pipeline {
+    dissector: Dissector,
+    dispatcher: Dispatcher,
+    stats: RunStats,
+}
+
+impl Pipeline {
+    pub fn new(opts: Options) -> Self {
+        let mut dispatch = opts.dispatch;
+        if dispatch.conversations == 0 {
+            dispatch.conversations = opts.limits.conversations;
+        }
+        Pipeline {
+            dissector: Dissector::new(opts.limits),
+            dispatcher: Dispatcher::new(dispatch),
+            stats: RunStats::default(),
+        }
+    }
+
+    pub fn stats(&self) -> RunStats {
+        let mut s = self.stats.clone();
+        s.dissect = self.dissector.counters();
+        s.dispatch = self.dispatcher.counters();
+        s
+    }
+
+    /// Decodes one frame, handing its messages to `sink`.
+    pub fn feed(&mut self, frame: &Frame<'_>, sink: &mut dyn Sink) {
+        let Pipeline {
+            dissector,
+            dispatcher,
+            stats,
+        } = self;
+        stats.frames += 1;
+        if stats.first.is_none() {
+            stats.first = Some(frame.ts);
+        }
+        stats.last = Some(frame.ts);
+        let mut stream_errors: Vec<DecodeError> = Vec::new();
+        let mut summary = dissector.dissect(frame, &mut |payload: Payload<'_>| {
+            // A retransmitted DATA chunk repeats a message already decoded: like Wireshark, do
+            // not decode it again (the dissector counts it).
+            if payload.duplicate {
+                return;
+            }
+            let payload = &payload;
+            let r = dispatcher.dispatch(payload, &mut |found| {
+                let frame_offset = payload
+                    .frame_offset
+                    .zip(found.payload_offset)
+                    .map(|(a, b)| a + b);
+                let mut errors = payload.errors.clone();
+                errors.extend(
+                    found
+                        .errors
+                        .into_iter()
+                        .map(|e| e.shifted(frame_offset.unwrap_or(0))),
+                );
+                *stats.messages.entry(found.protocol).or_default() += 1;
+                if !errors.is_empty() {
+                    *stats
+                        .messages_with_errors
+                        .entry(found.protocol)
+                        .or_default() += 1;
+                }
+                sink.message(&Decoded {
+                    frame,
+                    payload,
+                    protocol: found.protocol,
+                    message: &found.message,
+                    errors: &errors,
+                    frame_offset,
+                });
+            });
+            if let Some((_, errs)) = r {
+                let base = payload.frame_offset.unwrap_or(0);
+                stream_errors.extend(errs.into_iter().map(|e| e.shifted(base)));
+            }
+        });
+        if !stream_errors.is_empty() {
+            summary.errors.extend(stream_errors);
+        }
+        if !summary.errors.is_empty() {
+            stats.frames_with_errors += 1;
+        }
+        sink.end_frame(frame, &summary);
+    }
+
+    /// Runs the whole source through the pipeline. Non-fatal source errors go to the sink and
+    /// the run goes on; a fatal one ends it and is returned.
+    pub fn run(
+        &mut self,
+        source: &mut dyn FrameSource,
+        sink: &mut dyn Sink,
+    ) -> Result<(), SourceError> {
+        while !sink.stopped() {
+            match source.next_frame() {
+                Ok(Some(frame)) => self.feed(&frame, sink),
+                Ok(None) => return Ok(()),
+                Err(e) => {
+                    self.stats.source_errors += 1;
+                    sink.source_error(&e);
+                    if e.fatal {
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
