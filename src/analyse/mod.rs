@@ -1,6 +1,33 @@
 //! Analysers: typed events in, reference algorithms, findings out. Policy lives here, apart from
 //! parsing.
+//!
+//! An [`Analyser`] sees every decoded message of a run (in frame order, retransmissions already
+//! left out by the pipeline), keeps the protocol state it needs (bounded), and reports
+//! [`finding::Finding`]s as it goes or at the end. `poolshark check`, `stats` and the TUI drive the
+//! same analysers.
 
 pub mod dhcp_lb;
 pub mod finding;
 pub mod policy;
+
+use crate::pipeline::Decoded;
+use crate::source::Timestamp;
+use finding::Findings;
+
+/// One replay: RSerPool pools, DHCP load balancing, failover pool balance.
+pub trait Analyser {
+    /// Short name for reports, e.g. "rserpool".
+    fn name(&self) -> &'static str;
+
+    /// A decoded message, in frame order.
+    fn message(&mut self, d: &Decoded<'_>, findings: &mut Findings);
+
+    /// The capture ended at `last` (the time of its last frame): flush what waits for more.
+    fn finish(&mut self, _last: Option<Timestamp>, _findings: &mut Findings) {}
+
+    /// Human-readable summary lines (pools, servers) for `check`'s text output.
+    fn report_text(&self, _out: &mut String) {}
+
+    /// Sections of `check`'s JSON output, e.g. `"pools": [...]`.
+    fn report_json(&self, _out: &mut serde_json::Map<String, serde_json::Value>) {}
+}

@@ -1,5 +1,6 @@
 //! The command line: a thin layer over the library. One file per subcommand.
 
+pub mod check;
 pub mod hash;
 pub mod input;
 pub mod read;
@@ -33,6 +34,8 @@ pub struct Cli {
 pub enum Command {
     /// Decode a capture: one line per frame, or the whole tree (-V), or JSON.
     Read(read::ReadArgs),
+    /// Replay a capture through the reference algorithms and report every deviation.
+    Check(check::CheckArgs),
     /// Run a reference selection policy over a pool given on the command line.
     Simulate(simulate::SimulateArgs),
     /// Show the RFC 3074 hash bucket of a client key and which server owns it.
@@ -55,6 +58,7 @@ pub fn main() -> i32 {
     };
     let r = match cli.command {
         Command::Read(a) => read::run(a),
+        Command::Check(a) => check::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Hash(a) => hash::run(a),
     };
