@@ -9,10 +9,33 @@
 pub mod dhcp_lb;
 pub mod finding;
 pub mod policy;
+pub mod timeline;
 
 use crate::pipeline::Decoded;
 use crate::source::Timestamp;
 use finding::Findings;
+use timeline::Timeline;
+
+/// What analysers write into: findings, and the series the statistics and the TUI show.
+pub struct Report {
+    pub findings: Findings,
+    pub timeline: Timeline,
+}
+
+impl Report {
+    pub fn new(max_findings: usize, interval_ns: u64) -> Self {
+        Report {
+            findings: Findings::new(max_findings),
+            timeline: Timeline::new(interval_ns),
+        }
+    }
+
+    /// Records a finding and counts it in its subject's window.
+    pub fn push(&mut self, f: finding::Finding, t: Timestamp) {
+        self.timeline.finding(t, &f.subject);
+        self.findings.push(f);
+    }
+}
 
 /// One replay: RSerPool pools, DHCP load balancing, failover pool balance.
 pub trait Analyser {
@@ -20,10 +43,10 @@ pub trait Analyser {
     fn name(&self) -> &'static str;
 
     /// A decoded message, in frame order.
-    fn message(&mut self, d: &Decoded<'_>, findings: &mut Findings);
+    fn message(&mut self, d: &Decoded<'_>, report: &mut Report);
 
     /// The capture ended at `last` (the time of its last frame): flush what waits for more.
-    fn finish(&mut self, _last: Option<Timestamp>, _findings: &mut Findings) {}
+    fn finish(&mut self, _last: Option<Timestamp>, _report: &mut Report) {}
 
     /// Human-readable summary lines (pools, servers) for `check`'s text output.
     fn report_text(&self, _out: &mut String) {}

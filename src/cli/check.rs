@@ -10,7 +10,7 @@ use super::anyhow_like::{Error, Result};
 use super::exit;
 use super::input::CaptureArgs;
 use crate::analyse::finding::{Findings, Severity};
-use crate::analyse::Analyser;
+use crate::analyse::{Analyser, Report};
 use crate::dissect::FrameSummary;
 use crate::pipeline::{Decoded, Pipeline, Sink};
 use crate::source::{Frame, SourceError};
@@ -47,17 +47,19 @@ pub enum CheckFormat {
 /// Feeds every message to every analyser.
 pub struct CheckSink {
     pub analysers: Vec<Box<dyn Analyser>>,
-    pub findings: Findings,
+    pub report: Report,
 }
 
 impl Sink for CheckSink {
     fn message(&mut self, d: &Decoded<'_>) {
         for a in &mut self.analysers {
-            a.message(d, &mut self.findings);
+            a.message(d, &mut self.report);
         }
     }
 
-    fn end_frame(&mut self, _frame: &Frame<'_>, _summary: &FrameSummary) {}
+    fn end_frame(&mut self, frame: &Frame<'_>, _summary: &FrameSummary) {
+        self.report.timeline.start(frame.ts);
+    }
 
     fn source_error(&mut self, e: &SourceError) {
         eprintln!("poolshark: {e}");
@@ -121,40 +123,41 @@ pub fn run(args: CheckArgs) -> Result<i32> {
     let opts = args.input.options()?;
     let mut sink = CheckSink {
         analysers: analysers(&args)?,
-        findings: Findings::new(args.max_findings),
+        report: Report::new(args.max_findings, 60_000_000_000),
     };
     let mut source = args.input.open()?;
     let mut pipeline = Pipeline::new(opts);
     let fatal = pipeline.run(&mut source, &mut sink).err();
     let stats = pipeline.stats();
     for a in &mut sink.analysers {
-        a.finish(stats.last, &mut sink.findings);
+        a.finish(stats.last, &mut sink.report);
     }
-    sink.findings.sort();
+    let findings = &mut sink.report.findings;
+    findings.sort();
     let mut out = std::io::stdout().lock();
     match args.format {
         CheckFormat::Text => {
             let mut s = String::new();
-            for f in sink.findings.list() {
+            for f in findings.list() {
                 s.push_str(&f.to_string());
                 s.push('\n');
             }
             for a in &sink.analysers {
                 a.report_text(&mut s);
             }
-            s.push_str(&summary_text(&sink.findings));
+            s.push_str(&summary_text(findings));
             out.write_all(s.as_bytes())?;
         }
         CheckFormat::Json => {
             let mut m = serde_json::Map::new();
             m.insert(
                 "findings".into(),
-                sink.findings.list().iter().map(|f| f.to_json()).collect(),
+                findings.list().iter().map(|f| f.to_json()).collect(),
             );
             for a in &sink.analysers {
                 a.report_json(&mut m);
             }
-            m.insert("summary".into(), summary_json(&sink.findings, &stats));
+            m.insert("summary".into(), summary_json(findings, &stats));
             serde_json::to_writer_pretty(&mut out, &serde_json::Value::Object(m))?;
             out.write_all(b"\n")?;
         }
@@ -165,7 +168,7 @@ pub fn run(args: CheckArgs) -> Result<i32> {
         eprintln!("poolshark: stopped reading {}: {e}", args.input.file);
         return Ok(exit::USAGE);
     }
-    Ok(if sink.findings.any_at_least(args.fail_on) {
+    Ok(if findings.any_at_least(args.fail_on) {
         exit::FINDINGS
     } else {
         exit::OK

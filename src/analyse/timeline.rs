@@ -1,0 +1,333 @@
+//! What the statistics and the terminal UI plot: for every subject (an RSerPool pool, a DHCP
+//! server pair, a failover pool), per time window, how often each member was chosen against what
+//! the reference predicts, gauges (free and backup leases, registered PEs), and the findings.
+//!
+//! Analysers record into it as they replay; windows are `interval` long from the first frame.
+//! Memory is bounded: past `max_windows` windows a subject's series is coarsened (neighbouring
+//! windows merged, the interval doubled), so a long capture costs the same as a short one.
+
+use std::collections::BTreeMap;
+
+use super::finding::Subject;
+use crate::source::Timestamp;
+
+/// Counts of one member in one window.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MemberCounts {
+    /// Answers with this member in first place (the one a pool user uses).
+    pub first: u64,
+    /// Answers with this member anywhere.
+    pub any: u64,
+    /// Sum over the window's answers of the probability the reference gives this member of being
+    /// first: the expected count of `first`.
+    pub expected_first: f64,
+    /// The same for being anywhere in the answer.
+    pub expected_any: f64,
+}
+
+impl MemberCounts {
+    fn add(&mut self, o: &MemberCounts) {
+        self.first += o.first;
+        self.any += o.any;
+        self.expected_first += o.expected_first;
+        self.expected_any += o.expected_any;
+    }
+}
+
+/// One time window of one subject.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Window {
+    /// Index of the window since the start (start = origin + index x interval).
+    pub index: u64,
+    /// Answers (resolutions, DHCP replies) in the window.
+    pub answers: u64,
+    pub members: BTreeMap<String, MemberCounts>,
+    /// Last value in the window of each gauge (e.g. "free", "backup", "pes").
+    pub gauges: BTreeMap<String, f64>,
+    pub findings: u64,
+}
+
+impl Window {
+    fn merge(&mut self, o: Window) {
+        self.answers += o.answers;
+        for (k, v) in o.members {
+            self.members.entry(k).or_default().add(&v);
+        }
+        // The later window's gauges are the later values.
+        self.gauges.extend(o.gauges);
+        self.findings += o.findings;
+    }
+}
+
+/// The series of one subject.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Series {
+    /// What the subject is, for people: "RSerPool pool (policy LU)", "DHCP pair (kea)", ...
+    pub kind: String,
+    /// The window length of this series in nanoseconds (a multiple of the timeline's interval).
+    pub interval_ns: u64,
+    pub windows: Vec<Window>,
+    /// Current description of each member (e.g. "weight 3", "load 50.0 %"), by member id.
+    pub members: BTreeMap<String, String>,
+    /// Expected long-run share of first places by member, as the reference currently predicts.
+    pub expected_share: BTreeMap<String, f64>,
+}
+
+impl Series {
+    fn window(&mut self, index: u64) -> &mut Window {
+        // Windows arrive in time order; a late one (reordered capture) joins the last window.
+        let need_new = self.windows.last().is_none_or(|w| w.index < index);
+        if need_new {
+            self.windows.push(Window {
+                index,
+                ..Window::default()
+            });
+        }
+        let last = self.windows.len() - 1;
+        &mut self.windows[last]
+    }
+
+    /// Merges neighbouring windows: half as many, twice as long.
+    fn coarsen(&mut self) {
+        let old = std::mem::take(&mut self.windows);
+        for mut w in old {
+            w.index /= 2;
+            match self.windows.last_mut() {
+                Some(last) if last.index == w.index => last.merge(w),
+                _ => self.windows.push(w),
+            }
+        }
+        self.interval_ns = self.interval_ns.saturating_mul(2);
+    }
+
+    /// Totals over all windows.
+    pub fn totals(&self) -> Window {
+        let mut t = Window::default();
+        for w in &self.windows {
+            t.merge(w.clone());
+        }
+        t
+    }
+}
+
+pub struct Timeline {
+    interval_ns: u64,
+    max_windows: usize,
+    max_subjects: usize,
+    origin: Option<Timestamp>,
+    series: BTreeMap<Subject, Series>,
+    /// Subjects not tracked because of `max_subjects`.
+    dropped_subjects: u64,
+}
+
+impl Timeline {
+    pub fn new(interval_ns: u64) -> Self {
+        Timeline {
+            interval_ns: interval_ns.max(1),
+            max_windows: 4096,
+            max_subjects: 4096,
+            origin: None,
+            series: BTreeMap::new(),
+            dropped_subjects: 0,
+        }
+    }
+
+    pub fn with_bounds(mut self, max_windows: usize, max_subjects: usize) -> Self {
+        self.max_windows = max_windows.max(2);
+        self.max_subjects = max_subjects.max(1);
+        self
+    }
+
+    pub fn interval_ns(&self) -> u64 {
+        self.interval_ns
+    }
+
+    /// The start of window 0 (the first frame's time, set by the first record).
+    pub fn origin(&self) -> Option<Timestamp> {
+        self.origin
+    }
+
+    pub fn series(&self) -> &BTreeMap<Subject, Series> {
+        &self.series
+    }
+
+    pub fn dropped_subjects(&self) -> u64 {
+        self.dropped_subjects
+    }
+
+    /// Sets the origin (call with the first frame's time; later calls are ignored).
+    pub fn start(&mut self, t: Timestamp) {
+        self.origin.get_or_insert(t);
+    }
+
+    fn at(&mut self, t: Timestamp, subject: &Subject, kind: &str) -> Option<&mut Window> {
+        let origin = *self.origin.get_or_insert(t);
+        if !self.series.contains_key(subject) {
+            if self.series.len() >= self.max_subjects {
+                self.dropped_subjects += 1;
+                return None;
+            }
+            self.series.insert(
+                subject.clone(),
+                Series {
+                    kind: kind.to_string(),
+                    interval_ns: self.interval_ns,
+                    ..Series::default()
+                },
+            );
+        }
+        let s = self.series.get_mut(subject)?;
+        if !kind.is_empty() && s.kind != kind {
+            s.kind = kind.to_string();
+        }
+        let ns = elapsed_ns(origin, t);
+        let mut index = ns / s.interval_ns;
+        if s.windows.len() >= self.max_windows && s.windows.last().is_none_or(|w| w.index < index) {
+            s.coarsen();
+            index = ns / s.interval_ns;
+        }
+        Some(s.window(index))
+    }
+
+    /// Records one answer: `chosen` in the order given (first place first) and, per member, the
+    /// reference's probability of being first and of being in the answer.
+    pub fn answer(
+        &mut self,
+        t: Timestamp,
+        subject: &Subject,
+        kind: &str,
+        chosen: &[String],
+        expected: &[(String, f64, f64)],
+    ) {
+        let Some(w) = self.at(t, subject, kind) else {
+            return;
+        };
+        w.answers += 1;
+        for (i, m) in chosen.iter().enumerate() {
+            let c = w.members.entry(m.clone()).or_default();
+            c.any += 1;
+            if i == 0 {
+                c.first += 1;
+            }
+        }
+        for (m, first, any) in expected {
+            let c = w.members.entry(m.clone()).or_default();
+            c.expected_first += first;
+            c.expected_any += any;
+        }
+    }
+
+    /// Sets a gauge (its last value in the window is kept).
+    pub fn gauge(&mut self, t: Timestamp, subject: &Subject, kind: &str, name: &str, value: f64) {
+        if let Some(w) = self.at(t, subject, kind) {
+            w.gauges.insert(name.to_string(), value);
+        }
+    }
+
+    /// Counts a finding in its window.
+    pub fn finding(&mut self, t: Timestamp, subject: &Subject) {
+        if let Some(w) = self.at(t, subject, "") {
+            w.findings += 1;
+        }
+    }
+
+    /// Describes a member as it is now (e.g. "weight 3"), and the reference's long-run share.
+    pub fn describe(
+        &mut self,
+        subject: &Subject,
+        member: &str,
+        text: String,
+        expected_share: Option<f64>,
+    ) {
+        if let Some(s) = self.series.get_mut(subject) {
+            s.members.insert(member.to_string(), text);
+            match expected_share {
+                Some(x) => {
+                    s.expected_share.insert(member.to_string(), x);
+                }
+                None => {
+                    s.expected_share.remove(member);
+                }
+            }
+        }
+    }
+
+    /// A member left the subject (deregistered, expired).
+    pub fn remove_member(&mut self, subject: &Subject, member: &str) {
+        if let Some(s) = self.series.get_mut(subject) {
+            s.members.remove(member);
+            s.expected_share.remove(member);
+        }
+    }
+}
+
+fn elapsed_ns(origin: Timestamp, t: Timestamp) -> u64 {
+    let secs = t.secs.saturating_sub(origin.secs);
+    let ns = i128::from(secs) * 1_000_000_000 + i128::from(t.nanos) - i128::from(origin.nanos);
+    u64::try_from(ns.max(0)).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn windows_count_answers_and_expectations() {
+        let mut tl = Timeline::new(1_000_000_000);
+        let pool = Subject::Pool("P".into());
+        let exp = vec![("a".to_string(), 0.5, 1.0), ("b".to_string(), 0.5, 1.0)];
+        tl.answer(
+            Timestamp::new(100, 0),
+            &pool,
+            "pool",
+            &ids(&["a", "b"]),
+            &exp,
+        );
+        tl.answer(
+            Timestamp::new(100, 500_000_000),
+            &pool,
+            "pool",
+            &ids(&["b", "a"]),
+            &exp,
+        );
+        tl.answer(Timestamp::new(102, 0), &pool, "pool", &ids(&["a"]), &exp);
+        tl.finding(Timestamp::new(102, 1), &pool);
+        let s = &tl.series()[&pool];
+        assert_eq!(s.windows.len(), 2);
+        assert_eq!(s.windows[0].index, 0);
+        assert_eq!(s.windows[1].index, 2);
+        assert_eq!(s.windows[0].members["a"].first, 1);
+        assert_eq!(s.windows[0].members["b"].any, 2);
+        assert!((s.windows[0].members["a"].expected_first - 1.0).abs() < 1e-12);
+        assert_eq!(s.windows[1].findings, 1);
+        assert_eq!(s.totals().answers, 3);
+    }
+
+    #[test]
+    fn long_series_are_coarsened_not_grown() {
+        let mut tl = Timeline::new(1_000_000_000).with_bounds(8, 4);
+        let pool = Subject::Pool("P".into());
+        for sec in 0..1000 {
+            tl.answer(Timestamp::new(sec, 0), &pool, "pool", &ids(&["a"]), &[]);
+        }
+        let s = &tl.series()[&pool];
+        assert!(s.windows.len() <= 8, "{}", s.windows.len());
+        assert_eq!(s.totals().answers, 1000);
+        assert_eq!(s.interval_ns % 1_000_000_000, 0);
+        for i in 0..10 {
+            tl.gauge(
+                Timestamp::new(0, 0),
+                &Subject::Pool(format!("q{i}")),
+                "pool",
+                "pes",
+                1.0,
+            );
+        }
+        assert_eq!(tl.series().len(), 4);
+        assert_eq!(tl.dropped_subjects(), 7);
+    }
+}
