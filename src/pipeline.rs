@@ -27,6 +27,8 @@ pub struct Decoded<'a> {
     pub errors: &'a [DecodeError],
     /// Where the message starts in the frame; `None` when it was reassembled from several.
     pub frame_offset: Option<usize>,
+    /// Length of the message in bytes.
+    pub len: usize,
 }
 
 /// Receives what the pipeline decodes.
@@ -198,6 +200,7 @@ impl Pipeline {
                     message: &found.message,
                     errors: &errors,
                     frame_offset,
+                    len: found.len,
                 });
             });
             if let Some((_, errs)) = r {

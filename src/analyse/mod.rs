@@ -8,6 +8,7 @@
 
 pub mod dhcp_lb;
 pub mod finding;
+pub mod msgstats;
 pub mod policy;
 pub mod timeline;
 

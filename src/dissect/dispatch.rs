@@ -167,6 +167,8 @@ pub struct Found<'m> {
     /// Where the message starts in the payload, when it lies within this payload (always for
     /// UDP and SCTP; for TCP when the message did not span segments).
     pub payload_offset: Option<usize>,
+    /// Length of the message in bytes.
+    pub len: usize,
 }
 
 /// Counters of the dispatcher's bounded state.
@@ -222,6 +224,7 @@ impl Dispatcher {
                 message,
                 errors,
                 payload_offset: Some(0),
+                len: p.data.len(),
             });
         }
         Some((protocol, Vec::new()))
@@ -270,6 +273,7 @@ impl Dispatcher {
                         message,
                         errors,
                         payload_offset,
+                        len: framed.bytes.len(),
                     });
                 }
                 Err(mut e) => {

@@ -1,6 +1,7 @@
 //! Sinks for decoded messages: the tshark-like listing, the field tree, JSON and JSON lines.
 
 pub mod json;
+pub mod stats;
 pub mod text;
 
 use crate::error::DecodeError;

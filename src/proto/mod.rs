@@ -129,6 +129,35 @@ impl<'a> Message<'a> {
         }
     }
 
+    /// The message type as people name it ("Registration", "Solicit", "BNDUPD", ...): what the
+    /// statistics count by.
+    pub fn type_name(&self) -> String {
+        match self {
+            Message::Rserpool(m) => {
+                let name = match m.protocol {
+                    rserpool::Protocol::Asap => m.asap_type().map(|t| t.name()),
+                    rserpool::Protocol::Enrp => m.enrp_type().map(|t| t.name()),
+                };
+                match name {
+                    Some(n) => n.to_string(),
+                    None => format!("Unknown (0x{:02x})", m.msg_type),
+                }
+            }
+            Message::Dhcpv4(m) => match m.message_type() {
+                Some(t) => dhcpv4::names::message_type_name(t).to_string(),
+                None => format!("BOOTP {}", dhcpv4::names::op_name(m.op)),
+            },
+            Message::Dhcpv6(m) => match m.msg_type() {
+                Some(t) => dhcpv6::names::message_type_name(t).to_string(),
+                None => "Empty".to_string(),
+            },
+            Message::Failover(m) => match m.msg_type.abbrev() {
+                Some(a) => a.to_string(),
+                None => m.msg_type.description().to_string(),
+            },
+        }
+    }
+
     /// The display tree (offsets relative to the message start).
     pub fn fields(&self) -> Vec<Field> {
         match self {

@@ -1,0 +1,84 @@
+//! Message statistics per protocol and type, like `tshark -z asap,stat`: count, share of the
+//! protocol's messages, bytes, first and last seen, rate. A tap on decoded messages, bounded by the
+//! number of distinct (protocol, type) pairs, which the decoders keep small (unknown types are
+//! counted by number, at most 256 per protocol).
+
+use std::collections::BTreeMap;
+
+use crate::pipeline::Decoded;
+use crate::proto::AppProtocol;
+use crate::source::Timestamp;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeStats {
+    pub count: u64,
+    pub bytes: u64,
+    pub first: Timestamp,
+    pub last: Timestamp,
+    /// Messages of this type with a decode error.
+    pub malformed: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct MessageStats {
+    by_type: BTreeMap<(AppProtocol, String), TypeStats>,
+}
+
+/// One row of the table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub protocol: AppProtocol,
+    pub message_type: String,
+    pub stats: TypeStats,
+    /// Share of this protocol's messages.
+    pub share: f64,
+    /// Messages per second between this type's first and last message (0 for a single one).
+    pub rate: f64,
+}
+
+impl MessageStats {
+    pub fn new() -> Self {
+        MessageStats::default()
+    }
+
+    pub fn record(&mut self, d: &Decoded<'_>) {
+        let key = (d.protocol, d.message.type_name());
+        let t = d.frame.ts;
+        let e = self.by_type.entry(key).or_insert(TypeStats {
+            count: 0,
+            bytes: 0,
+            first: t,
+            last: t,
+            malformed: 0,
+        });
+        e.count += 1;
+        e.bytes += d.len as u64;
+        e.first = e.first.min(t);
+        e.last = e.last.max(t);
+        if !d.errors.is_empty() {
+            e.malformed += 1;
+        }
+    }
+
+    /// The table, by protocol then type name.
+    pub fn rows(&self) -> Vec<Row> {
+        let mut per_protocol: BTreeMap<AppProtocol, u64> = BTreeMap::new();
+        for ((p, _), s) in &self.by_type {
+            *per_protocol.entry(*p).or_default() += s.count;
+        }
+        self.by_type
+            .iter()
+            .map(|((p, name), s)| {
+                let total = per_protocol.get(p).copied().unwrap_or(0).max(1);
+                let span = s.last.since(s.first);
+                Row {
+                    protocol: *p,
+                    message_type: name.clone(),
+                    stats: s.clone(),
+                    share: s.count as f64 / total as f64,
+                    rate: if span > 0.0 { s.count as f64 / span } else { 0.0 },
+                }
+            })
+            .collect()
+    }
+}
