@@ -2,5 +2,6 @@
 //! parsing.
 
 pub mod dhcp_lb;
+pub mod failover;
 pub mod finding;
 pub mod policy;
