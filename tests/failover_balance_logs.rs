@@ -498,3 +498,67 @@ fn timer_runs_come_no_later_than_the_reference_schedules_them() {
         assert!(checked >= 33, "{role}: {checked}");
     }
 }
+
+#[test]
+fn the_lease_files_hold_the_state_the_replay_builds() {
+    use poolshark::analyse::failover::{from_file, LeaseState, PoolMap};
+    use poolshark::source::leases;
+    let Some((file, _)) = shared() else {
+        return;
+    };
+    if !common::have_tshark() {
+        return;
+    }
+    let dir = file.parent().unwrap();
+    let events = capture_events(&file);
+    let mut replay = Replay::new(Config {
+        params: params(),
+        ..Config::default()
+    });
+    let mut out = Vec::new();
+    for ev in &events {
+        replay.push(ev, &mut out);
+    }
+    let seen = replay.state().pool(POOL).unwrap();
+    // Each server's lease file, read into the same lease state, against what the replay says
+    // that server committed: binding state, `ends`, and the client its affinity would hash
+    // (offers are never written to the file, so the replay's committed values leave them out).
+    let differing = |name: &str, role: Role| {
+        let f = leases::read_path(&dir.join(name)).unwrap();
+        let mut st = LeaseState::new(PoolMap::default(), 1000);
+        let loaded = from_file::load(&mut st, &f, 0.0);
+        assert_eq!(loaded.leases, 60);
+        let pool = st.pool(POOL).unwrap();
+        let mut v = Vec::new();
+        for l in pool.leases() {
+            let e = seen.get(l.address).unwrap();
+            let (ends, client) = e.committed(role);
+            if e.status != l.status || ends != l.ends || client.key() != l.key(role) {
+                v.push((l.address, l.ends));
+            }
+        }
+        (pool.counts(), v)
+    };
+    // The secondary's file: every lease as the replay has it.
+    let (counts, diff) = differing("secondary.dhcpd.leases", Role::Secondary);
+    assert!(diff.is_empty(), "{diff:?}");
+    assert_eq!(counts, seen.counts_for(Role::Secondary));
+    // The primary kept serving alone after the secondary's shutdown took the link down
+    // (primary.log: "I move from normal to communications-interrupted" at 1299.48), and nothing
+    // it did after that crossed the wire. Each lease its file has otherwise is one its log
+    // names after that moment, or one that expired on it after that moment.
+    let down = 1_796_013_299.478_879;
+    let log = std::fs::read_to_string(dir.join("primary.log")).unwrap();
+    let (_, diff) = differing("primary.dhcpd.leases", Role::Primary);
+    assert!(!diff.is_empty());
+    for (address, ends) in diff {
+        let named = log.lines().any(|l| {
+            l.split_whitespace()
+                .next()
+                .and_then(|t| t.parse::<f64>().ok())
+                .is_some_and(|t| t >= down)
+                && l.contains(&format!("{address} "))
+        });
+        assert!(named || ends as f64 >= down, "{address}");
+    }
+}

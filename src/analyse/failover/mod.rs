@@ -22,6 +22,8 @@ pub mod rules;
 pub mod schedule;
 pub mod series;
 pub mod state;
+#[cfg(test)]
+mod tests;
 
 pub use balancer::{levels, plan, Candidate, Level, Levels, Move, Pass, Plan, Trigger};
 pub use derive::{derive, offer, Roles, Unusable};

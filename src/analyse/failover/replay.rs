@@ -164,6 +164,18 @@ struct PoolTrack {
     stats: PoolStats,
 }
 
+impl PoolTrack {
+    fn new(max_points: usize) -> Self {
+        PoolTrack {
+            series: Series::new(max_points),
+            misbalance: None,
+            kept: None,
+            panic: [None, None],
+            stats: PoolStats::default(),
+        }
+    }
+}
+
 /// The replay: feed it events in capture order, collect findings.
 #[derive(Debug)]
 pub struct Replay {
@@ -396,13 +408,7 @@ impl Replay {
         let max = self.cfg.max_series_points;
         self.tracks
             .entry(pool.to_string())
-            .or_insert_with(|| PoolTrack {
-                series: Series::new(max),
-                misbalance: None,
-                kept: None,
-                panic: [None, None],
-                stats: PoolStats::default(),
-            })
+            .or_insert_with(|| PoolTrack::new(max))
     }
 
     fn lease_update(&mut self, ev: &Event, u: &LeaseUpdate, now: f64, out: &mut Vec<Finding>) {
@@ -472,7 +478,8 @@ impl Replay {
         let entry = sender == Role::Primary
             && before.is_some_and(|l| l.freed_at.is_some_and(|t| now - t < NEAR));
         if entry {
-            self.track(pool_name).stats.entry_affinity += 1;
+            let stats = &mut self.track(pool_name).stats;
+            stats.entry_affinity = stats.entry_affinity.saturating_add(1);
             return;
         }
         // Part of an open run?
@@ -575,10 +582,10 @@ impl Replay {
         let matches = run.matches();
         let profile = self.cfg.profile.name;
         let stats = &mut self.track(&run.pool).stats;
-        stats.runs[r] += 1;
+        stats.runs[r] = stats.runs[r].saturating_add(1);
         stats.moved[r] = stats.moved[r].saturating_add(moved as u32);
         if matches {
-            stats.runs_matching[r] += 1;
+            stats.runs_matching[r] = stats.runs_matching[r].saturating_add(1);
         } else {
             out.push(rules::ownership_run(
                 run.first_frame,

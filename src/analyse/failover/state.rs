@@ -104,6 +104,15 @@ impl Lease {
         }
     }
 
+    /// `ends` and client as `role` last committed them (to its lease file and to the peer):
+    /// without its own uncommitted offer.
+    pub fn committed(&self, role: Role) -> (i64, &Client) {
+        match &self.offered {
+            Some(o) if o.by == role => (o.ends, &o.client),
+            _ => (self.ends_for(role), self.client(role)),
+        }
+    }
+
     /// The hash key `role`'s affinity uses.
     pub fn key(&self, role: Role) -> Option<ClientKey> {
         self.client(role).key()
@@ -567,7 +576,8 @@ impl LeaseState {
         } else {
             self.len += 1;
         }
-        *pool.counts.slot(after.status) += 1;
+        let slot = pool.counts.slot(after.status);
+        *slot = slot.saturating_add(1);
         pool.unacked(&after, true);
         pool.leases.insert(address, after.clone());
         self.recency.insert(touched, address);
