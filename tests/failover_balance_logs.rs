@@ -399,6 +399,7 @@ fn the_replay_finds_every_moving_run_and_no_deviation_under_isc_code() {
         .find(|r| r.trigger == Trigger::PoolRequest)
         .unwrap();
     assert_eq!(poolresp, [answer.moved.len() as u32]);
+    assert_eq!(answer.poolresp, Some(6));
     assert_eq!(answer.moved.len(), 6);
     // The free/backup series ends where the logs' last runs leave the pool.
     let last = replay.series(POOL).unwrap().last().unwrap();

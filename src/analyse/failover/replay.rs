@@ -140,6 +140,9 @@ pub struct ObservedRun {
     /// the reference when it matches either plan.
     pub expected_without_peer_run: Option<Plan>,
     pub moved: Vec<Ipv4Addr>,
+    /// For a run answering a POOLREQ: the addresses-transferred count of the POOLRESP that
+    /// preceded it (dhcpd sends the POOLRESP, then the run's BNDUPDs).
+    pub poolresp: Option<u32>,
     last_time: f64,
 }
 
@@ -162,6 +165,10 @@ struct PoolTrack {
     kept: Option<Episode>,
     panic: [Option<Episode>; 2],
     stats: PoolStats,
+    /// The pool's counts changed since its episodes were last looked at.
+    dirty: bool,
+    /// The primary's and the secondary's levels at that last look.
+    levels: Option<(Levels, Levels)>,
 }
 
 impl PoolTrack {
@@ -172,6 +179,8 @@ impl PoolTrack {
             kept: None,
             panic: [None, None],
             stats: PoolStats::default(),
+            dirty: true,
+            levels: None,
         }
     }
 }
@@ -188,9 +197,9 @@ pub struct Replay {
     open: Vec<ObservedRun>,
     runs: Vec<ObservedRun>,
     runs_dropped: u64,
+    /// The count each server's last POOLRESP announced, until its run shows up.
     poolresp: [Option<u32>; 2],
-    last_time: f64,
-    last_frame: u64,
+    was_normal: bool,
 }
 
 impl Replay {
@@ -206,8 +215,7 @@ impl Replay {
             runs: Vec::new(),
             runs_dropped: 0,
             poolresp: [None, None],
-            last_time: f64::NEG_INFINITY,
-            last_frame: 0,
+            was_normal: false,
         }
     }
 
@@ -220,9 +228,22 @@ impl Replay {
         &self.state
     }
 
-    /// Gives mutable access to the lease state, e.g. to seed it from a lease file.
-    pub fn state_mut(&mut self) -> &mut LeaseState {
-        &mut self.state
+    /// Seeds the lease state from a `dhcpd.leases` file (one server's), as if its leases had
+    /// been seen at `now` (seconds); returns what was loaded.
+    pub fn load_lease_file(
+        &mut self,
+        file: &crate::source::leases::LeaseFile,
+        now: f64,
+    ) -> super::from_file::Loaded {
+        let loaded = super::from_file::load(&mut self.state, file, now);
+        let max = self.cfg.max_series_points;
+        for p in self.state.pools() {
+            self.tracks
+                .entry(p.name.clone())
+                .or_insert_with(|| PoolTrack::new(max))
+                .dirty = true;
+        }
+        loaded
     }
 
     /// The hash bucket assignment in use (configured or learnt).
@@ -392,8 +413,6 @@ impl Replay {
             | EventKind::Contact
             | EventKind::Disconnect => {}
         }
-        self.last_time = now;
-        self.last_frame = ev.frame;
         self.check_episodes(now, ev.frame, out);
     }
 
@@ -546,6 +565,11 @@ impl Replay {
             expected,
             expected_without_peer_run,
             moved: vec![u.address],
+            poolresp: if trigger == Trigger::PoolRequest {
+                self.poolresp[idx(sender)].take()
+            } else {
+                None
+            },
             last_time: now,
         });
     }
@@ -655,65 +679,92 @@ impl Replay {
             return;
         };
         let c = pool.counts();
-        let age = |s| {
-            pool.oldest_ends(s)
-                .map(|e: i64| (now.floor() as i64).saturating_sub(e))
-        };
-        let point = Point {
-            time: now,
-            frame,
-            free: c.free,
-            backup: c.backup,
-            lts: (i64::from(c.free) - i64::from(c.backup)) / 2,
-            oldest_free_age: age(BindingStatus::Free),
-            oldest_backup_age: age(BindingStatus::Backup),
-        };
-        let changed = self
+        let max = self.cfg.max_series_points;
+        let track = self
             .tracks
-            .get(&change.pool)
-            .and_then(|t| t.series.last())
-            .map_or(true, |p| p.free != point.free || p.backup != point.backup);
+            .entry(change.pool.clone())
+            .or_insert_with(|| PoolTrack::new(max));
+        track.dirty = true;
+        let changed = track
+            .series
+            .last()
+            .map_or(true, |p| p.free != c.free || p.backup != c.backup);
         if changed {
-            self.track(&change.pool).series.push(point);
+            let age = |s| {
+                pool.oldest_ends(s)
+                    .map(|e: i64| (now.floor() as i64).saturating_sub(e))
+            };
+            track.series.push(Point {
+                time: now,
+                frame,
+                free: c.free,
+                backup: c.backup,
+                lts: (i64::from(c.free) - i64::from(c.backup)) / 2,
+                oldest_free_age: age(BindingStatus::Free),
+                oldest_backup_age: age(BindingStatus::Backup),
+            });
         }
     }
 
+    /// Starts, continues, ends or fires the episodes of the pools whose counts changed, of the
+    /// pools with an episode going on, and of every pool when normal operation begins or ends.
     fn check_episodes(&mut self, now: f64, frame: u64, out: &mut Vec<Finding>) {
         let normal = self.in_normal_operation(now);
-        let max_balance = self.cfg.params.max_balance;
-        let limit = f64::from(max_balance) + GRACE;
-        let skip_profile = self.cfg.profile.skip_below_misbalance;
-        let names: Vec<String> = self.state.pools().map(|p| p.name.clone()).collect();
-        for name in names {
-            let Some(lp) = self.levels_now(&name, Role::Primary) else {
+        let all = normal != self.was_normal;
+        self.was_normal = normal;
+        let profile = self.cfg.profile;
+        let params = self.cfg.params;
+        let limit = f64::from(params.max_balance) + GRACE;
+        for (name, track) in self.tracks.iter_mut() {
+            let open = track.misbalance.is_some()
+                || track.kept.is_some()
+                || track.panic.iter().any(Option::is_some);
+            if !(all || track.dirty || open) {
                 continue;
+            }
+            // Counts only change with the pool (dirty); otherwise only time and normal operation
+            // move an episode on, and the levels of the last look still hold.
+            let (lp, ls) = match (track.dirty || all, track.levels) {
+                (false, Some(l)) => l,
+                _ => {
+                    let Some(pool) = self.state.pool(name) else {
+                        continue;
+                    };
+                    let level = |role: Role| {
+                        let c = pool.counts_for(role);
+                        balancer::levels(profile, &params, role, c.free, c.backup)
+                    };
+                    let l = (level(Role::Primary), level(Role::Secondary));
+                    track.levels = Some(l);
+                    l
+                }
             };
-            let Some(ls) = self.levels_now(&name, Role::Secondary) else {
-                continue;
-            };
+            track.dirty = false;
             let holder = if lp.lts >= ls.lts { lp } else { ls };
-            let track = self.track(&name);
 
             let mis = normal && holder.imbalanced();
             if Episode::step(&mut track.misbalance, mis, now, frame, limit) {
                 if let Some(e) = track.misbalance {
                     out.push(rules::misbalance(
                         frame,
-                        &name,
+                        name,
                         &holder,
                         e.since_frame,
                         now - e.since,
-                        max_balance,
+                        params.max_balance,
                     ));
                 }
             }
 
-            let kept = normal && !skip_profile && holder.above_hold() && !holder.imbalanced();
+            let kept = normal
+                && !profile.skip_below_misbalance
+                && holder.above_hold()
+                && !holder.imbalanced();
             if Episode::step(&mut track.kept, kept, now, frame, limit) {
                 if let Some(e) = track.kept {
                     out.push(rules::ownership_kept(
                         frame,
-                        &name,
+                        name,
                         &holder,
                         e.since_frame,
                         now - e.since,
@@ -727,7 +778,7 @@ impl Replay {
                     if let Some(e) = *ep {
                         out.push(rules::panic_missing(
                             frame,
-                            &name,
+                            name,
                             &l,
                             e.since_frame,
                             now - e.since,

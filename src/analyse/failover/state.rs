@@ -25,7 +25,7 @@
 //! Memory is bounded: at most `max_leases` leases are kept; beyond that the lease updated longest
 //! ago is forgotten (and counted).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 
 use super::event::{Client, ClientKey, LeaseUpdate};
@@ -164,11 +164,19 @@ impl Counts {
     }
 }
 
+type QueueKey = (u8, i64, i64, Ipv4Addr);
+
+fn queue_key(l: &Lease) -> QueueKey {
+    (l.status.to_u8(), l.ends, l.order, l.address)
+}
+
 /// The leases of one pool.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Pool {
     pub name: String,
     leases: BTreeMap<Ipv4Addr, Lease>,
+    /// Every lease by (binding state, `ends`, position): each state's queue in order.
+    index: BTreeSet<QueueKey>,
     counts: Counts,
     /// FREE leases each server (primary, secondary) still waits to see acknowledged.
     unacked_free: [u32; 2],
@@ -199,25 +207,32 @@ impl Pool {
         self.leases.values()
     }
 
+    fn queue_iter(&self, status: BindingStatus) -> impl Iterator<Item = &Lease> {
+        let s = status.to_u8();
+        let lo = (s, i64::MIN, i64::MIN, Ipv4Addr::UNSPECIFIED);
+        let hi = (s, i64::MAX, i64::MAX, Ipv4Addr::BROADCAST);
+        self.index
+            .range(lo..=hi)
+            .filter_map(|k| self.leases.get(&k.3))
+    }
+
     /// The leases in `status`, in dhcpd's queue order: oldest `ends` first.
     pub fn queue(&self, status: BindingStatus) -> Vec<&Lease> {
-        let mut q: Vec<&Lease> = self
-            .leases
-            .values()
-            .filter(|l| l.status == status)
-            .collect();
-        q.sort_by_key(|l| (l.ends, l.order));
-        q
+        self.queue_iter(status).collect()
     }
 
     /// The leases in `status` in `role`'s queue order (its own idea of `ends`).
     pub fn queue_for(&self, role: Role, status: BindingStatus) -> Vec<&Lease> {
         let mut q: Vec<&Lease> = self
-            .leases
-            .values()
-            .filter(|l| l.status == status && l.unacked_by != Some(role))
+            .queue_iter(status)
+            .filter(|l| l.unacked_by != Some(role))
             .collect();
-        q.sort_by_key(|l| (l.ends_for(role), l.order));
+        // Only the other server's uncommitted offers put a lease elsewhere for `role`.
+        if q.iter()
+            .any(|l| l.offered.as_ref().is_some_and(|o| o.by != role))
+        {
+            q.sort_by_key(|l| (l.ends_for(role), l.order));
+        }
         q
     }
 
@@ -241,11 +256,7 @@ impl Pool {
 
     /// `ends` of the lease at the head of the `status` queue.
     pub fn oldest_ends(&self, status: BindingStatus) -> Option<i64> {
-        self.leases
-            .values()
-            .filter(|l| l.status == status)
-            .min_by_key(|l| (l.ends, l.order))
-            .map(|l| l.ends)
+        self.queue_iter(status).next().map(|l| l.ends)
     }
 
     fn unacked(&mut self, l: &Lease, add: bool) {
@@ -572,6 +583,7 @@ impl LeaseState {
             let slot = pool.counts.slot(b.status);
             *slot = slot.saturating_sub(1);
             pool.unacked(b, false);
+            pool.index.remove(&queue_key(b));
             self.recency.remove(&b.touched);
         } else {
             self.len += 1;
@@ -579,6 +591,7 @@ impl LeaseState {
         let slot = pool.counts.slot(after.status);
         *slot = slot.saturating_add(1);
         pool.unacked(&after, true);
+        pool.index.insert(queue_key(&after));
         pool.leases.insert(address, after.clone());
         self.recency.insert(touched, address);
         Some(Change {
@@ -601,6 +614,7 @@ impl LeaseState {
                 let slot = pool.counts.slot(l.status);
                 *slot = slot.saturating_sub(1);
                 pool.unacked(&l, false);
+                pool.index.remove(&queue_key(&l));
                 self.len -= 1;
                 self.evicted += 1;
             }

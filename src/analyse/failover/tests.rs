@@ -483,3 +483,120 @@ fn the_series_follows_free_and_backup() {
         "never-used leases count from the epoch"
     );
 }
+
+/// A small xorshift generator: the same sequence on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn random_event(r: &mut Rng, frame: u64) -> super::Event {
+    use super::event::{Client, EventKind, LeaseUpdate};
+    let from = if r.below(2) == 0 {
+        Role::Primary
+    } else {
+        Role::Secondary
+    };
+    // Mostly sane times, sometimes wild ones (far past, far future, backwards).
+    let secs = match r.below(20) {
+        0 => r.next() as i64,
+        1 => -(r.below(1 << 40) as i64),
+        _ => T0 + (frame as i64) / 4 + r.below(3) as i64,
+    };
+    let address = Ipv4Addr::new(10, r.below(4) as u8, 0, r.below(256) as u8);
+    let client = Client {
+        id: (r.below(3) == 0).then(|| (0..r.below(20)).map(|_| r.next() as u8).collect()),
+        hardware: (r.below(4) != 0).then(|| (1, (0..r.below(8)).map(|_| r.next() as u8).collect())),
+    };
+    let any_u32 = |r: &mut Rng| match r.below(4) {
+        0 => None,
+        1 => Some(0),
+        2 => Some(u32::MAX),
+        _ => Some(r.next() as u32),
+    };
+    let kind = match r.below(12) {
+        0..=5 => EventKind::LeaseUpdate(LeaseUpdate {
+            address,
+            status: BindingStatus::from_u8(r.below(9) as u8),
+            client,
+            ends: any_u32(r),
+            since: any_u32(r),
+            potential_expiry: any_u32(r),
+            client_last_transaction: any_u32(r),
+        }),
+        6 => EventKind::LeaseAck {
+            address: Some(address),
+            reject: (r.below(5) == 0).then_some(16),
+        },
+        7 => EventKind::Offer {
+            address,
+            client,
+            lease_time: any_u32(r),
+        },
+        8 => EventKind::PoolRequest,
+        9 => EventKind::State {
+            state: ServerState::from_u8(r.below(12) as u8),
+            startup: r.below(4) == 0,
+        },
+        10 => EventKind::Connect {
+            hba: Some(Hba::split(r.below(257) as u16).unwrap()),
+            mclt: any_u32(r),
+            receive_timer: any_u32(r),
+        },
+        _ => EventKind::Contact,
+    };
+    super::Event {
+        frame,
+        time: Timestamp::new(secs, r.below(1_000_000_000) as u32),
+        from,
+        kind,
+    }
+}
+
+#[test]
+fn random_event_streams_never_panic_and_stay_bounded() {
+    for (seed, profile) in [(1u64, &ISC_CODE), (2, &ISC_DOC), (3, &ISC_CODE)] {
+        let mut r = Rng(0x9e37_79b9_7f4a_7c15 ^ seed);
+        let mut replay = Replay::new(Config {
+            profile,
+            params: Params {
+                max_lease_misbalance: r.below(101) as u32,
+                max_lease_ownership: r.below(101) as u32,
+                min_balance: r.below(10) as u32,
+                max_balance: r.below(60) as u32,
+            },
+            max_leases: 300,
+            max_series_points: 16,
+            max_runs: 8,
+            ..Config::default()
+        });
+        let mut out = Vec::new();
+        for frame in 1..=20_000 {
+            replay.push(&random_event(&mut r, frame), &mut out);
+            assert!(replay.state().len() <= 300);
+        }
+        replay.finish(&mut out);
+        assert!(replay.state().evicted() > 0, "the bound was reached");
+        assert!(replay.runs().len() <= 8);
+        for p in replay.state().pools() {
+            assert!(replay.series(&p.name).map_or(0, |s| s.points().len()) <= 16);
+            // Counts agree with the leases kept.
+            let n = p.leases().count() as u32;
+            assert_eq!(p.counts().total(), n);
+            for role in [Role::Primary, Role::Secondary] {
+                let _ = replay.plan_now(&p.name, role, super::Trigger::Timer);
+                let _ = replay.next_check(&p.name, role, T0, Some(T0), &[]);
+            }
+        }
+    }
+}
