@@ -135,7 +135,7 @@ pub struct ObservedRun {
     pub trigger: Trigger,
     pub before: Levels,
     pub expected: Plan,
-    /// When the peer's own run started less than [`RACE`] earlier: the reference from the state
+    /// When the peer's own run started less than 0.1 s earlier: the reference from the state
     /// without the peer's moves, which this server may not have processed yet. The run matches
     /// the reference when it matches either plan.
     pub expected_without_peer_run: Option<Plan>,
@@ -607,7 +607,7 @@ impl Replay {
         let profile = self.cfg.profile.name;
         let stats = &mut self.track(&run.pool).stats;
         stats.runs[r] = stats.runs[r].saturating_add(1);
-        stats.moved[r] = stats.moved[r].saturating_add(moved as u32);
+        stats.moved[r] = stats.moved[r].saturating_add(u32::try_from(moved).unwrap_or(u32::MAX));
         if matches {
             stats.runs_matching[r] = stats.runs_matching[r].saturating_add(1);
         } else {

@@ -484,6 +484,42 @@ fn the_series_follows_free_and_backup() {
     );
 }
 
+#[test]
+fn a_replay_seeded_from_a_lease_file_balances_from_it() {
+    // The secondary's lease file: 6 BACKUP leases (used, ends 100..105, oldest first) and 2
+    // FREE. Seeded into the replay, the secondary's lts is (6 - 2) / 2 = 2 and its hold
+    // (8 x 10 + 50) / 100 = 1: pass 2 gives its oldest used lease (.1), stopping at lts 1.
+    let text = (1..=6)
+        .map(|i| {
+            format!(
+                "lease 10.0.0.{i} {{ binding state backup; ends epoch {}; }}\n",
+                99 + i
+            )
+        })
+        .chain((7..=8).map(|i| format!("lease 10.0.0.{i} {{ binding state free; }}\n")))
+        .collect::<String>();
+    let file = crate::source::leases::parse(text.as_bytes());
+    assert!(file.errors.is_empty());
+    let mut s = Sim::new(&ISC_CODE);
+    let loaded = s.replay.load_lease_file(&file, T0 as f64);
+    assert_eq!(loaded.leases, 8);
+    let plan = s
+        .replay
+        .plan_now(POOL, Role::Secondary, super::Trigger::Timer)
+        .unwrap();
+    assert_eq!((plan.levels.lts, plan.levels.hold.whole()), (2, Some(1)));
+    let moved: Vec<Ipv4Addr> = plan.moves.iter().map(|m| m.address).collect();
+    assert_eq!(moved, [ip(1)]);
+    // The secondary then does just that: no finding.
+    s.start(1.0);
+    s.bndupd(
+        5.0,
+        Role::Secondary,
+        upd(1, BindingStatus::Free, None, 100, stos(5.0)),
+    );
+    assert_eq!(s.finish(), []);
+}
+
 /// A small xorshift generator: the same sequence on every run.
 struct Rng(u64);
 
