@@ -3,6 +3,7 @@
 //! until the next call, so nothing is copied and memory stays bounded by the largest record.
 
 pub mod file;
+pub mod leases;
 
 use std::fmt;
 

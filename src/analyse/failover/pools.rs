@@ -1,0 +1,166 @@
+//! Which pool an address belongs to. The failover protocol names addresses, never pools, so pools
+//! come from configuration (address ranges, as dhcpd.conf's `range` statements in a `pool` with a
+//! `failover peer`) or, without one, are inferred: one pool per /24, named like the shared network
+//! in ISC's logs (`192.0.2.0/24`). A /24 is what a range usually lies in, it is the same for every
+//! address whatever order the addresses are seen in (a contiguous-run rule would merge and split
+//! pools as addresses appear), and it needs no state.
+
+use std::fmt;
+use std::net::Ipv4Addr;
+use std::str::FromStr;
+
+/// One configured pool: an inclusive address range with a name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolRange {
+    pub name: String,
+    pub first: Ipv4Addr,
+    pub last: Ipv4Addr,
+}
+
+impl PoolRange {
+    pub fn contains(&self, a: Ipv4Addr) -> bool {
+        self.first <= a && a <= self.last
+    }
+}
+
+impl FromStr for PoolRange {
+    type Err = String;
+
+    /// `FIRST-LAST` or `NAME=FIRST-LAST` (the name defaults to the range as written).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (name, range) = match s.split_once('=') {
+            Some((n, r)) => (n.trim().to_string(), r.trim()),
+            None => (s.trim().to_string(), s.trim()),
+        };
+        let (a, b) = range.split_once('-').ok_or_else(|| {
+            format!("pool range {s:?}: expected FIRST-LAST, e.g. 192.0.2.100-192.0.2.159")
+        })?;
+        let first: Ipv4Addr = a
+            .trim()
+            .parse()
+            .map_err(|_| format!("pool range {s:?}: {a:?} is not an IPv4 address"))?;
+        let last: Ipv4Addr = b
+            .trim()
+            .parse()
+            .map_err(|_| format!("pool range {s:?}: {b:?} is not an IPv4 address"))?;
+        if first > last {
+            return Err(format!(
+                "pool range {s:?}: the first address is above the last"
+            ));
+        }
+        if name.is_empty() {
+            return Err(format!("pool range {s:?}: empty name"));
+        }
+        Ok(PoolRange { name, first, last })
+    }
+}
+
+/// How addresses map to pools.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum PoolMap {
+    /// One pool per /24.
+    #[default]
+    PerSlash24,
+    /// Configured ranges; addresses outside all of them belong to no pool.
+    Ranges(Vec<PoolRange>),
+}
+
+impl PoolMap {
+    /// Configured ranges, which must not overlap.
+    pub fn ranges(mut ranges: Vec<PoolRange>) -> Result<PoolMap, String> {
+        ranges.sort_by_key(|r| r.first);
+        for w in ranges.windows(2) {
+            if let [a, b] = w {
+                if b.first <= a.last {
+                    return Err(format!("pools {} and {} overlap", a.name, b.name));
+                }
+            }
+        }
+        Ok(PoolMap::Ranges(ranges))
+    }
+
+    /// The name of the pool holding `a`, or `None` when no configured range holds it.
+    pub fn pool_of(&self, a: Ipv4Addr) -> Option<String> {
+        match self {
+            PoolMap::PerSlash24 => {
+                let [x, y, z, _] = a.octets();
+                Some(format!("{x}.{y}.{z}.0/24"))
+            }
+            PoolMap::Ranges(rs) => {
+                // Sorted and disjoint: the last range starting at or below `a` is the only one
+                // that can hold it.
+                let i = rs.partition_point(|r| r.first <= a);
+                let r = rs.get(i.checked_sub(1)?)?;
+                r.contains(a).then(|| r.name.clone())
+            }
+        }
+    }
+}
+
+impl fmt::Display for PoolMap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PoolMap::PerSlash24 => f.write_str("one pool per /24"),
+            PoolMap::Ranges(rs) => {
+                let parts: Vec<String> = rs
+                    .iter()
+                    .map(|r| format!("{}={}-{}", r.name, r.first, r.last))
+                    .collect();
+                f.write_str(&parts.join(", "))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> Ipv4Addr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn per_slash_24_names_like_isc_logs() {
+        let m = PoolMap::default();
+        assert_eq!(
+            m.pool_of(ip("192.0.2.100")).as_deref(),
+            Some("192.0.2.0/24")
+        );
+        assert_eq!(m.pool_of(ip("192.0.3.1")).as_deref(), Some("192.0.3.0/24"));
+    }
+
+    #[test]
+    fn configured_ranges() {
+        let m = PoolMap::ranges(vec![
+            "b=10.0.0.50-10.0.0.99".parse().unwrap(),
+            "10.0.0.1-10.0.0.9".parse().unwrap(),
+        ])
+        .unwrap();
+        assert_eq!(
+            m.pool_of(ip("10.0.0.1")).as_deref(),
+            Some("10.0.0.1-10.0.0.9")
+        );
+        assert_eq!(
+            m.pool_of(ip("10.0.0.9")).as_deref(),
+            Some("10.0.0.1-10.0.0.9")
+        );
+        assert_eq!(m.pool_of(ip("10.0.0.10")), None);
+        assert_eq!(m.pool_of(ip("10.0.0.99")).as_deref(), Some("b"));
+        assert_eq!(m.pool_of(ip("10.0.0.0")), None);
+        assert_eq!(m.pool_of(ip("10.0.0.100")), None);
+    }
+
+    #[test]
+    fn bad_ranges() {
+        assert!("10.0.0.9-10.0.0.1".parse::<PoolRange>().is_err());
+        assert!("10.0.0.1".parse::<PoolRange>().is_err());
+        assert!("x=10.0.0.1-10.0.0.300".parse::<PoolRange>().is_err());
+        assert!("=10.0.0.1-10.0.0.3".parse::<PoolRange>().is_err());
+        let overlapping = PoolMap::ranges(vec![
+            "a=10.0.0.1-10.0.0.9".parse().unwrap(),
+            "b=10.0.0.9-10.0.0.20".parse().unwrap(),
+        ]);
+        assert!(overlapping.is_err());
+    }
+}
