@@ -76,7 +76,11 @@ impl MessageStats {
                     message_type: name.clone(),
                     stats: s.clone(),
                     share: s.count as f64 / total as f64,
-                    rate: if span > 0.0 { s.count as f64 / span } else { 0.0 },
+                    rate: if span > 0.0 {
+                        s.count as f64 / span
+                    } else {
+                        0.0
+                    },
                 }
             })
             .collect()

@@ -271,7 +271,10 @@ mod tests {
     #[test]
     fn clock_is_utc_civil_time() {
         // 1796010890 = 2026-11-30 03:54:50 UTC (the multi-PE capture's first frame, per tshark).
-        assert_eq!(clock(Timestamp::new(1_796_010_890, 0)), "2026-11-30 03:54:50");
+        assert_eq!(
+            clock(Timestamp::new(1_796_010_890, 0)),
+            "2026-11-30 03:54:50"
+        );
         assert_eq!(clock(Timestamp::new(0, 0)), "1970-01-01 00:00:00");
         assert_eq!(clock(Timestamp::new(951_782_400, 0)), "2000-02-29 00:00:00");
     }
