@@ -270,9 +270,6 @@ fn replayed_state_has_each_servers_logged_counts_and_the_reference_its_moves() {
     let Some((file, runs)) = shared() else {
         return;
     };
-    if !common::have_tshark() {
-        return;
-    }
     let events = capture_events(&file);
     let mut replay = Replay::new(Config {
         params: params(),
@@ -344,9 +341,6 @@ fn the_replay_finds_every_moving_run_and_no_deviation_under_isc_code() {
     let Some((file, runs)) = shared() else {
         return;
     };
-    if !common::have_tshark() {
-        return;
-    }
     let events = capture_events(&file);
     let mut replay = Replay::new(Config {
         params: params(),
@@ -411,9 +405,6 @@ fn under_the_man_page_the_replay_reports_the_runs_it_would_have_skipped() {
     let Some((file, _)) = shared() else {
         return;
     };
-    if !common::have_tshark() {
-        return;
-    }
     let events = capture_events(&file);
     let mut replay = Replay::new(Config {
         profile: &ISC_DOC,
@@ -450,9 +441,6 @@ fn timer_runs_come_no_later_than_the_reference_schedules_them() {
     let Some((file, runs)) = shared() else {
         return;
     };
-    if !common::have_tshark() {
-        return;
-    }
     let events = capture_events(&file);
     for role in [Role::Primary, Role::Secondary] {
         let mine: Vec<&Run> = runs.iter().filter(|r| r.role == role).collect();
@@ -507,9 +495,6 @@ fn the_lease_files_hold_the_state_the_replay_builds() {
     let Some((file, _)) = shared() else {
         return;
     };
-    if !common::have_tshark() {
-        return;
-    }
     let dir = file.parent().unwrap();
     let events = capture_events(&file);
     let mut replay = Replay::new(Config {

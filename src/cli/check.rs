@@ -9,6 +9,7 @@ use std::io::Write;
 use super::anyhow_like::{Error, Result};
 use super::exit;
 use super::input::CaptureArgs;
+use crate::analyse::failover::{self, analyser::FailoverAnalyser, PoolRange};
 use crate::analyse::finding::{Findings, Severity};
 use crate::analyse::{Analyser, Report};
 use crate::dissect::FrameSummary;
@@ -36,6 +37,53 @@ pub struct CheckArgs {
     /// Findings kept in the report (counts stay exact beyond it).
     #[arg(long, default_value_t = 100_000)]
     pub max_findings: usize,
+
+    #[command(flatten)]
+    pub failover: FailoverArgs,
+}
+
+/// The failover pair's pool balance settings (dhcpd.conf's, defaults as dhcpd's).
+#[derive(clap::Args, Debug, Clone)]
+#[command(next_help_heading = "ISC DHCP failover")]
+pub struct FailoverArgs {
+    /// max-lease-misbalance, percent.
+    #[arg(long, default_value_t = 15, value_name = "PERCENT")]
+    pub max_lease_misbalance: u32,
+    /// max-lease-ownership, percent.
+    #[arg(long, default_value_t = 10, value_name = "PERCENT")]
+    pub max_lease_ownership: u32,
+    /// min-balance, seconds.
+    #[arg(long, default_value_t = 60, value_name = "SECONDS")]
+    pub min_balance: u32,
+    /// max-balance, seconds.
+    #[arg(long, default_value_t = 3600, value_name = "SECONDS")]
+    pub max_balance: u32,
+    /// A failover pool as `NAME=FIRST-LAST` (repeatable); without any, one pool per /24.
+    #[arg(long = "failover-pool", value_name = "NAME=FIRST-LAST")]
+    pub pools: Vec<PoolRange>,
+}
+
+impl FailoverArgs {
+    pub fn config(&self, profile: Option<&str>) -> Result<failover::Config> {
+        let profile = failover::Profile::by_name(profile.unwrap_or("isc-code"))
+            .ok_or_else(|| Error::msg("unknown failover profile"))?;
+        let pools = if self.pools.is_empty() {
+            failover::PoolMap::default()
+        } else {
+            failover::PoolMap::ranges(self.pools.clone()).map_err(Error::msg)?
+        };
+        Ok(failover::Config {
+            profile,
+            params: failover::Params {
+                max_lease_misbalance: self.max_lease_misbalance,
+                max_lease_ownership: self.max_lease_ownership,
+                min_balance: self.min_balance,
+                max_balance: self.max_balance,
+            },
+            pools,
+            ..failover::Config::default()
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -114,8 +162,11 @@ impl Profiles {
 
 /// The analysers `check` runs, configured from the command line.
 pub fn analysers(args: &CheckArgs) -> Result<Vec<Box<dyn Analyser>>> {
-    let _profiles = Profiles::from_names(&args.profiles)?;
-    let a: Vec<Box<dyn Analyser>> = Vec::new();
+    let profiles = Profiles::from_names(&args.profiles)?;
+    let mut a: Vec<Box<dyn Analyser>> = Vec::new();
+    a.push(Box::new(FailoverAnalyser::new(
+        args.failover.config(profiles.failover.as_deref())?,
+    )));
     Ok(a)
 }
 

@@ -20,6 +20,7 @@
 //! leases the server then sent; the other three ran before updates already on the wire reached
 //! the server.
 
+pub mod analyser;
 pub mod balancer;
 pub mod derive;
 pub mod event;

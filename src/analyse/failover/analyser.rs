@@ -1,0 +1,234 @@
+//! The failover pool balance replay as an [`Analyser`]: failover messages from the pipeline become
+//! events (roles learnt from CONNECT), the servers' DHCPOFFERs become offer events (the client
+//! taken from the DISCOVER with the same xid), and the replay's findings and free/backup counts go
+//! into the report.
+
+use std::net::IpAddr;
+
+use super::{derive, offer, Client, Config, Event, EventKind, Replay, Roles};
+use crate::analyse::finding::{Finding, Subject};
+use crate::analyse::{Analyser, Report};
+use crate::dissect::lru::LruMap;
+use crate::pipeline::Decoded;
+use crate::proto::{dhcpv4, Message};
+use crate::source::Timestamp;
+
+/// DISCOVERs remembered for their OFFERs.
+const MAX_PENDING_DISCOVERS: usize = 65_536;
+
+/// Turns decoded messages into failover events: failover messages (the sender's role learnt
+/// from CONNECT / CONNECTACK) and the servers' DHCPOFFERs (the client from the DISCOVER with the
+/// same xid). Shared by the analyser and by anything else that wants the events.
+pub struct EventSource {
+    roles: Roles,
+    discovers: LruMap<u32, Client>,
+    /// Failover messages seen; DHCP is only looked at once there is a failover pair.
+    messages: u64,
+}
+
+impl Default for EventSource {
+    fn default() -> Self {
+        EventSource {
+            roles: Roles::new(),
+            discovers: LruMap::new(MAX_PENDING_DISCOVERS),
+            messages: 0,
+        }
+    }
+}
+
+impl EventSource {
+    pub fn roles(&self) -> &Roles {
+        &self.roles
+    }
+
+    /// Failover messages seen so far.
+    pub fn messages(&self) -> u64 {
+        self.messages
+    }
+
+    /// The event a decoded message stands for, if any.
+    pub fn event(&mut self, d: &Decoded<'_>) -> Option<Event> {
+        match d.message {
+            Message::Failover(m) => {
+                self.messages += 1;
+                let (src, dst): (IpAddr, IpAddr) = (d.payload.src, d.payload.dst);
+                self.roles.learn(m, src, dst);
+                let role = self.roles.role_of(src)?;
+                derive(m, d.frame.number, d.frame.ts, role).ok()
+            }
+            Message::Dhcpv4(m) if self.messages > 0 => self.dhcp(d, m),
+            _ => None,
+        }
+    }
+
+    fn dhcp(&mut self, d: &Decoded<'_>, m: &dhcpv4::Message<'_>) -> Option<Event> {
+        match m.message_type() {
+            Some(dhcpv4::message_type::DISCOVER) => {
+                let client = Client {
+                    id: m.client_identifier().map(|c| c.into_owned()),
+                    hardware: m.chaddr().map(|c| (m.htype, c.to_vec())),
+                };
+                // A retried DISCOVER replaces the earlier one.
+                *self
+                    .discovers
+                    .get_or_insert_with(&m.xid, Client::default, |_| {}) = client;
+                None
+            }
+            Some(dhcpv4::message_type::OFFER) => {
+                let role = self.roles.role_of(d.payload.src)?;
+                let client = self.discovers.get_mut(&m.xid).cloned().unwrap_or(Client {
+                    id: None,
+                    hardware: m.chaddr().map(|c| (m.htype, c.to_vec())),
+                });
+                Some(offer(
+                    d.frame.number,
+                    d.frame.ts,
+                    role,
+                    m.yiaddr,
+                    client,
+                    m.lease_time(),
+                ))
+            }
+            _ => None,
+        }
+    }
+}
+
+pub struct FailoverAnalyser {
+    events: EventSource,
+    replay: Replay,
+    buf: Vec<Finding>,
+}
+
+impl FailoverAnalyser {
+    pub fn new(cfg: Config) -> Self {
+        FailoverAnalyser {
+            events: EventSource::default(),
+            replay: Replay::new(cfg),
+            buf: Vec::new(),
+        }
+    }
+
+    pub fn replay(&self) -> &Replay {
+        &self.replay
+    }
+
+    fn push(&mut self, ev: &Event, report: &mut Report) {
+        self.replay.push(ev, &mut self.buf);
+        for f in self.buf.drain(..) {
+            report.push(f, ev.time);
+        }
+        let address = match &ev.kind {
+            EventKind::LeaseUpdate(u) => Some(u.address),
+            EventKind::Offer { address, .. } => Some(*address),
+            EventKind::LeaseAck { address, .. } => *address,
+            _ => None,
+        };
+        let Some(pool) = address.and_then(|a| self.replay.state().pool_of(a)) else {
+            return;
+        };
+        if let Some(p) = self.replay.state().pool(&pool) {
+            let c = p.counts();
+            let subject = Subject::FailoverPool(pool.clone());
+            let kind = "ISC failover pool";
+            let tl = &mut report.timeline;
+            tl.gauge(ev.time, &subject, kind, "free", f64::from(c.free));
+            tl.gauge(ev.time, &subject, kind, "backup", f64::from(c.backup));
+            tl.gauge(ev.time, &subject, kind, "active", f64::from(c.active));
+            tl.gauge(
+                ev.time,
+                &subject,
+                kind,
+                "lts",
+                ((i64::from(c.free) - i64::from(c.backup)) / 2) as f64,
+            );
+        }
+    }
+}
+
+impl Analyser for FailoverAnalyser {
+    fn name(&self) -> &'static str {
+        "failover"
+    }
+
+    fn message(&mut self, d: &Decoded<'_>, report: &mut Report) {
+        if let Some(ev) = self.events.event(d) {
+            self.push(&ev, report);
+        }
+    }
+
+    fn finish(&mut self, last: Option<Timestamp>, report: &mut Report) {
+        self.replay.finish(&mut self.buf);
+        for f in self.buf.drain(..) {
+            report.push(f, last.unwrap_or_default());
+        }
+    }
+
+    fn report_text(&self, out: &mut String) {
+        if self.events.messages() == 0 {
+            return;
+        }
+        out.push_str(&format!(
+            "failover ({}): primary {}, secondary {}\n",
+            self.replay.config().profile.name,
+            self.events
+                .roles()
+                .primary()
+                .map_or("unknown".into(), |a| a.to_string()),
+            self.events
+                .roles()
+                .secondary()
+                .map_or("unknown".into(), |a| a.to_string()),
+        ));
+        for p in self.replay.state().pools() {
+            let c = p.counts();
+            let runs = self.replay.pool_stats(&p.name);
+            out.push_str(&format!(
+                "  pool {}: free {} backup {} active {}; balance runs primary {} secondary {}, leases moved {} / {}, runs the reference matched {} / {}\n",
+                p.name,
+                c.free,
+                c.backup,
+                c.active,
+                runs.map_or(0, |s| s.runs[0]),
+                runs.map_or(0, |s| s.runs[1]),
+                runs.map_or(0, |s| s.moved[0]),
+                runs.map_or(0, |s| s.moved[1]),
+                runs.map_or(0, |s| s.runs_matching[0] + s.runs_matching[1]),
+                runs.map_or(0, |s| s.runs[0] + s.runs[1]),
+            ));
+        }
+    }
+
+    fn report_json(&self, out: &mut serde_json::Map<String, serde_json::Value>) {
+        if self.events.messages() == 0 {
+            return;
+        }
+        let pools: Vec<serde_json::Value> = self
+            .replay
+            .state()
+            .pools()
+            .map(|p| {
+                let c = p.counts();
+                let s = self.replay.pool_stats(&p.name);
+                serde_json::json!({
+                    "pool": p.name,
+                    "free": c.free,
+                    "backup": c.backup,
+                    "active": c.active,
+                    "runs": s.map(|s| s.runs),
+                    "moved": s.map(|s| s.moved),
+                    "runs_matching": s.map(|s| s.runs_matching),
+                })
+            })
+            .collect();
+        out.insert(
+            "failover".into(),
+            serde_json::json!({
+                "profile": self.replay.config().profile.name,
+                "primary": self.events.roles().primary().map(|a| a.to_string()),
+                "secondary": self.events.roles().secondary().map(|a| a.to_string()),
+                "pools": pools,
+            }),
+        );
+    }
+}
