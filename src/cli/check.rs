@@ -163,10 +163,9 @@ impl Profiles {
 /// The analysers `check` runs, configured from the command line.
 pub fn analysers(args: &CheckArgs) -> Result<Vec<Box<dyn Analyser>>> {
     let profiles = Profiles::from_names(&args.profiles)?;
-    let mut a: Vec<Box<dyn Analyser>> = Vec::new();
-    a.push(Box::new(FailoverAnalyser::new(
+    let a: Vec<Box<dyn Analyser>> = vec![Box::new(FailoverAnalyser::new(
         args.failover.config(profiles.failover.as_deref())?,
-    )));
+    ))];
     Ok(a)
 }
 

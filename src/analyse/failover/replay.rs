@@ -688,7 +688,7 @@ impl Replay {
         let changed = track
             .series
             .last()
-            .map_or(true, |p| p.free != c.free || p.backup != c.backup);
+            .is_none_or(|p| p.free != c.free || p.backup != c.backup);
         if changed {
             let age = |s| {
                 pool.oldest_ends(s)
