@@ -21,10 +21,8 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub input: CaptureArgs,
 
-    /// Reference profiles, by name (repeatable): RSerPool rfc5356|draft01|rsplib|auto (default
-    /// auto), DHCP load balancing draft|kea|isc, failover balance isc-code|isc-doc.
-    #[arg(long = "profile", value_name = "NAME")]
-    pub profiles: Vec<String>,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
 
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
@@ -33,6 +31,15 @@ pub struct CheckArgs {
     /// Exit 1 when a finding is at or above this severity.
     #[arg(long, value_name = "info|warning|error", default_value = "warning")]
     pub fail_on: Severity,
+}
+
+/// How the analysers are set up: shared by `check`, `stats` and the TUI.
+#[derive(clap::Args, Debug, Clone)]
+pub struct AnalysisArgs {
+    /// Reference profiles, by name (repeatable): RSerPool rfc5356|draft01|rsplib|auto (default
+    /// auto), DHCP load balancing draft|kea|isc, failover balance isc-code|isc-doc.
+    #[arg(long = "profile", value_name = "NAME")]
+    pub profiles: Vec<String>,
 
     /// Findings kept in the report (counts stay exact beyond it).
     #[arg(long, default_value_t = 100_000)]
@@ -161,7 +168,7 @@ impl Profiles {
 }
 
 /// The analysers `check` runs, configured from the command line.
-pub fn analysers(args: &CheckArgs) -> Result<Vec<Box<dyn Analyser>>> {
+pub fn analysers(args: &AnalysisArgs) -> Result<Vec<Box<dyn Analyser>>> {
     let profiles = Profiles::from_names(&args.profiles)?;
     let a: Vec<Box<dyn Analyser>> = vec![Box::new(FailoverAnalyser::new(
         args.failover.config(profiles.failover.as_deref())?,
@@ -172,8 +179,8 @@ pub fn analysers(args: &CheckArgs) -> Result<Vec<Box<dyn Analyser>>> {
 pub fn run(args: CheckArgs) -> Result<i32> {
     let opts = args.input.options()?;
     let mut sink = CheckSink {
-        analysers: analysers(&args)?,
-        report: Report::new(args.max_findings, 60_000_000_000),
+        analysers: analysers(&args.analysis)?,
+        report: Report::new(args.analysis.max_findings, 60_000_000_000),
     };
     let mut source = args.input.open()?;
     let mut pipeline = Pipeline::new(opts);

@@ -5,6 +5,7 @@ pub mod hash;
 pub mod input;
 pub mod read;
 pub mod simulate;
+pub mod stats;
 
 use clap::{Parser, Subcommand};
 
@@ -36,6 +37,8 @@ pub enum Command {
     Read(read::ReadArgs),
     /// Replay a capture through the reference algorithms and report every deviation.
     Check(check::CheckArgs),
+    /// Per-pool balance over time and message statistics.
+    Stats(stats::StatsArgs),
     /// Run a reference selection policy over a pool given on the command line.
     Simulate(simulate::SimulateArgs),
     /// Show the RFC 3074 hash bucket of a client key and which server owns it.
@@ -59,6 +62,7 @@ pub fn main() -> i32 {
     let r = match cli.command {
         Command::Read(a) => read::run(a),
         Command::Check(a) => check::run(a),
+        Command::Stats(a) => stats::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Hash(a) => hash::run(a),
     };
