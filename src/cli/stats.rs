@@ -62,7 +62,7 @@ pub fn parse_duration_ns(s: &str) -> std::result::Result<u64, String> {
         }
     };
     let ns = n * scale;
-    if !(ns >= 1.0 && ns < 1e19) {
+    if !(1.0..1e19).contains(&ns) {
         return Err(format!("bad duration {s:?}: must be at least 1ns"));
     }
     Ok(ns as u64)
