@@ -1,5 +1,6 @@
 //! The command line: a thin layer over the library. One file per subcommand.
 
+pub mod capture;
 pub mod check;
 pub mod hash;
 pub mod input;
@@ -34,6 +35,8 @@ pub struct Cli {
 pub enum Command {
     /// Decode a capture: one line per frame, or the whole tree (-V), or JSON.
     Read(read::ReadArgs),
+    /// Capture on a network interface and decode as `read` does (optionally --check, -w).
+    Capture(capture::LiveArgs),
     /// Replay a capture through the reference algorithms and report every deviation.
     Check(check::CheckArgs),
     /// Run a reference selection policy over a pool given on the command line.
@@ -58,6 +61,7 @@ pub fn main() -> i32 {
     };
     let r = match cli.command {
         Command::Read(a) => read::run(a),
+        Command::Capture(a) => capture::run(a),
         Command::Check(a) => check::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Hash(a) => hash::run(a),
