@@ -52,7 +52,7 @@ fn ip_packets() -> Vec<Vec<u8>> {
     let payload = [0x5au8; 40];
     let big = [0xa5u8; 600];
     let mut out = Vec::new();
-    let mut ip_of = |p: Packet<'_>| {
+    let ip_of = |p: Packet<'_>| {
         let mut v = Vec::new();
         p.build_ip(&mut v);
         v
