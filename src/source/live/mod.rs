@@ -209,7 +209,7 @@ impl LiveSource {
     }
 
     fn refresh_kernel_stats(&mut self) {
-        match &self.inner {
+        match &mut self.inner {
             #[cfg(target_os = "linux")]
             Inner::AfPacket(s, _) => {
                 if let Ok((received, dropped)) = s.statistics() {

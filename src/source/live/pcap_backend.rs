@@ -90,7 +90,10 @@ impl PcapCapture {
                 let nanos = u32::try_from(p.header.ts.tv_usec)
                     .unwrap_or(0)
                     .min(999_999_999);
-                let ts = Timestamp::new(i64::from(p.header.ts.tv_sec), nanos);
+                // time_t is 32 bits on some systems libpcap runs on.
+                #[allow(clippy::useless_conversion)]
+                let secs = i64::from(p.header.ts.tv_sec);
+                let ts = Timestamp::new(secs, nanos);
                 Ok(Some((ts, n, p.header.len)))
             }
             Err(pcap::Error::TimeoutExpired) => Ok(None),
