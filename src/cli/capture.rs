@@ -10,7 +10,7 @@
 use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 
@@ -27,6 +27,7 @@ use crate::output::Format;
 use crate::pipeline::{Decoded, Pipeline, Sink};
 use crate::source::live::{
     self, interrupt, Backend, FilterChoice, InterfaceInfo, LiveOptions, LiveSource, LiveStats,
+    Polled,
 };
 use crate::source::{Frame, SourceError};
 
@@ -195,19 +196,43 @@ impl Recorder {
         }
         let r = self
             .writer
-            .write_packet(0, frame.ts, frame.data, frame.orig_len)
-            .and_then(|_| self.writer.flush());
+            .write_packet(0, frame.ts, frame.data, frame.orig_len);
         if let Err(e) = r {
             self.error = Some(e);
         }
     }
+
+    fn flush(&mut self) {
+        if self.error.is_none() {
+            if let Err(e) = self.writer.flush() {
+                self.error = Some(e);
+            }
+        }
+    }
 }
+
+/// Longest time decoded output and captured frames wait in buffers while packets keep coming
+/// (when none are waiting, they are written at once).
+const FLUSH_INTERVAL: Duration = Duration::from_millis(200);
 
 /// What a capture feeds: the `read` output, the analysers, the pcapng file.
 struct CaptureSink {
     read: ReadSink<io::StdoutLock<'static>>,
     check: Option<CheckSink>,
     recorder: Option<Recorder>,
+    last_flush: Instant,
+}
+
+impl CaptureSink {
+    /// Writes out what the outputs hold: called when no packet is waiting, so output keeps up
+    /// with a quiet link without a write per frame under load.
+    fn flush(&mut self) {
+        self.read.flush_now();
+        if let Some(r) = &mut self.recorder {
+            r.flush();
+        }
+        self.last_flush = Instant::now();
+    }
 }
 
 impl Sink for CaptureSink {
@@ -220,12 +245,14 @@ impl Sink for CaptureSink {
 
     fn end_frame(&mut self, frame: &Frame<'_>, summary: &FrameSummary) {
         self.read.end_frame(frame, summary);
-        self.read.flush_now();
         if let Some(c) = &mut self.check {
             c.end_frame(frame, summary);
         }
         if let Some(r) = &mut self.recorder {
             r.write(frame);
+        }
+        if self.last_flush.elapsed() >= FLUSH_INTERVAL {
+            self.flush();
         }
     }
 
@@ -236,6 +263,32 @@ impl Sink for CaptureSink {
     fn stopped(&self) -> bool {
         self.read.stopped() || self.recorder.as_ref().is_some_and(|r| r.error.is_some())
     }
+}
+
+/// The pipeline's run loop, with the outputs flushed whenever the source has nothing waiting.
+/// Returns the error that ended the capture, if one did.
+fn drive(
+    source: &mut LiveSource,
+    pipeline: &mut Pipeline,
+    sink: &mut CaptureSink,
+) -> Option<SourceError> {
+    while !sink.stopped() {
+        let mut idle = false;
+        match source.poll_frame() {
+            Ok(Polled::Frame(f)) => pipeline.feed(&f, sink),
+            Ok(Polled::Idle) => idle = true,
+            Ok(Polled::End) => return None,
+            Err(e) if e.fatal => return Some(e),
+            Err(e) => sink.source_error(&e),
+        }
+        if idle {
+            sink.flush();
+            if let Err(e) = source.wait() {
+                return Some(e);
+            }
+        }
+    }
+    None
 }
 
 /// One line for stderr about the capture itself.
@@ -288,14 +341,16 @@ pub fn run(args: LiveArgs) -> Result<i32> {
         read: ReadSink::new(io::stdout().lock(), args.format, args.verbose),
         check: check_sink,
         recorder,
+        last_flush: Instant::now(),
     };
     let mut pipeline = Pipeline::new(opts);
-    let fatal = pipeline.run(&mut source, &mut sink).err();
+    let fatal = drive(&mut source, &mut pipeline, &mut sink);
     let live_stats = source.stats();
     let CaptureSink {
         read,
         check,
         recorder,
+        ..
     } = sink;
     let output = read.finish();
     let mut write_failed = false;

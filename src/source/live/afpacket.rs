@@ -20,7 +20,7 @@ use super::bpf::Insn;
 pub const PACKET_OUTGOING: u8 = 4;
 const PACKET_STATISTICS: libc::c_int = 6;
 const ARPHRD_ETHER: u16 = 1;
-const ARPHRD_LOOPBACK: u16 = 772;
+pub const ARPHRD_LOOPBACK: u16 = 772;
 const ARPHRD_NONE: u16 = 0xfffe;
 const ARPHRD_RAWIP: u16 = 519;
 /// Receive buffer asked of the kernel: a burst of a few thousand packets waits there.

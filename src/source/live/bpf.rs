@@ -74,6 +74,8 @@ pub mod ancillary {
     pub const PKTTYPE: u32 = 4;
     /// The interface index.
     pub const IFINDEX: u32 = 8;
+    /// The device's ARPHRD_ type.
+    pub const HATYPE: u32 = 28;
 }
 
 /// The largest program the kernel accepts (`BPF_MAXINSNS`).
@@ -89,6 +91,7 @@ pub struct Meta {
     pub protocol: u16,
     pub pkttype: u8,
     pub ifindex: u32,
+    pub hatype: u16,
 }
 
 /// Runs `prog` over `pkt` as the kernel does; returns the number of bytes to keep (0 drops the
@@ -105,6 +108,7 @@ pub fn run(prog: &[Insn], pkt: &[u8], meta: &Meta) -> u32 {
                 ancillary::PROTOCOL => Some(u32::from(meta.protocol)),
                 ancillary::PKTTYPE => Some(u32::from(meta.pkttype)),
                 ancillary::IFINDEX => Some(meta.ifindex),
+                ancillary::HATYPE => Some(u32::from(meta.hatype)),
                 _ => None,
             };
         }

@@ -577,6 +577,41 @@ pub fn compile(e: &Expr, framing: Framing) -> Result<Vec<Insn>, FilterError> {
     })
 }
 
+/// Puts in front of `prog` a test that drops the outgoing copy of every packet sent on a
+/// loopback device: the socket sees each such packet twice, and dropping the copy in the kernel
+/// spares the queue and a read (libpcap drops it after reading). Jumps are relative, so `prog`
+/// is unchanged behind the prefix.
+pub fn without_loopback_echoes(prog: &[Insn]) -> Vec<Insn> {
+    const PACKET_OUTGOING: u32 = 4;
+    const ARPHRD_LOOPBACK: u32 = 772;
+    let anc = |n: u32| Insn {
+        code: op::LD | op::H | op::ABS,
+        jt: 0,
+        jf: 0,
+        k: bpf::ancillary::AD_OFF + n,
+    };
+    let jeq = |k: u32, jt: u8, jf: u8| Insn {
+        code: op::JMP | op::JEQ | op::K,
+        jt,
+        jf,
+        k,
+    };
+    let mut out = vec![
+        anc(bpf::ancillary::PKTTYPE),
+        jeq(PACKET_OUTGOING, 0, 3),
+        anc(bpf::ancillary::HATYPE),
+        jeq(ARPHRD_LOOPBACK, 0, 1),
+        Insn {
+            code: op::RET | op::K,
+            jt: 0,
+            jf: 0,
+            k: 0,
+        },
+    ];
+    out.extend_from_slice(prog);
+    out
+}
+
 /// A program that keeps every packet.
 pub fn accept_all() -> Vec<Insn> {
     vec![Insn {
@@ -652,6 +687,27 @@ mod tests {
             assert_eq!(e.word, word, "{text}: {e}");
             assert!(e.to_string().contains("--features libpcap"), "{e}");
         }
+    }
+
+    #[test]
+    fn loopback_echoes_are_dropped_and_nothing_else_changes() {
+        let prog = without_loopback_echoes(&compile(&Expr::Proto(17), Framing::Network).unwrap());
+        let mut pkt = vec![
+            0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0, 127, 0, 0, 1, 127, 0, 0, 1,
+        ];
+        pkt.extend_from_slice(&[0x13, 0x88, 0x07, 0xd1, 0, 8, 0, 0]);
+        let meta = |pkttype: u8, hatype: u16| bpf::Meta {
+            protocol: 0x0800,
+            pkttype,
+            hatype,
+            ..Default::default()
+        };
+        assert_eq!(bpf::run(&prog, &pkt, &meta(4, 772)), 0);
+        assert_eq!(bpf::run(&prog, &pkt, &meta(0, 772)), bpf::ACCEPT);
+        // Outgoing on Ethernet is real traffic.
+        assert_eq!(bpf::run(&prog, &pkt, &meta(4, 1)), bpf::ACCEPT);
+        pkt[9] = 6;
+        assert_eq!(bpf::run(&prog, &pkt, &meta(0, 772)), 0);
     }
 
     #[test]

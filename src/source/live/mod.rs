@@ -307,6 +307,12 @@ fn open_backend(
                 filter::compile(&e, framing).map_err(|e| LiveError::filter(&opts.interface, e))?
             }
         };
+        // Only loopback devices (and `any`, which includes lo) echo their own packets.
+        let program = if dev.arphrd.is_none_or(|t| t == afpacket::ARPHRD_LOOPBACK) {
+            filter::without_loopback_echoes(&program)
+        } else {
+            program
+        };
         let socket = afpacket::Socket::open(&dev, &program)
             .map_err(|e| LiveError::from_io(&opts.interface, e))?;
         let linktype = match dev.mode {
@@ -370,37 +376,95 @@ fn now() -> Timestamp {
     )
 }
 
-impl FrameSource for LiveSource {
-    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, SourceError> {
-        if self.finished {
-            return Ok(None);
+/// What [`LiveSource::poll_frame`] found.
+#[derive(Debug)]
+pub enum Polled<'a> {
+    Frame(Frame<'a>),
+    /// Nothing waiting now: a moment to flush outputs or redraw, then [`LiveSource::wait`].
+    Idle,
+    /// Stopped, counted out or past the duration.
+    End,
+}
+
+/// A received packet, before its frame borrows the buffer.
+struct Got {
+    ts: Timestamp,
+    caplen: usize,
+    orig_len: u32,
+}
+
+enum Step {
+    Got(Got),
+    Idle,
+    End,
+}
+
+impl LiveSource {
+    /// The next frame if one is waiting, without blocking (with libpcap: waits at most the
+    /// poll interval). Once `End` is returned, the source only returns `End`.
+    pub fn poll_frame(&mut self) -> Result<Polled<'_>, SourceError> {
+        match self.step()? {
+            Step::End => Ok(Polled::End),
+            Step::Idle => Ok(Polled::Idle),
+            Step::Got(g) => Ok(Polled::Frame(Frame {
+                number: self.stats.captured,
+                ts: g.ts,
+                linktype: self.info.linktype,
+                orig_len: g.orig_len,
+                interface: 0,
+                data: self.buf.get(..g.caplen).unwrap_or_default(),
+            })),
         }
-        loop {
-            let Some(wait) = self.wait_budget() else {
-                self.finished = true;
-                self.refresh_kernel_stats();
-                return Ok(None);
-            };
-            let timeout_ms = i32::try_from(wait.as_millis()).unwrap_or(i32::MAX).max(1);
-            match &mut self.inner {
-                #[cfg(target_os = "linux")]
-                Inner::AfPacket(socket, mode) => {
-                    match socket.wait(timeout_ms) {
-                        Ok(true) => {}
-                        Ok(false) => continue,
-                        Err(e) => {
-                            self.finished = true;
-                            return Err(self.fatal(format!("capture failed: {e}")));
-                        }
-                    }
-                    let cooked = *mode == afpacket::Mode::Cooked;
-                    let start = if cooked { SLL2_LEN } else { 0 };
+    }
+
+    /// Blocks until a packet may be waiting, or at most the poll interval (less when the
+    /// duration ends sooner); a signal cuts it short.
+    pub fn wait(&mut self) -> Result<(), SourceError> {
+        let Some(budget) = self.wait_budget() else {
+            return Ok(());
+        };
+        let timeout_ms = i32::try_from(budget.as_millis()).unwrap_or(i32::MAX).max(1);
+        match &mut self.inner {
+            #[cfg(target_os = "linux")]
+            Inner::AfPacket(socket, _) => match socket.wait(timeout_ms) {
+                Ok(_) => Ok(()),
+                Err(e) => {
+                    self.finished = true;
+                    Err(self.fatal(format!("capture failed: {e}")))
+                }
+            },
+            // libpcap waits inside its read.
+            #[cfg(feature = "libpcap")]
+            Inner::Pcap(_) => {
+                let _ = timeout_ms;
+                Ok(())
+            }
+        }
+    }
+
+    fn step(&mut self) -> Result<Step, SourceError> {
+        if self.finished {
+            return Ok(Step::End);
+        }
+        if self.wait_budget().is_none() {
+            self.finished = true;
+            self.refresh_kernel_stats();
+            return Ok(Step::End);
+        }
+        match &mut self.inner {
+            #[cfg(target_os = "linux")]
+            Inner::AfPacket(socket, mode) => {
+                let cooked = *mode == afpacket::Mode::Cooked;
+                let start = if cooked { SLL2_LEN } else { 0 };
+                // Loopback echoes are normally dropped by the kernel filter; a few may still
+                // come (a filter that was not ours): skip them here without waiting.
+                loop {
                     let Some(room) = self.buf.get_mut(start..) else {
-                        continue;
+                        return Ok(Step::Idle);
                     };
                     let r = match socket.receive(room) {
                         Ok(Some(r)) => r,
-                        Ok(None) => continue,
+                        Ok(None) => return Ok(Step::Idle),
                         Err(e) => {
                             self.finished = true;
                             return Err(self.fatal(format!("capture failed: {e}")));
@@ -414,41 +478,54 @@ impl FrameSource for LiveSource {
                         write_sll2(&mut self.buf, &r);
                     }
                     self.stats.captured += 1;
-                    let caplen = start.saturating_add(r.caplen).min(self.buf.len());
-                    let orig = start.saturating_add(r.len);
                     let ts = if r.stamped {
                         Timestamp::new(r.secs, r.nanos)
                     } else {
                         now()
                     };
-                    return Ok(Some(Frame {
-                        number: self.stats.captured,
+                    return Ok(Step::Got(Got {
                         ts,
-                        linktype: self.info.linktype,
-                        orig_len: u32::try_from(orig).unwrap_or(u32::MAX),
-                        interface: 0,
-                        data: self.buf.get(..caplen).unwrap_or_default(),
+                        caplen: start.saturating_add(r.caplen).min(self.buf.len()),
+                        orig_len: u32::try_from(start.saturating_add(r.len)).unwrap_or(u32::MAX),
                     }));
                 }
-                #[cfg(feature = "libpcap")]
-                Inner::Pcap(p) => match p.next(timeout_ms, &mut self.buf) {
-                    Ok(Some((ts, caplen, orig))) => {
-                        self.stats.captured += 1;
-                        return Ok(Some(Frame {
-                            number: self.stats.captured,
-                            ts,
-                            linktype: self.info.linktype,
-                            orig_len: orig,
-                            interface: 0,
-                            data: self.buf.get(..caplen).unwrap_or_default(),
-                        }));
-                    }
-                    Ok(None) => continue,
-                    Err(e) => {
-                        self.finished = true;
-                        return Err(self.fatal(format!("capture failed: {e}")));
-                    }
-                },
+            }
+            #[cfg(feature = "libpcap")]
+            Inner::Pcap(p) => match p.next(&mut self.buf) {
+                Ok(Some((ts, caplen, orig_len))) => {
+                    self.stats.captured += 1;
+                    Ok(Step::Got(Got {
+                        ts,
+                        caplen,
+                        orig_len,
+                    }))
+                }
+                Ok(None) => Ok(Step::Idle),
+                Err(e) => {
+                    self.finished = true;
+                    Err(self.fatal(format!("capture failed: {e}")))
+                }
+            },
+        }
+    }
+}
+
+impl FrameSource for LiveSource {
+    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, SourceError> {
+        loop {
+            match self.step()? {
+                Step::End => return Ok(None),
+                Step::Idle => self.wait()?,
+                Step::Got(g) => {
+                    return Ok(Some(Frame {
+                        number: self.stats.captured,
+                        ts: g.ts,
+                        linktype: self.info.linktype,
+                        orig_len: g.orig_len,
+                        interface: 0,
+                        data: self.buf.get(..g.caplen).unwrap_or_default(),
+                    }))
+                }
             }
         }
     }

@@ -75,11 +75,7 @@ impl PcapCapture {
 
     /// The next packet copied into `buf`: (time, captured bytes, length on the wire); `Ok(None)`
     /// when the read timed out.
-    pub fn next(
-        &mut self,
-        _timeout_ms: i32,
-        buf: &mut [u8],
-    ) -> Result<Option<(Timestamp, usize, u32)>, pcap::Error> {
+    pub fn next(&mut self, buf: &mut [u8]) -> Result<Option<(Timestamp, usize, u32)>, pcap::Error> {
         match self.cap.next_packet() {
             Ok(p) => {
                 let n = p.data.len().min(buf.len());
