@@ -186,13 +186,31 @@ pub fn run(args: CheckArgs) -> Result<i32> {
     let mut pipeline = Pipeline::new(opts);
     let fatal = pipeline.run(&mut source, &mut sink).err();
     let stats = pipeline.stats();
+    let mut out = std::io::stdout().lock();
+    let failed = report(&mut sink, &stats, args.format, args.fail_on, &mut out)?;
+    eprintln!("poolshark: {}", stats.summary_line());
+    if let Some(e) = fatal {
+        eprintln!("poolshark: stopped reading {}: {e}", args.input.file);
+        return Ok(exit::USAGE);
+    }
+    Ok(if failed { exit::FINDINGS } else { exit::OK })
+}
+
+/// Ends the analysers' run and writes the findings report (what `check` prints, also after a
+/// live capture with `--check`). True when a finding is at or above `fail_on`.
+pub fn report(
+    sink: &mut CheckSink,
+    stats: &crate::pipeline::RunStats,
+    format: CheckFormat,
+    fail_on: Severity,
+    out: &mut dyn Write,
+) -> Result<bool> {
     for a in &mut sink.analysers {
         a.finish(stats.last, &mut sink.report);
     }
     let findings = &mut sink.report.findings;
     findings.sort();
-    let mut out = std::io::stdout().lock();
-    match args.format {
+    match format {
         CheckFormat::Text => {
             let mut s = String::new();
             for f in findings.list() {
@@ -214,22 +232,13 @@ pub fn run(args: CheckArgs) -> Result<i32> {
             for a in &sink.analysers {
                 a.report_json(&mut m);
             }
-            m.insert("summary".into(), summary_json(findings, &stats));
-            serde_json::to_writer_pretty(&mut out, &serde_json::Value::Object(m))?;
+            m.insert("summary".into(), summary_json(findings, stats));
+            serde_json::to_writer_pretty(&mut *out, &serde_json::Value::Object(m))?;
             out.write_all(b"\n")?;
         }
     }
     out.flush()?;
-    eprintln!("poolshark: {}", stats.summary_line());
-    if let Some(e) = fatal {
-        eprintln!("poolshark: stopped reading {}: {e}", args.input.file);
-        return Ok(exit::USAGE);
-    }
-    Ok(if findings.any_at_least(args.fail_on) {
-        exit::FINDINGS
-    } else {
-        exit::OK
-    })
+    Ok(findings.any_at_least(fail_on))
 }
 
 fn summary_text(f: &Findings) -> String {

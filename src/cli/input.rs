@@ -14,6 +14,14 @@ pub struct CaptureArgs {
     /// Capture file: pcap or pcapng, optionally gzip-compressed; `-` reads standard input.
     pub file: String,
 
+    #[command(flatten)]
+    pub decode: DecodeArgs,
+}
+
+/// How payloads are dispatched and decoded: shared by the commands that read a file and by
+/// `capture`.
+#[derive(Args, Debug, Clone)]
+pub struct DecodeArgs {
     /// Decode traffic on other ports as a protocol, e.g. `udp.port==2001:asap`,
     /// `sctp.port==10001:enrp`, `tcp.port==7911:dhcpfo`, `sctp.ppid==99:asap` (repeatable).
     #[arg(short = 'd', long = "decode-as", value_name = "RULE")]
@@ -29,6 +37,23 @@ pub struct CaptureArgs {
 }
 
 impl CaptureArgs {
+    pub fn options(&self) -> Result<Options> {
+        self.decode.options()
+    }
+
+    pub fn open(&self) -> Result<FileSource> {
+        FileSource::open(&self.file).map_err(|e| {
+            let name = if self.file == "-" {
+                "standard input"
+            } else {
+                self.file.as_str()
+            };
+            Error::msg(format!("cannot read {name}: {e}"))
+        })
+    }
+}
+
+impl DecodeArgs {
     pub fn options(&self) -> Result<Options> {
         let rserpool_encoding = match self.rserpool_encoding.as_str() {
             "auto" => None,
@@ -46,17 +71,6 @@ impl CaptureArgs {
                 conversations: limits.conversations,
             },
             limits,
-        })
-    }
-
-    pub fn open(&self) -> Result<FileSource> {
-        FileSource::open(&self.file).map_err(|e| {
-            let name = if self.file == "-" {
-                "standard input"
-            } else {
-                self.file.as_str()
-            };
-            Error::msg(format!("cannot read {name}: {e}"))
         })
     }
 }

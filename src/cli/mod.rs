@@ -1,5 +1,6 @@
 //! The command line: a thin layer over the library. One file per subcommand.
 
+pub mod capture;
 pub mod check;
 pub mod hash;
 pub mod input;
@@ -35,6 +36,8 @@ pub struct Cli {
 pub enum Command {
     /// Decode a capture: one line per frame, or the whole tree (-V), or JSON.
     Read(read::ReadArgs),
+    /// Capture on a network interface and decode as `read` does (optionally --check, -w).
+    Capture(capture::LiveArgs),
     /// Replay a capture through the reference algorithms and report every deviation.
     Check(check::CheckArgs),
     /// Per-pool balance over time and message statistics.
@@ -61,6 +64,7 @@ pub fn main() -> i32 {
     };
     let r = match cli.command {
         Command::Read(a) => read::run(a),
+        Command::Capture(a) => capture::run(a),
         Command::Check(a) => check::run(a),
         Command::Stats(a) => stats::run(a),
         Command::Simulate(a) => simulate::run(a),

@@ -46,7 +46,7 @@ pub fn run(args: ReadArgs) -> Result<i32> {
 }
 
 /// Writes what `read` shows; remembers the first output error (a closed pipe ends the run).
-struct ReadSink<W: Write> {
+pub(crate) struct ReadSink<W: Write> {
     verbose: bool,
     text: W,
     json: Option<JsonRecords>,
@@ -58,7 +58,7 @@ struct ReadSink<W: Write> {
 }
 
 impl<W: Write> ReadSink<W> {
-    fn new(out: W, format: Format, verbose: bool) -> Self {
+    pub(crate) fn new(out: W, format: Format, verbose: bool) -> Self {
         ReadSink {
             verbose,
             text: out,
@@ -83,7 +83,21 @@ impl<W: Write> ReadSink<W> {
         }
     }
 
-    fn finish(mut self) -> io::Result<()> {
+    /// Writes out what is buffered now (a live capture shows each frame as it comes).
+    pub(crate) fn flush_now(&mut self) {
+        if self.error.is_none() {
+            if let Err(e) = self
+                .text
+                .write_all(&self.buf)
+                .and_then(|_| self.text.flush())
+            {
+                self.error = Some(e);
+            }
+        }
+        self.buf.clear();
+    }
+
+    pub(crate) fn finish(mut self) -> io::Result<()> {
         if let Some(j) = self.json.take() {
             j.finish(&mut self.buf);
         }

@@ -1,9 +1,10 @@
-//! Where frames come from: capture files (pcap, pcapng, gzip-compressed, stdin) and, later, live
+//! Where frames come from: capture files (pcap, pcapng, gzip-compressed, stdin) and live
 //! interfaces. A source hands out [`Frame`]s one at a time; the bytes borrow the source's buffer
 //! until the next call, so nothing is copied and memory stays bounded by the largest record.
 
 pub mod file;
 pub mod leases;
+pub mod live;
 
 use std::fmt;
 

@@ -1,0 +1,337 @@
+//! `poolshark capture -i IFACE [-f FILTER] [-w FILE.pcapng] [--format text|json|jsonl] [--check]
+//! [--duration SECONDS] [--count N]`: the `read` pipeline on a live interface.
+//!
+//! Decoded messages print as `read` prints them, one frame at a time as it arrives; `-w` keeps
+//! every captured frame in a pcapng file (interface name, snap length, nanosecond timestamps)
+//! that `read` and tshark read back; `--check` feeds the analysers and prints their report at
+//! the end as `check` does. Ctrl-C (or SIGTERM), `--duration` and `--count` end the capture the
+//! same way: outputs flushed, the summary on stderr.
+
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use super::anyhow_like::{Error, Result};
+use super::check::{self, AnalysisArgs, CheckFormat, CheckSink};
+use super::exit;
+use super::input::DecodeArgs;
+use super::read::ReadSink;
+use crate::analyse::finding::Severity;
+use crate::analyse::Report;
+use crate::dissect::FrameSummary;
+use crate::generate::{IfOptions, PcapNgWriter};
+use crate::output::Format;
+use crate::pipeline::{Decoded, Pipeline, Sink};
+use crate::source::live::{
+    self, interrupt, Backend, FilterChoice, InterfaceInfo, LiveOptions, LiveSource, LiveStats,
+    Polled,
+};
+use crate::source::{Frame, SourceError};
+
+#[derive(clap::Args, Debug)]
+pub struct LiveArgs {
+    /// Interface to capture on (`ip link` lists them), or `any` for all of them (Linux cooked
+    /// frames).
+    #[arg(short = 'i', long = "interface", value_name = "IFACE")]
+    pub interface: String,
+
+    /// Capture filter. Without it only what poolshark decodes is kept (DHCP, RSerPool, failover
+    /// ports, SCTP, IP fragments, plus the --decode-as ports). This build understands ip, ip6,
+    /// udp, tcp, sctp, [udp|tcp|sctp] [src|dst] port N, [src|dst] host ADDR, with and, or, not
+    /// and parentheses; the `libpcap` feature compiles any libpcap expression. An empty
+    /// filter keeps every packet.
+    #[arg(short = 'f', long = "filter", value_name = "FILTER")]
+    pub filter: Option<String>,
+
+    /// Write every captured frame to this pcapng file.
+    #[arg(short = 'w', long = "write", value_name = "FILE.pcapng")]
+    pub write: Option<PathBuf>,
+
+    /// Output format: a line per frame (text), a JSON array, or one JSON object per line.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+
+    /// Show the whole field tree of every message.
+    #[arg(short = 'V', long)]
+    pub verbose: bool,
+
+    /// Replay what is captured through the reference algorithms and print the findings at the
+    /// end, as `poolshark check` does (text, or JSON with --format json/jsonl).
+    #[arg(long)]
+    pub check: bool,
+
+    /// With --check: exit 1 when a finding is at or above this severity.
+    #[arg(
+        long,
+        value_name = "info|warning|error",
+        default_value = "warning",
+        requires = "check"
+    )]
+    pub fail_on: Severity,
+
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub duration: Option<f64>,
+
+    /// Stop after this many frames.
+    #[arg(short = 'c', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub count: Option<u64>,
+
+    /// Bytes kept of each packet.
+    #[arg(short = 's', long, default_value_t = live::DEFAULT_SNAPLEN, value_name = "BYTES")]
+    pub snaplen: u32,
+
+    /// Capture mechanism: auto (AF_PACKET on Linux), afpacket, or libpcap (needs the `libpcap`
+    /// feature).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub backend: BackendArg,
+
+    #[command(flatten)]
+    pub decode: DecodeArgs,
+
+    /// With --check: the analysers' settings, as for `poolshark check`.
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendArg {
+    Auto,
+    Afpacket,
+    Libpcap,
+}
+
+fn live_options(a: &LiveArgs) -> Result<LiveOptions> {
+    let mut o = LiveOptions::new(&a.interface);
+    o.snaplen = a.snaplen;
+    o.count = a.count;
+    if let Some(d) = a.duration {
+        if !d.is_finite() || d <= 0.0 || d > 1e9 {
+            return Err(Error::msg(format!(
+                "--duration {d}: give a number of seconds above 0"
+            )));
+        }
+        o.duration = Some(Duration::from_secs_f64(d));
+    }
+    o.filter = match &a.filter {
+        Some(f) if f.trim().is_empty() => FilterChoice::All,
+        Some(f) => FilterChoice::Expression(f.clone()),
+        None => FilterChoice::Default(a.decode.decode_as.clone()),
+    };
+    o.backend = match a.backend {
+        BackendArg::Auto => Backend::Auto,
+        BackendArg::Afpacket => Backend::AfPacket,
+        BackendArg::Libpcap => Backend::Libpcap,
+    };
+    Ok(o)
+}
+
+/// A pcapng file being written, with the first error kept.
+struct Recorder {
+    path: PathBuf,
+    writer: PcapNgWriter<BufWriter<File>>,
+    error: Option<io::Error>,
+}
+
+impl Recorder {
+    fn create(path: &PathBuf, info: &InterfaceInfo) -> Result<Recorder> {
+        let fail = |e: io::Error| Error::msg(format!("cannot write {}: {e}", path.display()));
+        let file = File::create(path).map_err(fail)?;
+        let mut writer = PcapNgWriter::new(BufWriter::new(file)).map_err(fail)?;
+        let mut ifo = IfOptions::new(info.linktype).tsresol(9).name(&info.name);
+        ifo.snaplen = info.snaplen;
+        writer.add_interface(&ifo).map_err(fail)?;
+        // The header is on disk at once: a reader started now sees a valid (empty) capture.
+        writer.flush().map_err(fail)?;
+        Ok(Recorder {
+            path: path.clone(),
+            writer,
+            error: None,
+        })
+    }
+
+    fn write(&mut self, frame: &Frame<'_>) {
+        if self.error.is_some() {
+            return;
+        }
+        let r = self
+            .writer
+            .write_packet(0, frame.ts, frame.data, frame.orig_len);
+        if let Err(e) = r {
+            self.error = Some(e);
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.error.is_none() {
+            if let Err(e) = self.writer.flush() {
+                self.error = Some(e);
+            }
+        }
+    }
+}
+
+/// Longest time decoded output and captured frames wait in buffers while packets keep coming
+/// (when none are waiting, they are written at once).
+const FLUSH_INTERVAL: Duration = Duration::from_millis(200);
+
+/// What a capture feeds: the `read` output, the analysers, the pcapng file.
+struct CaptureSink {
+    read: ReadSink<io::StdoutLock<'static>>,
+    check: Option<CheckSink>,
+    recorder: Option<Recorder>,
+    last_flush: Instant,
+}
+
+impl CaptureSink {
+    /// Writes out what the outputs hold: called when no packet is waiting, so output keeps up
+    /// with a quiet link without a write per frame under load.
+    fn flush(&mut self) {
+        self.read.flush_now();
+        if let Some(r) = &mut self.recorder {
+            r.flush();
+        }
+        self.last_flush = Instant::now();
+    }
+}
+
+impl Sink for CaptureSink {
+    fn message(&mut self, d: &Decoded<'_>) {
+        self.read.message(d);
+        if let Some(c) = &mut self.check {
+            c.message(d);
+        }
+    }
+
+    fn end_frame(&mut self, frame: &Frame<'_>, summary: &FrameSummary) {
+        self.read.end_frame(frame, summary);
+        if let Some(c) = &mut self.check {
+            c.end_frame(frame, summary);
+        }
+        if let Some(r) = &mut self.recorder {
+            r.write(frame);
+        }
+        if self.last_flush.elapsed() >= FLUSH_INTERVAL {
+            self.flush();
+        }
+    }
+
+    fn source_error(&mut self, e: &SourceError) {
+        eprintln!("poolshark: {e}");
+    }
+
+    fn stopped(&self) -> bool {
+        self.read.stopped() || self.recorder.as_ref().is_some_and(|r| r.error.is_some())
+    }
+}
+
+/// The pipeline's run loop, with the outputs flushed whenever the source has nothing waiting.
+/// Returns the error that ended the capture, if one did.
+fn drive(
+    source: &mut LiveSource,
+    pipeline: &mut Pipeline,
+    sink: &mut CaptureSink,
+) -> Option<SourceError> {
+    while !sink.stopped() {
+        let mut idle = false;
+        match source.poll_frame() {
+            Ok(Polled::Frame(f)) => pipeline.feed(&f, sink),
+            Ok(Polled::Idle) => idle = true,
+            Ok(Polled::End) => return None,
+            Err(e) if e.fatal => return Some(e),
+            Err(e) => sink.source_error(&e),
+        }
+        if idle {
+            sink.flush();
+            if let Err(e) = source.wait() {
+                return Some(e);
+            }
+        }
+    }
+    None
+}
+
+/// One line for stderr about the capture itself.
+pub fn live_summary(info: &InterfaceInfo, s: &LiveStats) -> String {
+    let mut line = format!(
+        "captured {} frames on {} ({} dropped by the kernel",
+        s.captured, info.name, s.kernel_dropped
+    );
+    if s.loopback_echoes > 0 {
+        line.push_str(&format!(
+            ", {} outgoing loopback copies left out",
+            s.loopback_echoes
+        ));
+    }
+    line.push(')');
+    line
+}
+
+pub fn run(args: LiveArgs) -> Result<i32> {
+    let opts = args.decode.options()?;
+    let live_opts = live_options(&args)?;
+    let check = if args.check {
+        Some(CheckSink {
+            analysers: check::analysers(&args.analysis)?,
+            report: Report::new(args.analysis.max_findings, 60_000_000_000),
+        })
+    } else {
+        None
+    };
+    interrupt::install()?;
+    let mut source = LiveSource::open(&live_opts).map_err(|e| Error::msg(e.to_string()))?;
+    let info = source.info().clone();
+    let recorder = match &args.write {
+        Some(p) => Some(Recorder::create(p, &info)?),
+        None => None,
+    };
+    eprintln!(
+        "poolshark: capturing on {} ({}, link type {}, snap length {}, filter: {}); Ctrl-C stops",
+        info.name, info.backend, info.linktype, info.snaplen, info.filter
+    );
+    let mut sink = CaptureSink {
+        read: ReadSink::new(io::stdout().lock(), args.format, args.verbose),
+        check,
+        recorder,
+        last_flush: Instant::now(),
+    };
+    let mut pipeline = Pipeline::new(opts);
+    let fatal = drive(&mut source, &mut pipeline, &mut sink);
+    let live_stats = source.stats();
+    let CaptureSink {
+        read,
+        check,
+        recorder,
+        ..
+    } = sink;
+    let output = read.finish();
+    let mut write_failed = false;
+    if let Some(mut r) = recorder {
+        if let Err(e) = r.error.take().map_or_else(|| r.writer.flush(), Err) {
+            eprintln!("poolshark: cannot write {}: {e}", r.path.display());
+            write_failed = true;
+        }
+    }
+    output?;
+    let stats = pipeline.stats();
+    let mut failed = false;
+    if let Some(mut c) = check {
+        let format = match args.format {
+            Format::Text => CheckFormat::Text,
+            Format::Json | Format::Jsonl => CheckFormat::Json,
+        };
+        let mut out = io::stdout().lock();
+        failed = check::report(&mut c, &stats, format, args.fail_on, &mut out)?;
+    }
+    eprintln!("poolshark: {}", live_summary(&info, &live_stats));
+    eprintln!("poolshark: {}", stats.summary_line());
+    if let Some(e) = fatal {
+        eprintln!("poolshark: capture on {} stopped: {e}", info.name);
+        return Ok(exit::USAGE);
+    }
+    if write_failed {
+        return Ok(exit::USAGE);
+    }
+    Ok(if failed { exit::FINDINGS } else { exit::OK })
+}

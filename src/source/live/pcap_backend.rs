@@ -1,0 +1,137 @@
+//! Capture through libpcap (the `libpcap` cargo feature): full filter expressions compiled by
+//! libpcap, and every system libpcap supports. libpcap itself drops the loopback echoes and
+//! builds cooked headers; timestamps are asked in nanoseconds.
+
+use pcap::{Active, Capture, Precision};
+
+use super::{FilterChoice, LiveError, LiveErrorKind, LiveOptions};
+use crate::source::Timestamp;
+
+pub struct PcapCapture {
+    cap: Capture<Active>,
+    linktype: u32,
+}
+
+fn map_error(interface: &str, e: pcap::Error) -> LiveError {
+    let text = e.to_string();
+    let lower = text.to_lowercase();
+    if lower.contains("permission") || lower.contains("not permitted") {
+        return LiveError::new(
+            LiveErrorKind::Permission,
+            interface,
+            format!(
+                "permission denied ({text}): live capture needs root or the CAP_NET_RAW \
+                 capability (run with sudo, or grant it once: sudo setcap cap_net_raw+ep \
+                 /path/to/poolshark)"
+            ),
+        );
+    }
+    if lower.contains("no such device") || lower.contains("doesn't exist") {
+        return LiveError::new(
+            LiveErrorKind::NoSuchInterface,
+            interface,
+            format!("no such interface ({text})"),
+        );
+    }
+    LiveError::new(LiveErrorKind::Other, interface, text)
+}
+
+impl PcapCapture {
+    pub fn open(opts: &LiveOptions, snaplen: u32) -> Result<PcapCapture, LiveError> {
+        let iface = opts.interface.as_str();
+        let timeout = i32::try_from(opts.poll_interval.as_millis())
+            .unwrap_or(i32::MAX)
+            .max(1);
+        let mut cap = Capture::from_device(iface)
+            .map_err(|e| map_error(iface, e))?
+            .snaplen(i32::try_from(snaplen).unwrap_or(i32::MAX))
+            .precision(Precision::Nano)
+            .immediate_mode(true)
+            .timeout(timeout)
+            .buffer_size(4 << 20)
+            .open()
+            .map_err(|e| map_error(iface, e))?;
+        let expression = match &opts.filter {
+            FilterChoice::All => None,
+            FilterChoice::Expression(e) => Some(e.clone()),
+            FilterChoice::Default(rules) => Some(default_expression(rules)),
+        };
+        if let Some(e) = expression {
+            cap.filter(&e, true).map_err(|err| {
+                LiveError::new(
+                    LiveErrorKind::Filter,
+                    iface,
+                    format!("libpcap refused the filter {e:?}: {err}"),
+                )
+            })?;
+        }
+        let linktype = u32::try_from(cap.get_datalink().0).unwrap_or(0);
+        Ok(PcapCapture { cap, linktype })
+    }
+
+    pub fn linktype(&self) -> u32 {
+        self.linktype
+    }
+
+    /// The next packet copied into `buf`: (time, captured bytes, length on the wire); `Ok(None)`
+    /// when the read timed out.
+    pub fn next(&mut self, buf: &mut [u8]) -> Result<Option<(Timestamp, usize, u32)>, pcap::Error> {
+        match self.cap.next_packet() {
+            Ok(p) => {
+                let n = p.data.len().min(buf.len());
+                if let (Some(dst), Some(src)) = (buf.get_mut(..n), p.data.get(..n)) {
+                    dst.copy_from_slice(src);
+                }
+                // With nanosecond precision libpcap puts nanoseconds in tv_usec.
+                let nanos = u32::try_from(p.header.ts.tv_usec)
+                    .unwrap_or(0)
+                    .min(999_999_999);
+                // time_t is 32 bits on some systems libpcap runs on.
+                #[allow(clippy::useless_conversion)]
+                let secs = i64::from(p.header.ts.tv_sec);
+                let ts = Timestamp::new(secs, nanos);
+                Ok(Some((ts, n, p.header.len)))
+            }
+            Err(pcap::Error::TimeoutExpired) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// (received, dropped) as libpcap counts them since the capture opened.
+    pub fn statistics(&mut self) -> Option<(u64, u64)> {
+        self.cap
+            .stats()
+            .ok()
+            .map(|s| (u64::from(s.received), u64::from(s.dropped)))
+    }
+}
+
+/// The default filter in libpcap's language: the same packets as the built-in program.
+fn default_expression(rules: &[crate::dissect::dispatch::DecodeAs]) -> String {
+    use crate::dissect::dispatch::Selector;
+    use crate::dissect::Transport;
+    let mut udp: Vec<u16> = super::filter::DEFAULT_UDP_PORTS.to_vec();
+    let mut tcp: Vec<u16> = super::filter::DEFAULT_TCP_PORTS.to_vec();
+    for r in rules {
+        if let Selector::Port(t, p) = r.selector {
+            if matches!(t, None | Some(Transport::Udp)) && !udp.contains(&p) {
+                udp.push(p);
+            }
+            if matches!(t, None | Some(Transport::Tcp)) && !tcp.contains(&p) {
+                tcp.push(p);
+            }
+        }
+    }
+    let ports = |proto: &str, ps: &[u16]| {
+        ps.iter()
+            .map(|p| format!("{proto} port {p}"))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    format!(
+        "sctp or (ip and ip[6:2] & 0x1fff != 0) or (ip6 and (ip6[6] == 0 or ip6[6] == 43 or \
+         ip6[6] == 44 or ip6[6] == 60)) or {} or {}",
+        ports("udp", &udp),
+        ports("tcp", &tcp)
+    )
+}
