@@ -9,6 +9,7 @@ use std::io::Write;
 use super::anyhow_like::{Error, Result};
 use super::exit;
 use super::input::CaptureArgs;
+use crate::analyse::dhcp_lb::{ConfigFile, DhcpLbAnalyser, Overrides, Settings};
 use crate::analyse::finding::{Findings, Severity};
 use crate::analyse::{Analyser, Report};
 use crate::dissect::FrameSummary;
@@ -36,6 +37,20 @@ pub struct CheckArgs {
     /// Findings kept in the report (counts stay exact beyond it).
     #[arg(long, default_value_t = 100_000)]
     pub max_findings: usize,
+
+    /// DHCP load balancing: a TOML file naming the servers (name, role, identifiers), the
+    /// profile, the hash bucket assignment and the delayed-service threshold.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+
+    /// DHCP load balancing: the hash bucket assignment (split:N, kea, or 64 hex digits).
+    #[arg(long, value_name = "SPEC")]
+    pub hba: Option<String>,
+
+    /// DHCP load balancing: seconds a client waits (secs / elapsed time) before the server
+    /// that does not own its bucket may answer.
+    #[arg(long, value_name = "SECONDS")]
+    pub lb_threshold: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -114,9 +129,28 @@ impl Profiles {
 
 /// The analysers `check` runs, configured from the command line.
 pub fn analysers(args: &CheckArgs) -> Result<Vec<Box<dyn Analyser>>> {
-    let _profiles = Profiles::from_names(&args.profiles)?;
-    let a: Vec<Box<dyn Analyser>> = Vec::new();
+    let profiles = Profiles::from_names(&args.profiles)?;
+    let a: Vec<Box<dyn Analyser>> = vec![Box::new(dhcp_lb_analyser(args, &profiles)?)];
     Ok(a)
+}
+
+/// The DHCP load-balancing replay, from `--config`, `--hba`, `--lb-threshold` and the DHCP
+/// `--profile`.
+fn dhcp_lb_analyser(args: &CheckArgs, profiles: &Profiles) -> Result<DhcpLbAnalyser> {
+    let file = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Error::msg(format!("cannot read --config {}: {e}", path.display())))?;
+            Some(ConfigFile::parse(&text)?)
+        }
+        None => None,
+    };
+    let cli = Overrides {
+        profile: profiles.dhcp.clone(),
+        hba: args.hba.clone(),
+        threshold: args.lb_threshold,
+    };
+    Ok(DhcpLbAnalyser::new(Settings::resolve(file.as_ref(), &cli)?))
 }
 
 pub fn run(args: CheckArgs) -> Result<i32> {
