@@ -185,8 +185,9 @@ fn client_duid(p: &V6Pair, want: usize, n: usize) -> Vec<u8> {
 fn long_duid(p: &V6Pair, whole: usize, first16: usize, n: usize) -> Vec<u8> {
     (0u32..)
         .map(|i| {
-            let mut id = vec![0x55; 10];
-            id.extend_from_slice(&i.to_be_bytes());
+            // The counter sits inside the first 16 bytes, so that both hashes vary.
+            let mut id = i.to_be_bytes().to_vec();
+            id.extend_from_slice(&[0x55; 10]);
             Duid::en(9, &id).0.into_owned()
         })
         .filter(|d| {
@@ -805,12 +806,12 @@ fn build_v4(path: &Path, plant: bool) -> Vec<Expect> {
         let f_ans = answer4(&mut cap, 1, v4t::OFFER, 0x2020, m, false);
         want.push(expect(f_ans, "delayed-service", s));
         cap.wait(5);
-        // 4. no-answer: a secondary-owned client is ignored, retries 4 s later (secs 4: both
-        //    may answer then) and the secondary answers.
+        // 4. no-answer: a secondary-owned client is ignored, retries 3 s later (secs 3: still
+        //    balanced) and the secondary answers.
         let m = client_mac(&hba, 1, 41);
         let f_req = send4(&mut cap, &discover(0x2030, m, 0, false), false);
-        cap.wait(40);
-        send4(&mut cap, &discover(0x2030, m, 4, false), false);
+        cap.wait(30);
+        send4(&mut cap, &discover(0x2030, m, 3, false), false);
         answer4(&mut cap, 1, v4t::OFFER, 0x2030, m, false);
         want.push(expect(f_req, "no-answer", s));
         cap.wait(5);

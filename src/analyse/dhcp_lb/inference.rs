@@ -19,8 +19,9 @@
 //! * Roles: the server that owns bucket 0 is the primary (ISC's orientation: `split N` gives the
 //!   primary buckets 0..N-1, Kea's first server the even ones); a failover CONNECT carrying the
 //!   map names its sender primary.
-//! * Threshold: the value that best separates non-owner answers (above) from non-owner silence
-//!   (at or below); when the non-owner never answered, 3 s (the value ISC's examples use).
+//! * Threshold: the values (whole seconds) that best separate non-owner answers (above) from
+//!   non-owner silence (at or below), and among them the one nearest 3 s (the value ISC's
+//!   examples use); 3 s when the non-owner never answered.
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -657,10 +658,18 @@ fn threshold_for(
         Family::V4 => 1,
         Family::V6 => 100,
     };
-    // Every value from thr_raw up to the smallest answered value minus one separates as well.
+    // Every value from thr_raw up to the smallest answered value minus one separates as well:
+    // in seconds, the whole seconds in that range; the one nearest the default is taken.
     let hi = (i64::from(min_answered) - 1).max(thr_raw);
-    let lo = thr_raw;
-    let to_s = |v: i64| u32::try_from(v / unit).unwrap_or(u32::MAX);
-    report.threshold_range = Some((to_s(lo), to_s(hi)));
-    (Some(to_s(hi)), Source::Inferred)
+    let lo_s = (thr_raw + unit - 1) / unit;
+    let hi_s = hi / unit;
+    let (lo_s, hi_s) = if lo_s <= hi_s {
+        (lo_s, hi_s)
+    } else {
+        (thr_raw / unit, thr_raw / unit)
+    };
+    let to_s = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
+    report.threshold_range = Some((to_s(lo_s), to_s(hi_s)));
+    let chosen = i64::from(DEFAULT_THRESHOLD).clamp(lo_s, hi_s);
+    (Some(to_s(chosen)), Source::Inferred)
 }

@@ -105,7 +105,9 @@ impl Registry {
         let i = match found {
             Some(i) => i,
             None => {
-                let first = a.server_id.clone().or_else(|| addr.clone())?;
+                // An address known to speak for several servers names none of them.
+                let usable = addr.clone().filter(|x| !self.ambiguous.contains(x));
+                let first = a.server_id.clone().or(usable)?;
                 if self.servers.len() >= self.max_servers {
                     self.dropped_answers += 1;
                     return None;

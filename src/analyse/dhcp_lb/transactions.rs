@@ -344,7 +344,7 @@ mod tests {
 
     #[test]
     fn copies_retries_and_answers() {
-        let mut tr = Tracker::new(5_000_000_000, 10_000_000_000, 100, 100);
+        let mut tr = Tracker::new(5_000_000_000, 20_000_000_000, 100, 100);
         assert_eq!(tr.request(req(1, 100, 1, 0, "10.0.0.1")), Some(0));
         // A relay's second copy, to the other server.
         assert_eq!(tr.request(req(2, 100, 1, 0, "10.0.0.2")), None);
