@@ -133,7 +133,7 @@ impl Default for Settings {
             link_timeout_ns: 30 * SECOND,
             down_after_ns: 10 * SECOND,
             down_min_messages: 3,
-            learn_limit: 200_000,
+            learn_limit: 50_000,
             max_pending: 200_000,
             max_transactions: 100_000,
             max_servers: 64,

@@ -289,3 +289,86 @@ impl Analyser for DhcpLbAnalyser {
         super::report::json(self, out);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::events::{Answer, ClientKey, Family, Request, ServerIdent};
+    use super::*;
+    use crate::analyse::finding::Subject;
+
+    fn at(tenths: i64) -> Timestamp {
+        Timestamp::new(1_000 + tenths / 10, (tenths % 10) as u32 * 100_000_000)
+    }
+
+    /// A v6 SOLICIT from client `c` and the answer of server `s` (1 or 2) a tenth later.
+    fn exchange(a: &mut DhcpLbAnalyser, r: &mut Report, frame: u64, c: u8, s: u8) {
+        let duid = vec![0, 3, 0, 1, 2, 0, 0, 0, 0, c];
+        let t = at(frame as i64);
+        a.event(
+            DhcpEvent::Request(Request {
+                frame,
+                time: t,
+                family: Family::V6,
+                msg_type: Some(1),
+                xid: u32::from(c),
+                match_key: duid.clone(),
+                key: ClientKey::V6 {
+                    duid: Some(duid.clone()),
+                    leasequery: None,
+                },
+                elapsed: Some(0),
+                server_id: None,
+                relay_depth: 0,
+                ciaddr_set: false,
+                src: "fe80::c".parse().unwrap(),
+                dst: "ff02::1:2".parse().unwrap(),
+            }),
+            r,
+        );
+        a.event(
+            DhcpEvent::Answer(Answer {
+                frame: frame + 1,
+                time: at(frame as i64 + 1),
+                family: Family::V6,
+                msg_type: Some(2),
+                xid: u32::from(c),
+                match_key: duid,
+                server_id: Some(ServerIdent::Duid(vec![0, 3, 0, 1, s])),
+                server_addr: None,
+                relay_depth: 0,
+            }),
+            r,
+        );
+    }
+
+    #[test]
+    fn answers_reach_the_timeline_with_the_owner_expected() {
+        let mut a = DhcpLbAnalyser::new(Settings::default());
+        let mut r = Report::new(100, 1_000_000_000_000);
+        let hba = Hba::kea();
+        let mut frame = 1;
+        for c in 0..40u8 {
+            let duid = [0, 3, 0, 1, 2, 0, 0, 0, 0, c];
+            let s = if hba.owner(super::super::hash::bucket(&duid))
+                == super::super::hba::Role::Primary
+            {
+                1
+            } else {
+                2
+            };
+            exchange(&mut a, &mut r, frame, c, s);
+            frame += 2;
+        }
+        a.finish(None, &mut r);
+        assert_eq!(r.findings.total(), 0, "{:?}", r.findings.list());
+        let pair = &a.pairs()[0].0;
+        assert_eq!(pair.hba, hba);
+        let series = &r.timeline.series()[&Subject::Server(pair.name.clone())];
+        let totals = series.totals();
+        assert_eq!(totals.answers, 40);
+        for (name, m) in &totals.members {
+            assert_eq!(m.first as f64, m.expected_first, "{name}");
+        }
+        assert_eq!(series.expected_share.values().sum::<f64>(), 1.0);
+    }
+}

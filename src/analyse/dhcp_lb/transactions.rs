@@ -23,6 +23,9 @@ const COPY_WINDOW_NS: u64 = 1_000_000_000;
 /// Answers kept per transmission; destinations kept per transmission.
 const MAX_ANSWERS: usize = 8;
 const MAX_DSTS: usize = 4;
+/// Transmissions of one transaction open to answers at once: a client (or a flood) repeating
+/// one xid cannot make each message cost more than this.
+const MAX_OPEN: usize = 32;
 
 /// The answer types that answer a request type.
 pub fn answer_types(family: Family, request: Option<u8>) -> &'static [Option<u8>] {
@@ -183,6 +186,10 @@ impl Tracker {
             open: Vec::new(),
         });
         txn.last_seen = r.time;
+        if txn.open.len() >= MAX_OPEN {
+            // The oldest stays pending (it is still judged) but takes no more answers.
+            txn.open.remove(0);
+        }
         txn.open.push(seq);
         let dst = r.dst;
         self.pending.push_back(Transmission {
@@ -385,5 +392,12 @@ mod tests {
         assert!(tr.counters.transactions_evicted > 0);
         assert!(tr.counters.judged_early > 0);
         assert!(tr.txns.len() <= 20);
+        // One xid repeated with ever new secs: the open list stays bounded.
+        let mut tr = Tracker::new(1, 1_000_000_000_000, 1000, 1000);
+        for i in 0..200u16 {
+            tr.request(req(u64::from(i), i64::from(i) * 2, 1, i, "255.255.255.255"));
+        }
+        assert_eq!(tr.pending_len(), 200);
+        assert!(tr.txns.values().all(|t| t.open.len() <= MAX_OPEN));
     }
 }
