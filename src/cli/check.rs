@@ -9,6 +9,7 @@ use std::io::Write;
 use super::anyhow_like::{Error, Result};
 use super::exit;
 use super::input::CaptureArgs;
+use crate::analyse::dhcp_lb::{ConfigFile, DhcpLbAnalyser, Overrides, Settings};
 use crate::analyse::failover::{self, analyser::FailoverAnalyser, PoolRange};
 use crate::analyse::finding::{Findings, Severity};
 use crate::analyse::{Analyser, Report};
@@ -44,6 +45,9 @@ pub struct AnalysisArgs {
     /// Findings kept in the report (counts stay exact beyond it).
     #[arg(long, default_value_t = 100_000)]
     pub max_findings: usize,
+
+    #[command(flatten)]
+    pub dhcp_lb: DhcpLbArgs,
 
     #[command(flatten)]
     pub failover: FailoverArgs,
@@ -91,6 +95,25 @@ impl FailoverArgs {
             ..failover::Config::default()
         })
     }
+}
+
+/// DHCP load-balancing settings.
+#[derive(clap::Args, Debug, Clone)]
+#[command(next_help_heading = "DHCP load balancing")]
+pub struct DhcpLbArgs {
+    /// A TOML file naming the servers (name, role, identifiers), the
+    /// profile, the hash bucket assignment and the delayed-service threshold.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+
+    /// The hash bucket assignment (split:N, kea, or 64 hex digits).
+    #[arg(long, value_name = "SPEC")]
+    pub hba: Option<String>,
+
+    /// Seconds a client waits (secs / elapsed time) before the server
+    /// that does not own its bucket may answer.
+    #[arg(long, value_name = "SECONDS")]
+    pub lb_threshold: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -170,10 +193,32 @@ impl Profiles {
 /// The analysers `check` runs, configured from the command line.
 pub fn analysers(args: &AnalysisArgs) -> Result<Vec<Box<dyn Analyser>>> {
     let profiles = Profiles::from_names(&args.profiles)?;
-    let a: Vec<Box<dyn Analyser>> = vec![Box::new(FailoverAnalyser::new(
-        args.failover.config(profiles.failover.as_deref())?,
-    ))];
+    let a: Vec<Box<dyn Analyser>> = vec![
+        Box::new(dhcp_lb_analyser(&args.dhcp_lb, &profiles)?),
+        Box::new(FailoverAnalyser::new(
+            args.failover.config(profiles.failover.as_deref())?,
+        )),
+    ];
     Ok(a)
+}
+
+/// The DHCP load-balancing replay, from `--config`, `--hba`, `--lb-threshold` and the DHCP
+/// `--profile`.
+fn dhcp_lb_analyser(args: &DhcpLbArgs, profiles: &Profiles) -> Result<DhcpLbAnalyser> {
+    let file = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Error::msg(format!("cannot read --config {}: {e}", path.display())))?;
+            Some(ConfigFile::parse(&text)?)
+        }
+        None => None,
+    };
+    let cli = Overrides {
+        profile: profiles.dhcp.clone(),
+        hba: args.hba.clone(),
+        threshold: args.lb_threshold,
+    };
+    Ok(DhcpLbAnalyser::new(Settings::resolve(file.as_ref(), &cli)?))
 }
 
 pub fn run(args: CheckArgs) -> Result<i32> {

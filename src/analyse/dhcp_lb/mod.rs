@@ -1,11 +1,30 @@
-//! DHCP load balancing reference: the RFC 3074 hash, the hash bucket assignment shared by a server
-//! pair, and the per-implementation rules (profiles) that say which requests are balanced on
-//! which key. Pure modules: no I/O, no dependency on the decoders.
+//! DHCP load balancing: the reference (the RFC 3074 hash, the hash bucket assignment shared by a
+//! server pair, the per-implementation rules as profiles: pure modules, no I/O, no dependency on
+//! the decoders) and the replay that checks a capture against it in `poolshark check`.
+//!
+//! The replay's layers, in the order data flows: `events` (typed events from decoded messages),
+//! `servers` (which server sent an answer), `transactions` (which answer belongs to which client
+//! transmission), `state` (failover state and server silences), `classify` (what a profile says
+//! of a message), `inference` and `config` (the pair's model), `judge` (findings), `replay` (the
+//! analyser), `report` (text and JSON).
 
+pub mod classify;
+pub mod config;
+pub mod events;
 pub mod hash;
 pub mod hba;
+pub mod inference;
+pub mod judge;
+pub mod model;
 pub mod profile;
+pub mod replay;
+mod report;
+pub mod servers;
+pub mod state;
+pub mod transactions;
 
+pub use config::{ConfigFile, Overrides, Settings};
 pub use hash::bucket;
 pub use hba::{Hba, HbaError, Role};
 pub use profile::{KeyOutcome, Profile, Stid, StidSource};
+pub use replay::DhcpLbAnalyser;

@@ -1,0 +1,647 @@
+//! The verdict on one client transmission, once its lookahead has passed: which server of the
+//! pair had to answer, which did, and the findings that follow.
+//!
+//! Rules (each finding names the server it is about):
+//!
+//! | rule | severity | when |
+//! |---|---|---|
+//! | `dhcp.lb.wrong-server` | warning | the pair balances (failover NORMAL where known, the owner not down) and the non-owner alone answered a balanced message before the delay; or a server answered a message naming another server |
+//! | `dhcp.lb.double-answer` | warning | the same, but the owner answered too |
+//! | `dhcp.lb.no-answer` | warning | the owner of a balanced message did not answer although the client retried or the other server answered (whatever the pair's state: clients left without service are reported, also while a server is down) |
+//! | `dhcp.lb.delayed-service` | info | the non-owner answered after secs / elapsed time passed the threshold |
+//! | `dhcp.lb.directed-ignored` | warning | a message naming a server of the pair (and exempt from balancing under the profile) got no answer from it although it was answering other messages |
+//! | `dhcp.lb.takeover` | info | a server answered nothing for a while (`Silences`) and the other served its buckets: reported once per silence |
+//!
+//! `dhcp.lb.stid-truncated` and `dhcp.lb.hba-conflict` are judged over many messages (see
+//! `aggregate`).
+
+use serde_json::json;
+
+use super::classify::{classify, delayed, Class};
+use super::config::Settings;
+use super::hba::Role;
+use super::inference::{failover_state, reached};
+use super::model::Pair;
+use super::profile::ServerIdRule;
+use super::servers::Registry;
+use super::state::{serves, FailoverTimeline, PairState, Silences};
+use super::transactions::{answer_types, Transmission};
+use crate::analyse::finding::{Finding, Severity, Subject};
+use crate::analyse::Report;
+use crate::field::hex;
+use crate::source::Timestamp;
+
+pub const WRONG_SERVER: &str = "dhcp.lb.wrong-server";
+pub const DOUBLE_ANSWER: &str = "dhcp.lb.double-answer";
+pub const NO_ANSWER: &str = "dhcp.lb.no-answer";
+pub const DELAYED_SERVICE: &str = "dhcp.lb.delayed-service";
+pub const DIRECTED_IGNORED: &str = "dhcp.lb.directed-ignored";
+pub const TAKEOVER: &str = "dhcp.lb.takeover";
+pub const STID_TRUNCATED: &str = "dhcp.lb.stid-truncated";
+pub const HBA_CONFLICT: &str = "dhcp.lb.hba-conflict";
+
+/// Per-bucket outcomes while balancing: both answered, none (with evidence), owner alone,
+/// non-owner alone; and the first frame of each.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BucketStats {
+    pub both: u32,
+    pub none: u32,
+    pub owner: u32,
+    pub other: u32,
+    pub first_frame: Option<u64>,
+}
+
+/// Per server of the pair (index 0 primary, 1 secondary).
+#[derive(Clone, Debug, Default)]
+pub struct PairStats {
+    pub balanced: u64,
+    /// Balanced messages answered by each server.
+    pub answers: [u64; 2],
+    /// Balanced messages whose bucket each server owns (the clients actually seen).
+    pub expected: [u64; 2],
+    pub deviations: [u64; 2],
+    pub buckets: Vec<BucketStats>,
+    /// v6 answers to DUIDs longer than 16 bytes where the whole DUID and its first 16 bytes hash
+    /// to different owners: answers that fit the whole DUID, answers that fit the first 16 bytes,
+    /// and the first frame of the latter.
+    pub fit_whole: [u64; 2],
+    pub fit_first16: [u64; 2],
+    pub first16_frame: [Option<u64>; 2],
+    /// Silences already reported as a takeover (their start).
+    pub takeover_reported: [Option<Timestamp>; 2],
+}
+
+impl PairStats {
+    pub fn new() -> Self {
+        PairStats {
+            buckets: vec![BucketStats::default(); 256],
+            ..PairStats::default()
+        }
+    }
+}
+
+fn idx(r: Role) -> usize {
+    match r {
+        Role::Primary => 0,
+        Role::Secondary => 1,
+    }
+}
+
+/// What the judge reads.
+pub struct Context<'a> {
+    pub settings: &'a Settings,
+    pub registry: &'a Registry,
+    pub timeline: &'a FailoverTimeline,
+    pub silences: &'a Silences,
+    pub now: Timestamp,
+}
+
+fn finding(
+    rule: &'static str,
+    severity: Severity,
+    frame: u64,
+    server: &str,
+    expected: serde_json::Value,
+    observed: serde_json::Value,
+    message: String,
+) -> Finding {
+    Finding {
+        frame,
+        rule,
+        severity,
+        subject: Subject::Server(server.to_string()),
+        expected,
+        observed,
+        message,
+    }
+}
+
+fn type_name(t: &Transmission) -> String {
+    use super::events::Family;
+    match (t.req.family, t.req.msg_type) {
+        (Family::V4, Some(m)) => crate::proto::dhcpv4::names::message_type_name(m).to_string(),
+        (Family::V4, None) => "BOOTREQUEST".to_string(),
+        (Family::V6, Some(m)) => crate::proto::dhcpv6::names::message_type_name(m).to_string(),
+        (Family::V6, None) => "?".to_string(),
+    }
+}
+
+/// Judges one transmission for one pair, pushing findings into `report`.
+pub fn judge(
+    ctx: &Context<'_>,
+    pair: &Pair,
+    stats: &mut PairStats,
+    t: &Transmission,
+    report: &mut Report,
+) {
+    if t.req.family != pair.family || answer_types(t.req.family, t.req.msg_type).is_empty() {
+        return;
+    }
+    let reg = ctx.registry;
+    let named = |id: &super::events::ServerIdent| reg.lookup(id).and_then(|s| pair.role_of(s));
+    let Some(class) = classify(&t.req, pair.profile, &named) else {
+        return;
+    };
+    let name = |r: Role| reg.name(pair.server(r)).to_string();
+    let answer = |r: Role| t.answered_by(pair.server(r));
+    let time = t.req.time;
+    let kind = type_name(t);
+    let fo = if pair.profile.state_gate == super::profile::StateGate::FailoverNormal {
+        failover_state(
+            reg,
+            ctx.timeline,
+            pair.primary,
+            pair.secondary,
+            time,
+            ctx.now,
+        )
+    } else {
+        PairState::Unknown
+    };
+    let fo_serves = |r: Role| -> bool {
+        Pair::addresses(reg, pair.server(r))
+            .iter()
+            .find_map(|a| ctx.timeline.server_state(*a, time))
+            .is_none_or(serves)
+    };
+    let evidence = t.retried.is_some();
+    match class {
+        Class::Dropped(_) | Class::Unbalanced => {}
+        Class::DirectedElsewhere => {
+            for r in [Role::Primary, Role::Secondary] {
+                if let Some(a) = answer(r) {
+                    stats.deviations[idx(r)] += 1;
+                    report.push(
+                        finding(
+                            WRONG_SERVER,
+                            Severity::Warning,
+                            a.frame,
+                            &name(r),
+                            json!({"answer_from": []}),
+                            json!({"answer_from": [name(r)], "request_frame": t.req.frame}),
+                            format!(
+                                "{} answered the {kind} of frame {} (xid {:#x}), which names another server",
+                                name(r),
+                                t.req.frame,
+                                t.req.xid
+                            ),
+                        ),
+                        a.time,
+                    );
+                }
+            }
+        }
+        Class::Directed(to) => {
+            let other = to.peer();
+            if let Some(a) = answer(other) {
+                stats.deviations[idx(other)] += 1;
+                report.push(
+                    finding(
+                        WRONG_SERVER,
+                        Severity::Warning,
+                        a.frame,
+                        &name(other),
+                        json!({"answer_from": [name(to)]}),
+                        json!({"answer_from": [name(other)], "request_frame": t.req.frame}),
+                        format!(
+                            "{} answered the {kind} of frame {} (xid {:#x}), which names {}",
+                            name(other),
+                            t.req.frame,
+                            t.req.xid,
+                            name(to)
+                        ),
+                    ),
+                    a.time,
+                );
+            }
+            let down = ctx.silences.down_at(pair.server(to), time, ctx.now);
+            if answer(to).is_none()
+                && reached(reg, t, pair.server(to))
+                && down.is_none()
+                && fo_serves(to)
+                && (evidence || t.window_passed)
+            {
+                stats.deviations[idx(to)] += 1;
+                report.push(
+                    finding(
+                        DIRECTED_IGNORED,
+                        Severity::Warning,
+                        t.req.frame,
+                        &name(to),
+                        json!({"answer_from": [name(to)]}),
+                        json!({
+                            "answer_from": t.answers.iter().filter(|a| !a.late).map(|a| reg.name(a.server)).collect::<Vec<_>>(),
+                            "late_answers": t.answers.iter().filter(|a| a.late).count(),
+                            "retried_in_frame": t.retried,
+                        }),
+                        format!(
+                            "the {kind} of frame {} (xid {:#x}) names {} by its Server Identifier, and {} did not answer it",
+                            t.req.frame,
+                            t.req.xid,
+                            name(to),
+                            name(to)
+                        ),
+                    ),
+                    time,
+                );
+            }
+        }
+        Class::Balanced { stid, bucket } => {
+            let owner = pair.hba.owner(bucket);
+            let other = owner.peer();
+            let (own_ans, oth_ans) = (answer(owner).cloned(), answer(other).cloned());
+            let late = delayed(
+                &t.req,
+                pair.profile,
+                pair.threshold,
+                ctx.settings.byte_swap_check,
+            );
+            let owner_down = ctx.silences.down_at(pair.server(owner), time, ctx.now);
+            let balancing = !matches!(fo, PairState::NotNormal { .. }) && owner_down.is_none();
+            let stid_text = hex(&stid.bytes);
+            // The timeline: who answered, against who the reference expects.
+            if own_ans.is_some() || oth_ans.is_some() {
+                let mut chosen = Vec::new();
+                if own_ans.is_some() {
+                    chosen.push(name(owner));
+                }
+                if oth_ans.is_some() {
+                    chosen.push(name(other));
+                }
+                let expected: Vec<(String, f64, f64)> = if balancing {
+                    vec![(name(owner), 1.0, 1.0), (name(other), 0.0, 0.0)]
+                } else {
+                    // Degraded: whichever server is serving may answer.
+                    vec![(name(owner), 0.5, 0.5), (name(other), 0.5, 0.5)]
+                };
+                let kind = format!("DHCP pair ({}, {})", pair.profile.name, pair.hba);
+                report.timeline.answer(
+                    time,
+                    &Subject::Server(pair.name.clone()),
+                    &kind,
+                    &chosen,
+                    &expected,
+                );
+                stats.balanced += 1;
+                stats.expected[idx(owner)] += 1;
+                if own_ans.is_some() {
+                    stats.answers[idx(owner)] += 1;
+                }
+                if oth_ans.is_some() {
+                    stats.answers[idx(other)] += 1;
+                }
+            }
+            let common = json!({
+                "bucket": bucket,
+                "stid": stid_text,
+                "hba": pair.hba.to_string(),
+                "profile": pair.profile.name,
+            });
+            let observed = |extra: serde_json::Value| {
+                let mut o = json!({
+                    "answer_from": t.answers.iter().filter(|a| !a.late).map(|a| reg.name(a.server)).collect::<Vec<_>>(),
+                    "request_frame": t.req.frame,
+                    "elapsed": t.req.elapsed,
+                });
+                if let (Some(m), Some(e)) = (o.as_object_mut(), extra.as_object()) {
+                    m.extend(e.clone());
+                }
+                o
+            };
+            let mut expected_v = common.clone();
+            if let Some(m) = expected_v.as_object_mut() {
+                m.insert("answer_from".into(), json!([name(owner)]));
+            }
+            if balancing {
+                if let Some(a) = &oth_ans {
+                    let (rule, severity, why) = if late {
+                        (
+                            DELAYED_SERVICE,
+                            Severity::Info,
+                            format!(
+                                "after the client waited past {} s",
+                                pair.threshold.unwrap_or(0)
+                            ),
+                        )
+                    } else if own_ans.is_some() {
+                        (
+                            DOUBLE_ANSWER,
+                            Severity::Warning,
+                            format!("as well as its owner {}", name(owner)),
+                        )
+                    } else {
+                        (
+                            WRONG_SERVER,
+                            Severity::Warning,
+                            format!("instead of its owner {}", name(owner)),
+                        )
+                    };
+                    if severity != Severity::Info {
+                        stats.deviations[idx(other)] += 1;
+                    }
+                    report.push(
+                        finding(
+                            rule,
+                            severity,
+                            a.frame,
+                            &name(other),
+                            expected_v.clone(),
+                            observed(json!({})),
+                            format!(
+                                "{} answered the {kind} of frame {} (xid {:#x}, bucket {bucket} under {}) {why}",
+                                name(other),
+                                t.req.frame,
+                                t.req.xid,
+                                pair.hba
+                            ),
+                        ),
+                        a.time,
+                    );
+                }
+                // A balanced message naming the non-owner is discarded by the owner (RFC 8415
+                // section 16, RFC 2131 section 4.3.2) when the profile ignores the name.
+                let named_other = t
+                    .req
+                    .server_id
+                    .as_ref()
+                    .and_then(|id| reg.lookup(id))
+                    .is_some_and(|s| s != pair.server(owner));
+                let ignores_names = match t.req.family {
+                    super::events::Family::V4 => {
+                        pair.profile.v4.is_some_and(|v| !v.server_id_exempt)
+                    }
+                    super::events::Family::V6 => pair
+                        .profile
+                        .v6
+                        .is_some_and(|v| v.server_id == ServerIdRule::Ignored),
+                };
+                if own_ans.is_none()
+                    && (evidence || oth_ans.is_some())
+                    && reached(reg, t, pair.server(owner))
+                    && !(named_other && ignores_names)
+                {
+                    stats.deviations[idx(owner)] += 1;
+                    report.push(
+                        no_answer(
+                            t,
+                            &kind,
+                            &name(owner),
+                            bucket,
+                            &pair.hba.to_string(),
+                            expected_v.clone(),
+                            observed(json!({"retried_in_frame": t.retried})),
+                            "while balancing",
+                        ),
+                        time,
+                    );
+                }
+                if !late {
+                    let b = &mut stats.buckets[usize::from(bucket)];
+                    let outcome = match (own_ans.is_some(), oth_ans.is_some()) {
+                        (true, true) => Some(&mut b.both),
+                        (true, false) => Some(&mut b.owner),
+                        (false, true) => Some(&mut b.other),
+                        (false, false) if evidence => Some(&mut b.none),
+                        _ => None,
+                    };
+                    if let Some(n) = outcome {
+                        *n += 1;
+                        b.first_frame.get_or_insert(t.req.frame);
+                    }
+                    truncation(pair, stats, t, &stid.bytes, &own_ans, &oth_ans, owner);
+                }
+            } else {
+                if let (Some(silence), Some(a), None) = (owner_down, &oth_ans, &own_ans) {
+                    let i = idx(owner);
+                    if stats.takeover_reported[i] != Some(silence.from) {
+                        stats.takeover_reported[i] = Some(silence.from);
+                        report.push(
+                            finding(
+                                TAKEOVER,
+                                Severity::Info,
+                                a.frame,
+                                &name(owner),
+                                json!({"answer_from": [name(owner)]}),
+                                json!({
+                                    "answer_from": [name(other)],
+                                    "request_frame": t.req.frame,
+                                    "silent_since": silence.from.as_f64(),
+                                    "silent_until": silence.to.map(|x| x.as_f64()),
+                                    "missed": silence.missed,
+                                }),
+                                format!(
+                                    "{} answered nothing from {} on ({} messages it owned went unanswered by it); {} served its buckets, first the {kind} of frame {}",
+                                    name(owner),
+                                    silence.from,
+                                    silence.missed,
+                                    name(other),
+                                    t.req.frame
+                                ),
+                            ),
+                            a.time,
+                        );
+                    }
+                }
+                if own_ans.is_none()
+                    && oth_ans.is_none()
+                    && evidence
+                    && reached(reg, t, pair.server(owner))
+                    && fo_serves(owner)
+                {
+                    let why = match (owner_down, fo) {
+                        (Some(_), _) => "while it was down, and nobody else answered",
+                        (None, PairState::NotNormal { .. }) => {
+                            "while the failover pair was not NORMAL, and nobody else answered"
+                        }
+                        _ => "and nobody else answered",
+                    };
+                    stats.deviations[idx(owner)] += 1;
+                    report.push(
+                        no_answer(
+                            t,
+                            &kind,
+                            &name(owner),
+                            bucket,
+                            &pair.hba.to_string(),
+                            expected_v,
+                            observed(json!({"retried_in_frame": t.retried, "pair_normal": false})),
+                            why,
+                        ),
+                        time,
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn no_answer(
+    t: &Transmission,
+    kind: &str,
+    owner: &str,
+    bucket: u8,
+    hba: &str,
+    expected: serde_json::Value,
+    observed: serde_json::Value,
+    why: &str,
+) -> Finding {
+    let evidence = match t.retried {
+        Some(f) => format!("the client retried in frame {f}"),
+        None => "the other server answered".to_string(),
+    };
+    finding(
+        NO_ANSWER,
+        Severity::Warning,
+        t.req.frame,
+        owner,
+        expected,
+        observed,
+        format!(
+            "{owner} did not answer the {kind} of frame {} (xid {:#x}, bucket {bucket} under {hba}) {why}; {evidence}",
+            t.req.frame, t.req.xid
+        ),
+    )
+}
+
+/// Counts which STID a v6 answer fits when a long DUID's whole and first-16-byte hashes differ.
+fn truncation(
+    pair: &Pair,
+    stats: &mut PairStats,
+    t: &Transmission,
+    stid: &[u8],
+    own_ans: &Option<super::transactions::Answered>,
+    oth_ans: &Option<super::transactions::Answered>,
+    owner: Role,
+) {
+    if t.req.family != super::events::Family::V6 || stid.len() <= 16 {
+        return;
+    }
+    let Some(first16) = stid.get(..16) else {
+        return;
+    };
+    let owner16 = pair.hba.owner(super::hash::bucket(first16));
+    if owner16 == owner {
+        return;
+    }
+    for (r, a) in [(owner, own_ans), (owner.peer(), oth_ans)] {
+        let Some(a) = a else { continue };
+        let i = idx(r);
+        if r == owner16 {
+            stats.fit_first16[i] += 1;
+            stats.first16_frame[i].get_or_insert(a.frame);
+        } else {
+            stats.fit_whole[i] += 1;
+        }
+    }
+}
+
+/// The findings judged over the whole run: a server hashing only 16 DUID bytes, and servers
+/// whose maps overlap (buckets both serve) or leave gaps (buckets neither serves).
+pub fn aggregate(ctx: &Context<'_>, pair: &Pair, stats: &mut PairStats, report: &mut Report) {
+    let reg = ctx.registry;
+    let last = ctx.now;
+    for r in [Role::Primary, Role::Secondary] {
+        let i = idx(r);
+        let (whole, first16) = (stats.fit_whole[i], stats.fit_first16[i]);
+        if first16 >= 2 && first16 > whole {
+            let name = reg.name(pair.server(r)).to_string();
+            stats.deviations[i] += 1;
+            report.push(
+                finding(
+                    STID_TRUNCATED,
+                    Severity::Warning,
+                    stats.first16_frame[i].unwrap_or(0),
+                    &name,
+                    json!({"stid": "the whole client DUID"}),
+                    json!({"fit_whole_duid": whole, "fit_first_16_bytes": first16}),
+                    format!(
+                        "{name}'s answers to clients with DUIDs longer than 16 bytes follow the hash of the first 16 bytes ({first16} answers) rather than of the whole DUID ({whole}): it limits the STID as RFC 3074 does for DHCPv4"
+                    ),
+                ),
+                last,
+            );
+        }
+    }
+    let mut overlap = Vec::new();
+    let mut gap = Vec::new();
+    let mut contrary = Vec::new();
+    let mut first = None::<u64>;
+    for (b, s) in stats.buckets.iter().enumerate() {
+        let mut hit = false;
+        if s.both >= 2 && s.owner == 0 && s.other == 0 {
+            overlap.push(b);
+            hit = true;
+        }
+        if s.none >= 2 && s.owner == 0 && s.other == 0 && s.both == 0 {
+            gap.push(b);
+            hit = true;
+        }
+        if s.other >= 2 && s.owner == 0 && s.both == 0 {
+            contrary.push(b);
+            hit = true;
+        }
+        if hit {
+            first = match (first, s.first_frame) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+    }
+    if !(overlap.is_empty() && gap.is_empty() && contrary.is_empty()) {
+        let mut parts = Vec::new();
+        if !overlap.is_empty() {
+            parts.push(format!("both servers answer buckets {overlap:?}"));
+        }
+        if !gap.is_empty() {
+            parts.push(format!("neither answers buckets {gap:?}"));
+        }
+        if !contrary.is_empty() {
+            parts.push(format!("only the non-owner answers buckets {contrary:?}"));
+        }
+        report.push(
+            finding(
+                HBA_CONFLICT,
+                Severity::Error,
+                first.unwrap_or(0),
+                &pair.name,
+                json!({"hba": pair.hba.to_string()}),
+                json!({"overlap": overlap, "gap": gap, "served_by_non_owner": contrary}),
+                format!(
+                    "the servers do not share the bucket map {}: {}",
+                    pair.hba,
+                    parts.join("; ")
+                ),
+            ),
+            last,
+        );
+    }
+}
+
+/// A CONNECT whose map differs from the reference or from the sender's previous CONNECT.
+pub fn connect_conflict(
+    pair: &Pair,
+    frame: u64,
+    sender: &str,
+    sent: &super::hba::Hba,
+    previous: Option<&super::hba::Hba>,
+) -> Option<Finding> {
+    let (expected, why) = match previous {
+        Some(p) if p != sent => (*p, "its previous CONNECT"),
+        _ if *sent != pair.hba && pair.hba_source != super::config::Source::FailoverConnect => {
+            (pair.hba, "the reference")
+        }
+        _ => return None,
+    };
+    Some(finding(
+        HBA_CONFLICT,
+        Severity::Error,
+        frame,
+        &pair.name,
+        json!({"hba": expected.to_string()}),
+        json!({"hba": sent.to_string(), "sender": sender}),
+        format!(
+            "{sender}'s failover CONNECT carries the bucket map {sent}, which differs from {why} ({expected})"
+        ),
+    ))
+}

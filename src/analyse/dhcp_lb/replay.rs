@@ -1,0 +1,374 @@
+//! The DHCP load-balancing analyser of `poolshark check`.
+//!
+//! One pass, in two stages. First the events are buffered (up to `learn_limit`, the whole
+//! capture when smaller) and the model is fixed from the configuration and what the buffer shows
+//! (`inference`). Then every event, the buffered ones first, goes through the tail (server
+//! identification, transaction matching, failover timeline, server silences) and each client
+//! transmission is judged once `lookahead` of capture time has passed after it (`judge`), so that
+//! the client's retry, a late answer, or a failover STATE saying since when a server was in its
+//! state is known when the verdict is given. Memory is bounded by the buffer, the pending
+//! transmissions and the tracker's tables.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+
+use super::classify::{classify, Class};
+use super::config::Settings;
+use super::events::{self, DhcpEvent, FailoverKind};
+use super::hba::Hba;
+use super::inference::{self, reached_request, Inferred};
+use super::judge::{self, Context, PairStats};
+use super::model::Pair;
+use super::servers::Registry;
+use super::state::{FailoverTimeline, Silences};
+use super::transactions::{Counters, Tracker};
+use crate::analyse::finding::Subject;
+use crate::analyse::{Analyser, Report};
+use crate::pipeline::Decoded;
+use crate::source::Timestamp;
+
+/// The tail: everything that follows the traffic event by event.
+struct Run {
+    registry: Registry,
+    tracker: Tracker,
+    timeline: FailoverTimeline,
+    silences: Silences,
+    pairs: Vec<(Pair, PairStats)>,
+    connects: BTreeMap<IpAddr, Hba>,
+    now: Timestamp,
+}
+
+pub struct DhcpLbAnalyser {
+    settings: Settings,
+    /// Events awaiting the model (`None` once it is fixed).
+    learning: Option<Vec<DhcpEvent>>,
+    run: Option<Run>,
+    inferred: Inferred,
+    events: u64,
+}
+
+impl DhcpLbAnalyser {
+    pub fn new(settings: Settings) -> Self {
+        DhcpLbAnalyser {
+            settings,
+            learning: Some(Vec::new()),
+            run: None,
+            inferred: Inferred::default(),
+            events: 0,
+        }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn inferred(&self) -> &Inferred {
+        &self.inferred
+    }
+
+    pub fn registry(&self) -> Option<&Registry> {
+        self.run.as_ref().map(|r| &r.registry)
+    }
+
+    pub fn pairs(&self) -> Vec<(&Pair, &PairStats)> {
+        self.run
+            .as_ref()
+            .map(|r| r.pairs.iter().map(|(p, s)| (p, s)).collect())
+            .unwrap_or_default()
+    }
+
+    pub fn counters(&self) -> Counters {
+        self.run
+            .as_ref()
+            .map(|r| r.tracker.counters)
+            .unwrap_or_default()
+    }
+
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Fixes the model from the buffer and replays the buffer through the tail.
+    fn learn(&mut self, report: &mut Report) {
+        let Some(buffer) = self.learning.take() else {
+            return;
+        };
+        let replayed = inference::replay(&buffer, &self.settings);
+        self.inferred = inference::infer(&replayed, &self.settings);
+        let mut run = Run {
+            registry: Registry::new(&self.settings.servers, self.settings.max_servers),
+            tracker: Tracker::new(
+                self.settings.answer_window_ns,
+                self.settings.lookahead_ns,
+                self.settings.max_transactions,
+                self.settings.max_pending,
+            ),
+            timeline: FailoverTimeline::new(self.settings.link_timeout_ns),
+            silences: Silences::new(self.settings.down_after_ns, self.settings.down_min_messages),
+            pairs: self
+                .inferred
+                .pairs
+                .iter()
+                .map(|p| (p.clone(), PairStats::new()))
+                .collect(),
+            connects: BTreeMap::new(),
+            now: Timestamp::default(),
+        };
+        // The same events in the same order give the same server indices as the inference's.
+        for (i, p) in self.inferred.pairs.iter().enumerate() {
+            let _ = i;
+            run.registry.set_role(p.primary, super::hba::Role::Primary);
+            run.registry
+                .set_role(p.secondary, super::hba::Role::Secondary);
+        }
+        for e in buffer {
+            run.ingest(e, &self.settings, report);
+        }
+        self.run = Some(run);
+    }
+
+    fn event(&mut self, e: DhcpEvent, report: &mut Report) {
+        self.events += 1;
+        if let Some(buf) = &mut self.learning {
+            buf.push(e);
+            if buf.len() >= self.settings.learn_limit {
+                self.learn(report);
+            }
+            return;
+        }
+        if let Some(run) = &mut self.run {
+            run.ingest(e, &self.settings, report);
+        }
+    }
+}
+
+impl Run {
+    fn ingest(&mut self, e: DhcpEvent, settings: &Settings, report: &mut Report) {
+        let t = e.time();
+        self.now = self.now.max(t);
+        self.timeline.start(t);
+        self.silences.start(t);
+        match e {
+            DhcpEvent::Request(r) => {
+                let req = r.clone();
+                if self.tracker.request(r).is_some() {
+                    // Who should answer it: its silence counts toward being down.
+                    for (pair, _) in &self.pairs {
+                        if pair.family != req.family {
+                            continue;
+                        }
+                        let reg = &self.registry;
+                        let named =
+                            |id: &events::ServerIdent| reg.lookup(id).and_then(|s| pair.role_of(s));
+                        let who = match classify(&req, pair.profile, &named) {
+                            Some(Class::Balanced { bucket, .. }) => {
+                                Some(pair.server(pair.hba.owner(bucket)))
+                            }
+                            Some(Class::Directed(r)) => Some(pair.server(r)),
+                            _ => None,
+                        };
+                        if let Some(s) = who.filter(|s| reached_request(reg, &req, *s)) {
+                            self.silences.expected(s);
+                        }
+                    }
+                }
+            }
+            DhcpEvent::Answer(a) => {
+                if let Some(s) = self.registry.identify(&a) {
+                    self.tracker.answer(&a, s);
+                    self.silences.answer(s, a.time);
+                }
+            }
+            DhcpEvent::Failover(f) => {
+                self.timeline.message(f.src, f.time);
+                match f.kind {
+                    FailoverKind::State { state, since } => {
+                        self.timeline.state(f.src, state, since, f.time)
+                    }
+                    FailoverKind::Connect { hba: Some(h) } => {
+                        let previous = self.connects.insert(f.src, h);
+                        for (pair, _) in &self.pairs {
+                            let primary_addrs = Pair::addresses(&self.registry, pair.primary);
+                            if !primary_addrs.contains(&f.src) {
+                                continue;
+                            }
+                            if let Some(finding) = judge::connect_conflict(
+                                pair,
+                                f.frame,
+                                self.registry.name(pair.primary),
+                                &h,
+                                previous.as_ref(),
+                            ) {
+                                report.push(finding, f.time);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.tracker.tick(t);
+        self.judge_ready(settings, report, false);
+    }
+
+    fn judge_ready(&mut self, settings: &Settings, report: &mut Report, all: bool) {
+        loop {
+            let next = if all {
+                self.tracker.pop_any()
+            } else {
+                self.tracker.pop_ready()
+            };
+            let Some(t) = next else {
+                break;
+            };
+            let ctx = Context {
+                settings,
+                registry: &self.registry,
+                timeline: &self.timeline,
+                silences: &self.silences,
+                now: self.now,
+            };
+            for (pair, stats) in &mut self.pairs {
+                judge::judge(&ctx, pair, stats, &t, report);
+            }
+        }
+    }
+
+    fn finish(&mut self, settings: &Settings, report: &mut Report) {
+        self.judge_ready(settings, report, true);
+        let ctx = Context {
+            settings,
+            registry: &self.registry,
+            timeline: &self.timeline,
+            silences: &self.silences,
+            now: self.now,
+        };
+        for (pair, stats) in &mut self.pairs {
+            judge::aggregate(&ctx, pair, stats, report);
+            let subject = Subject::Server(pair.name.clone());
+            for r in [super::hba::Role::Primary, super::hba::Role::Secondary] {
+                let buckets = match r {
+                    super::hba::Role::Primary => pair.hba.primary_buckets(),
+                    super::hba::Role::Secondary => 256 - pair.hba.primary_buckets(),
+                };
+                report.timeline.describe(
+                    &subject,
+                    self.registry.name(pair.server(r)),
+                    format!("{r}, {buckets} buckets of {}", pair.hba),
+                    Some(f64::from(buckets) / 256.0),
+                );
+            }
+        }
+    }
+}
+
+impl Analyser for DhcpLbAnalyser {
+    fn name(&self) -> &'static str {
+        "dhcp-lb"
+    }
+
+    fn message(&mut self, d: &Decoded<'_>, report: &mut Report) {
+        if let Some(e) = events::derive(d) {
+            self.event(e, report);
+        }
+    }
+
+    fn finish(&mut self, _last: Option<Timestamp>, report: &mut Report) {
+        self.learn(report);
+        let settings = self.settings.clone();
+        if let Some(run) = &mut self.run {
+            run.finish(&settings, report);
+        }
+    }
+
+    fn report_text(&self, out: &mut String) {
+        super::report::text(self, out);
+    }
+
+    fn report_json(&self, out: &mut serde_json::Map<String, serde_json::Value>) {
+        super::report::json(self, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::events::{Answer, ClientKey, Family, Request, ServerIdent};
+    use super::*;
+    use crate::analyse::finding::Subject;
+
+    fn at(tenths: i64) -> Timestamp {
+        Timestamp::new(1_000 + tenths / 10, (tenths % 10) as u32 * 100_000_000)
+    }
+
+    /// A v6 SOLICIT from client `c` and the answer of server `s` (1 or 2) a tenth later.
+    fn exchange(a: &mut DhcpLbAnalyser, r: &mut Report, frame: u64, c: u8, s: u8) {
+        let duid = vec![0, 3, 0, 1, 2, 0, 0, 0, 0, c];
+        let t = at(frame as i64);
+        a.event(
+            DhcpEvent::Request(Request {
+                frame,
+                time: t,
+                family: Family::V6,
+                msg_type: Some(1),
+                xid: u32::from(c),
+                match_key: duid.clone(),
+                key: ClientKey::V6 {
+                    duid: Some(duid.clone()),
+                    leasequery: None,
+                },
+                elapsed: Some(0),
+                server_id: None,
+                relay_depth: 0,
+                ciaddr_set: false,
+                src: "fe80::c".parse().unwrap(),
+                dst: "ff02::1:2".parse().unwrap(),
+            }),
+            r,
+        );
+        a.event(
+            DhcpEvent::Answer(Answer {
+                frame: frame + 1,
+                time: at(frame as i64 + 1),
+                family: Family::V6,
+                msg_type: Some(2),
+                xid: u32::from(c),
+                match_key: duid,
+                server_id: Some(ServerIdent::Duid(vec![0, 3, 0, 1, s])),
+                server_addr: None,
+                relay_depth: 0,
+            }),
+            r,
+        );
+    }
+
+    #[test]
+    fn answers_reach_the_timeline_with_the_owner_expected() {
+        let mut a = DhcpLbAnalyser::new(Settings::default());
+        let mut r = Report::new(100, 1_000_000_000_000);
+        let hba = Hba::kea();
+        let mut frame = 1;
+        for c in 0..40u8 {
+            let duid = [0, 3, 0, 1, 2, 0, 0, 0, 0, c];
+            let s = if hba.owner(super::super::hash::bucket(&duid))
+                == super::super::hba::Role::Primary
+            {
+                1
+            } else {
+                2
+            };
+            exchange(&mut a, &mut r, frame, c, s);
+            frame += 2;
+        }
+        a.finish(None, &mut r);
+        assert_eq!(r.findings.total(), 0, "{:?}", r.findings.list());
+        let pair = &a.pairs()[0].0;
+        assert_eq!(pair.hba, hba);
+        let series = &r.timeline.series()[&Subject::Server(pair.name.clone())];
+        let totals = series.totals();
+        assert_eq!(totals.answers, 40);
+        for (name, m) in &totals.members {
+            assert_eq!(m.first as f64, m.expected_first, "{name}");
+        }
+        assert_eq!(series.expected_share.values().sum::<f64>(), 1.0);
+    }
+}

@@ -1,0 +1,270 @@
+//! What `check` prints about the DHCP pairs: the servers (role, identifiers, answers, buckets,
+//! observed share of the balanced answers against the share their buckets predict for the
+//! clients actually seen, deviations), the bucket map and where it came from, the profile.
+//!
+//! JSON: `"servers": [{"server", "family", "role", "identifiers", "answers", "balanced_answers",
+//! "buckets", "share", "expected_share", "bucket_share", "deviations"}]`, `"hba": {FAMILY: {"spec",
+//! "source", "primary", "secondary", "explains", "of", "candidates": [...]}}` and
+//! `"dhcp_lb": {"pairs": [...], "no_pair": [...], "counters": {...}}`.
+
+use serde_json::{json, Map, Value};
+
+use super::events::Family;
+use super::hba::Role;
+use super::replay::DhcpLbAnalyser;
+
+fn share(n: u64, total: u64) -> Option<f64> {
+    (total > 0).then(|| n as f64 / total as f64)
+}
+
+fn round3(x: Option<f64>) -> Value {
+    x.map_or(Value::Null, |v| json!((v * 1000.0).round() / 1000.0))
+}
+
+pub fn json(a: &DhcpLbAnalyser, out: &mut Map<String, Value>) {
+    let Some(reg) = a.registry() else {
+        return;
+    };
+    let pairs = a.pairs();
+    let mut servers = Vec::new();
+    for (i, s) in reg.servers().iter().enumerate() {
+        let families: Vec<Family> = if s.answers.is_empty() {
+            vec![]
+        } else {
+            s.answers.keys().copied().collect()
+        };
+        for fam in families
+            .iter()
+            .copied()
+            .map(Some)
+            .chain(families.is_empty().then_some(None))
+        {
+            let in_pair = pairs
+                .iter()
+                .find(|(p, _)| Some(p.family) == fam && p.role_of(i).is_some());
+            let mut m = Map::new();
+            m.insert("server".into(), s.name.clone().into());
+            m.insert(
+                "family".into(),
+                fam.map_or(Value::Null, |f| f.name().into()),
+            );
+            let role = in_pair
+                .and_then(|(p, _)| p.role_of(i))
+                .map_or("other", |r| r.name());
+            m.insert("role".into(), role.into());
+            m.insert(
+                "identifiers".into(),
+                s.identifiers
+                    .iter()
+                    .map(|x| x.text())
+                    .collect::<Vec<_>>()
+                    .into(),
+            );
+            m.insert(
+                "answers".into(),
+                fam.and_then(|f| s.answers.get(&f))
+                    .copied()
+                    .unwrap_or(0)
+                    .into(),
+            );
+            if let Some((p, st)) = in_pair {
+                let r = p.role_of(i).unwrap_or(Role::Primary);
+                let k = usize::from(r == Role::Secondary);
+                let buckets = match r {
+                    Role::Primary => p.hba.primary_buckets(),
+                    Role::Secondary => 256 - p.hba.primary_buckets(),
+                };
+                let total: u64 = st.answers.iter().sum();
+                m.insert("balanced_answers".into(), st.answers[k].into());
+                m.insert("buckets".into(), buckets.into());
+                m.insert("share".into(), round3(share(st.answers[k], total)));
+                m.insert(
+                    "expected_share".into(),
+                    round3(share(st.expected[k], st.balanced)),
+                );
+                m.insert(
+                    "bucket_share".into(),
+                    round3(Some(f64::from(buckets) / 256.0)),
+                );
+                m.insert("deviations".into(), st.deviations[k].into());
+            }
+            servers.push(Value::Object(m));
+        }
+    }
+    out.insert("servers".into(), servers.into());
+    let mut hba = Map::new();
+    let mut pair_list = Vec::new();
+    for (p, st) in &pairs {
+        let rep = a
+            .inferred()
+            .reports
+            .iter()
+            .find(|r| r.family == Some(p.family));
+        let candidates: Vec<Value> = rep
+            .map(|r| {
+                r.candidates
+                    .iter()
+                    .map(|(kind, c)| {
+                        json!({"kind": kind, "spec": c.hba.to_string(), "primary": reg.name(c.primary), "explains": c.explains})
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let explains = rep.map(|r| {
+            r.candidates
+                .iter()
+                .find(|(_, c)| c.hba == p.hba && c.primary == p.primary)
+                .map(|(_, c)| c.explains)
+                .or(r
+                    .best
+                    .as_ref()
+                    .filter(|b| b.hba == p.hba)
+                    .map(|b| b.explains))
+        });
+        hba.insert(
+            p.family.name().into(),
+            json!({
+                "spec": p.hba.to_string(),
+                "source": p.hba_source.name(),
+                "primary": reg.name(p.primary),
+                "secondary": reg.name(p.secondary),
+                "explains": explains.flatten(),
+                "of": rep.map(|r| r.samples),
+                "candidates": candidates,
+            }),
+        );
+        pair_list.push(json!({
+            "pair": p.name,
+            "family": p.family.name(),
+            "profile": p.profile.name,
+            "profile_source": p.profile_source.name(),
+            "profile_scores": rep.map(|r| r.profile_scores.iter().map(|(n, s)| json!({"profile": n, "score": s})).collect::<Vec<_>>()),
+            "threshold_seconds": p.threshold,
+            "threshold_source": p.threshold_source.name(),
+            "threshold_range": rep.and_then(|r| r.threshold_range),
+            "balanced_answered": st.balanced,
+        }));
+    }
+    out.insert("hba".into(), Value::Object(hba));
+    let no_pair: Vec<Value> = a
+        .inferred()
+        .reports
+        .iter()
+        .filter_map(|r| {
+            r.no_pair
+                .as_ref()
+                .map(|w| json!({"family": r.family.map(|f| f.name()), "why": w}))
+        })
+        .collect();
+    let c = a.counters();
+    out.insert(
+        "dhcp_lb".into(),
+        json!({
+            "pairs": pair_list,
+            "no_pair": no_pair,
+            "counters": {
+                "events": a.events(),
+                "transmissions": c.transmissions,
+                "copies": c.copies,
+                "answers": c.answers,
+                "duplicate_answers": c.duplicate_answers,
+                "unmatched_answers": c.unmatched_answers,
+                "transactions_evicted": c.transactions_evicted,
+                "judged_early": c.judged_early,
+                "answers_dropped": c.answers_dropped,
+                "servers_dropped_answers": reg.dropped_answers,
+            },
+        }),
+    );
+}
+
+pub fn text(a: &DhcpLbAnalyser, out: &mut String) {
+    let Some(reg) = a.registry() else {
+        return;
+    };
+    for r in &a.inferred().reports {
+        if let (Some(f), Some(w)) = (r.family, &r.no_pair) {
+            out.push_str(&format!("DHCP load balancing ({}): {w}\n", f.name()));
+        }
+    }
+    for (p, st) in a.pairs() {
+        let rep = a
+            .inferred()
+            .reports
+            .iter()
+            .find(|r| r.family == Some(p.family));
+        let scores = rep
+            .map(|r| {
+                r.profile_scores
+                    .iter()
+                    .map(|(n, s)| format!("{n} {s}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "DHCP load balancing ({}): profile {} ({}{}), hba {} ({}), primary {}, secondary {}",
+            p.family.name(),
+            p.profile.name,
+            p.profile_source.name(),
+            if scores.is_empty() {
+                String::new()
+            } else {
+                format!("; scores {scores}")
+            },
+            p.hba,
+            p.hba_source.name(),
+            reg.name(p.primary),
+            reg.name(p.secondary),
+        ));
+        match p.threshold {
+            Some(t) => out.push_str(&format!(
+                ", delayed service after {t} s ({})\n",
+                p.threshold_source.name()
+            )),
+            None => out.push('\n'),
+        }
+        if let Some(r) = rep {
+            let c: Vec<String> = r
+                .candidates
+                .iter()
+                .map(|(_, c)| {
+                    format!(
+                        "{} with {} primary explains {}",
+                        c.hba,
+                        reg.name(c.primary),
+                        c.explains
+                    )
+                })
+                .collect();
+            out.push_str(&format!(
+                "  map candidates over {} single answers: {}\n",
+                r.samples,
+                c.join("; ")
+            ));
+        }
+        out.push_str(&format!(
+            "  {:<40} {:<9} {:>8} {:>7} {:>7} {:>9} {:>10}\n",
+            "server", "role", "answers", "buckets", "share", "expected", "deviations"
+        ));
+        let total: u64 = st.answers.iter().sum();
+        for r in [Role::Primary, Role::Secondary] {
+            let k = usize::from(r == Role::Secondary);
+            let buckets = match r {
+                Role::Primary => p.hba.primary_buckets(),
+                Role::Secondary => 256 - p.hba.primary_buckets(),
+            };
+            let pct = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
+            out.push_str(&format!(
+                "  {:<40} {:<9} {:>8} {:>7} {:>7} {:>9} {:>10}\n",
+                reg.name(p.server(r)),
+                r.name(),
+                st.answers[k],
+                buckets,
+                pct(share(st.answers[k], total)),
+                pct(share(st.expected[k], st.balanced)),
+                st.deviations[k]
+            ));
+        }
+    }
+}
