@@ -29,7 +29,8 @@ impl Severity {
 
 impl fmt::Display for Severity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        // `pad` so that width and alignment apply (the findings listing aligns its columns).
+        f.pad(self.name())
     }
 }
 
@@ -200,5 +201,6 @@ mod tests {
         let j = fs.list()[0].to_json();
         assert_eq!(j["pool"], "RR-Pool");
         assert_eq!(j["severity"], "warning");
+        assert_eq!(format!("[{:<7}]", Severity::Info), "[info   ]");
     }
 }
