@@ -9,6 +9,7 @@
 pub mod dhcp_lb;
 pub mod finding;
 pub mod policy;
+pub mod rserpool;
 pub mod timeline;
 
 use crate::pipeline::Decoded;

@@ -114,8 +114,11 @@ impl Profiles {
 
 /// The analysers `check` runs, configured from the command line.
 pub fn analysers(args: &CheckArgs) -> Result<Vec<Box<dyn Analyser>>> {
-    let _profiles = Profiles::from_names(&args.profiles)?;
-    let a: Vec<Box<dyn Analyser>> = Vec::new();
+    let profiles = Profiles::from_names(&args.profiles)?;
+    // RSerPool: every Handle Resolution Response against the reference selection policies.
+    let rserpool =
+        crate::analyse::rserpool::RserpoolReplay::from_profile_name(profiles.rserpool.as_deref())?;
+    let a: Vec<Box<dyn Analyser>> = vec![Box::new(rserpool)];
     Ok(a)
 }
 
