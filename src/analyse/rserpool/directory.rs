@@ -33,7 +33,7 @@ use super::event::Endpoint;
 
 /// A registrar as the replay tracks it (stable until it is merged or evicted).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct RegistrarId(u32);
+pub struct RegistrarId(u64);
 
 /// What the directory knows of one registrar.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -61,7 +61,7 @@ const MAX_ENDPOINTS: usize = 16;
 
 #[derive(Debug)]
 pub struct Directory {
-    next: u32,
+    next: u64,
     tick: u64,
     max_registrars: usize,
     records: HashMap<RegistrarId, Registrar>,

@@ -23,6 +23,10 @@ const MAX_REGISTRARS: usize = 1024;
 const MAX_ASSOCIATIONS: usize = 65_536;
 /// Findings held per profile under `auto` until the end decides which profile's are reported.
 const MAX_BUFFERED: usize = 100_000;
+/// Pools and members held across all registrars (each registrar and pool has its own bound too;
+/// these keep their product in check). New ones beyond are not modelled, and counted.
+const MAX_TOTAL_POOLS: usize = 65_536;
+const MAX_TOTAL_MEMBERS: usize = 262_144;
 /// Answers per goodness-of-fit test in a long run (the rest are tested at the end).
 const FIT_BLOCK: u64 = 10_000;
 /// ASAP error cause: pooling policy inconsistent.
@@ -46,6 +50,9 @@ pub struct Counters {
     pub registrars_forgotten: u64,
     /// Findings not held under `auto` (past the bound); they are counted nowhere else.
     pub findings_not_held: u64,
+    /// Pools and members not modelled because the totals were reached.
+    pub pools_refused: u64,
+    pub members_refused: u64,
 }
 
 struct Held {
@@ -71,6 +78,8 @@ pub struct Replay {
     pub counters: Counters,
     last_frame: u64,
     last_time: Option<Timestamp>,
+    pools_total: usize,
+    members_total: usize,
 }
 
 /// When something happened: the frame (for findings) and its time.
@@ -109,6 +118,8 @@ impl Replay {
             counters: Counters::default(),
             last_frame: 0,
             last_time: None,
+            pools_total: 0,
+            members_total: 0,
         }
     }
 
@@ -155,8 +166,23 @@ impl Replay {
 
     // ----- directory, with its changes mirrored at once -----
 
+    /// Counts pools and members again (after merges and evictions, which move or drop many).
+    fn recount(&mut self) {
+        self.pools_total = self.registrars.values().map(|s| s.pools.len()).sum();
+        self.members_total = self
+            .registrars
+            .values()
+            .flat_map(|s| s.pools.values())
+            .map(|e| e.membership.len())
+            .sum();
+    }
+
     fn sync(&mut self) {
-        for change in self.directory.take_changes() {
+        let changes = self.directory.take_changes();
+        if changes.is_empty() {
+            return;
+        }
+        for change in changes {
             match change {
                 Change::Merged { from, into } => {
                     if let Some(theirs) = self.registrars.remove(&from) {
@@ -176,6 +202,7 @@ impl Replay {
                 }
             }
         }
+        self.recount();
     }
 
     fn asap_registrar(&mut self, ep: Endpoint) -> RegistrarId {
@@ -212,13 +239,27 @@ impl Replay {
         pool: &PoolHandle,
         create: bool,
     ) -> Option<&mut PoolEntry> {
-        let profiles = &self.profiles;
-        let state = if create {
-            self.registrars.entry(reg).or_default()
-        } else {
-            self.registrars.get_mut(&reg)?
-        };
-        state.pool(pool, create, profiles)
+        let exists = self
+            .registrars
+            .get(&reg)
+            .is_some_and(|s| s.pools.contains_key(pool));
+        if !exists && create {
+            if self.pools_total >= MAX_TOTAL_POOLS {
+                self.counters.pools_refused += 1;
+                return None;
+            }
+            let state = self.registrars.entry(reg).or_default();
+            let evicted_before = state.pools_evicted;
+            state.pool(pool, true, &self.profiles);
+            if state.pools_evicted == evicted_before {
+                self.pools_total += 1;
+            } else {
+                self.recount();
+            }
+        }
+        self.registrars
+            .get_mut(&reg)?
+            .pool(pool, false, &self.profiles)
     }
 
     // ----- findings -----
@@ -295,6 +336,10 @@ impl Replay {
         if gone.is_empty() {
             return;
         }
+        self.members_total = self.members_total.saturating_sub(gone.len());
+        let Some(e) = self.entry(reg, pool, false) else {
+            return;
+        };
         let empty = e.membership.is_empty();
         for r in &gone {
             for p in &mut e.profiles {
@@ -322,8 +367,17 @@ impl Replay {
         meta: &Meta,
     ) -> Option<Added> {
         self.sweep(report, reg, pool, meta.into());
+        let full = self.members_total >= MAX_TOTAL_MEMBERS;
         let e = self.entry(reg, pool, true)?;
+        if full && e.membership.member(pe.pe_id).is_none() {
+            self.counters.members_refused += 1;
+            return Some(Added::Full);
+        }
         let added = e.membership.add(pe, origin, meta.time, meta.frame);
+        if added == Added::New {
+            self.members_total += 1;
+        }
+        let e = self.entry(reg, pool, false)?;
         if matches!(added, Added::New | Added::Updated) {
             if let Some(info) = e.membership.member(pe.pe_id).cloned() {
                 for p in &mut e.profiles {
@@ -360,6 +414,10 @@ impl Replay {
         if !e.membership.remove(pe_id, reason, meta.frame) {
             return false;
         }
+        self.members_total = self.members_total.saturating_sub(1);
+        let Some(e) = self.entry(reg, pool, false) else {
+            return false;
+        };
         let empty = e.membership.is_empty();
         for p in &mut e.profiles {
             p.removed(pe_id, empty);
@@ -689,11 +747,8 @@ impl Replay {
     ) {
         self.sweep(report, reg, pool, meta.into());
         let observed: Vec<u32> = pes.iter().map(|p| p.pe_id).collect();
-        let Some(e) = self.entry(reg, pool, false) else {
-            if observed.is_empty() {
-                // A negative answer for a pool it never held: right.
-                return;
-            }
+        // A negative answer for a pool it never held is right, and counted with the pool.
+        let Some(e) = self.entry(reg, pool, observed.is_empty()) else {
             self.counters.answers_not_checked += 1;
             let first = self.registrars.entry(reg).or_default().first_unknown(pool);
             if first {

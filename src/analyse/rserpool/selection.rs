@@ -12,8 +12,8 @@
 //! * sorted policies with a checkable order (LU, LUD, PLU, PRIORITY, PLUD): `order`, the listed
 //!   members not ascending by the policy's key, and `not-least`, a member with a lower key left
 //!   out while a higher one is listed;
-//! * round robin: `rr-head-stuck`, the same PE first as in the previous answer (pool of two or
-//!   more) where the reference moves on;
+//! * round robin: `rr-head-stuck`, the same member first as in the previous answer (pool of two
+//!   or more) where the reference moves on;
 //! * sorted policies: `sequence`, the answer differs from the reference's, when none of the above
 //!   explains it;
 //! * randomised policies: the answer joins the goodness-of-fit tally (`fit.rs`), unless an error
@@ -300,7 +300,7 @@ impl ProfilePool {
                 .collect();
             let keys: Option<Vec<u64>> = known.iter().map(|id| pool.order_key(*id)).collect();
             if let Some(keys) = keys.filter(|k| !k.is_empty()) {
-                if keys.windows(2).any(|w| w[0] > w[1]) {
+                if keys.windows(2).any(|w| matches!(w, [a, b] if a > b)) {
                     let mut sorted: Vec<(u64, u32)> =
                         keys.iter().copied().zip(known.iter().copied()).collect();
                     sorted.sort_by_key(|(k, _)| *k);
@@ -352,7 +352,11 @@ impl ProfilePool {
                     ));
                 }
             }
-            let first = observed.first().copied();
+            // Only a member can be a stuck head (an unknown one is reported as such).
+            let first = observed
+                .first()
+                .copied()
+                .filter(|id| pool.member(*id).is_some());
             if policy == PolicyKind::RoundRobin
                 && pool.len() >= 2
                 && first.is_some()
