@@ -801,6 +801,52 @@ fn answers_that_follow_rsplib_give_no_finding_and_auto_says_so() {
     assert_eq!(run.code, 1);
 }
 
+/// Scale: 50 round-robin pools of 8 PEs and 100,000 single answers in RSPLIB's rotation give no
+/// finding. Ignored by default (200,000 frames); `POOLSHARK_RSPCHECK_KEEP=FILE` keeps the capture
+/// to time a release build on it.
+#[test]
+#[ignore]
+fn many_answers_in_rotation_stay_clean() {
+    let mut s = Script::new(Capture::new(), SocketAddr::new(ip(1), 3863));
+    s.cap.announce(ip(1), REGISTRAR_A);
+    let pools: Vec<Vec<u8>> = (0..50).map(|i| format!("pool-{i}").into_bytes()).collect();
+    let mut keep = Vec::new();
+    for (p, name) in pools.iter().enumerate() {
+        let mut a = s.pe_assoc(10 + (p % 200) as u8);
+        for k in 0..8u32 {
+            s.register(&mut a, name, ((p as u32) << 8) | k, &rr(), None);
+        }
+        keep.push(a);
+    }
+    let mut pu = s.cap.associate(ip(100), SocketAddr::new(ip(1), 3863));
+    for n in 0..100_000u32 {
+        let p = n % 50;
+        let k = (n / 50) % 8;
+        s.resolve(
+            &mut pu,
+            &pools[p as usize],
+            Some(1),
+            &[((p << 8) | k, rr())],
+        );
+    }
+    let capture = s.cap.finish("load.pcap");
+    if let Some(keep) = std::env::var_os("POOLSHARK_RSPCHECK_KEEP") {
+        std::fs::copy(&capture.0, keep).expect("keep the capture");
+    }
+    let t = std::time::Instant::now();
+    let run = check(&capture, &["--fail-on", "info"]);
+    eprintln!("check of 100,000 answers (this build): {:?}", t.elapsed());
+    assert_eq!(findings(&run), BTreeSet::new());
+    assert_eq!(run.code, 0);
+    let total: u64 = run.json["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["resolutions"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 100_000);
+}
+
 #[test]
 fn text_report_and_usage_errors() {
     let capture = clean();

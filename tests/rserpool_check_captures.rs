@@ -308,7 +308,10 @@ fn mutated_captures_never_upset_the_replay() {
             }
             // The damage reached the parsers, and the replay still had events to work on.
             let stats = pipeline.stats();
-            assert!(stats.total_messages() > 0 && stats.total_errors() > 0, "{name}");
+            assert!(
+                stats.total_messages() > 0 && stats.total_errors() > 0,
+                "{name}"
+            );
             assert!(feed.analyser.counters().events > 0, "{name}");
             feed.analyser.finish(None, &mut feed.report);
             let mut text = String::new();

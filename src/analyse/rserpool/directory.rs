@@ -27,7 +27,7 @@
 //! Server id 0 names nobody (RSPLIB sends it as "unknown receiver"). The directory is bounded:
 //! past `max_registrars` the least recently active registrar is evicted (and counted).
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use super::event::Endpoint;
 
@@ -64,10 +64,10 @@ pub struct Directory {
     next: u64,
     tick: u64,
     max_registrars: usize,
-    records: HashMap<RegistrarId, Registrar>,
-    by_server: HashMap<u32, RegistrarId>,
-    by_asap: HashMap<Endpoint, RegistrarId>,
-    by_enrp: HashMap<Endpoint, RegistrarId>,
+    records: BTreeMap<RegistrarId, Registrar>,
+    by_server: BTreeMap<u32, RegistrarId>,
+    by_asap: BTreeMap<Endpoint, RegistrarId>,
+    by_enrp: BTreeMap<Endpoint, RegistrarId>,
     changes: Vec<Change>,
     /// Bumped on every new tie or record: the elimination is tried again only after one.
     generation: u64,
@@ -89,10 +89,10 @@ impl Directory {
             next: 0,
             tick: 0,
             max_registrars: max_registrars.max(2),
-            records: HashMap::new(),
-            by_server: HashMap::new(),
-            by_asap: HashMap::new(),
-            by_enrp: HashMap::new(),
+            records: BTreeMap::new(),
+            by_server: BTreeMap::new(),
+            by_asap: BTreeMap::new(),
+            by_enrp: BTreeMap::new(),
             changes: Vec::new(),
             generation: 0,
             eliminated_at: None,
@@ -236,7 +236,7 @@ impl Directory {
         self.link(Side::Enrp, ep, server_id);
     }
 
-    fn map(&mut self, side: Side) -> &mut HashMap<Endpoint, RegistrarId> {
+    fn map(&mut self, side: Side) -> &mut BTreeMap<Endpoint, RegistrarId> {
         match side {
             Side::Asap => &mut self.by_asap,
             Side::Enrp => &mut self.by_enrp,

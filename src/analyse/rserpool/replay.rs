@@ -1,7 +1,7 @@
 //! The replay engine: events in; registrars, pools and reference selection state updated;
 //! answers checked; findings and the timeline out.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::directory::{Change, Directory, RegistrarId};
 use super::event::{Endpoint, Event, Meta, PeInfo};
@@ -9,7 +9,7 @@ use super::handle::{pe_hex, pe_list, pe_text, PoolHandle};
 use super::membership::{Added, Origin, Reason, Removal};
 use super::pending::{Pending, Request};
 use super::rules::{Draft, Rule};
-use super::selection::{describe_settings, policy_name};
+use super::selection::describe_settings;
 use super::state::{PoolEntry, RegistrarState, Totals};
 use crate::analyse::finding::{Finding, Subject};
 use crate::analyse::policy::Profile;
@@ -72,7 +72,7 @@ pub struct Replay {
     profiles: Vec<&'static Profile>,
     auto: bool,
     directory: Directory,
-    registrars: HashMap<RegistrarId, RegistrarState>,
+    registrars: BTreeMap<RegistrarId, RegistrarState>,
     pending: Pending,
     held: Vec<Vec<Held>>,
     pub counters: Counters,
@@ -112,7 +112,7 @@ impl Replay {
             profiles,
             auto,
             directory: Directory::new(MAX_REGISTRARS),
-            registrars: HashMap::new(),
+            registrars: BTreeMap::new(),
             pending: Pending::new(MAX_ASSOCIATIONS),
             held: (0..n).map(|_| Vec::new()).collect(),
             counters: Counters::default(),
@@ -155,6 +155,18 @@ impl Replay {
                 (t.deviations.saturating_add(t.unmodelled), i)
             })
             .unwrap_or(0)
+    }
+
+    /// Pools evicted (per-registrar bound) and registrations not modelled for a full pool.
+    pub fn pool_bound_counts(&self) -> (u64, u64) {
+        let evicted = self.registrars.values().map(|s| s.pools_evicted).sum();
+        let full = self
+            .registrars
+            .values()
+            .flat_map(|s| s.pools.values())
+            .map(|e| e.membership.refused_full)
+            .sum();
+        (evicted, full)
     }
 
     pub fn totals(&self, id: RegistrarId, profile: usize) -> Totals {
@@ -239,11 +251,17 @@ impl Replay {
         pool: &PoolHandle,
         create: bool,
     ) -> Option<&mut PoolEntry> {
+        if !create {
+            return self
+                .registrars
+                .get_mut(&reg)?
+                .pool(pool, false, &self.profiles);
+        }
         let exists = self
             .registrars
             .get(&reg)
             .is_some_and(|s| s.pools.contains_key(pool));
-        if !exists && create {
+        if !exists {
             if self.pools_total >= MAX_TOTAL_POOLS {
                 self.counters.pools_refused += 1;
                 return None;
@@ -317,14 +335,12 @@ impl Replay {
 
     // ----- membership, mirrored into every profile and the timeline -----
 
-    fn gauge(report: &mut Report, t: Timestamp, pool: &PoolHandle, e: &PoolEntry) {
-        let kind = format!(
-            "RSerPool pool (policy {})",
-            policy_name(e.membership.last_policy())
-        );
+    /// The membership changed: the series' name and its `pes` gauge follow.
+    fn gauge(report: &mut Report, t: Timestamp, e: &mut PoolEntry) {
+        e.refresh_kind();
         report
             .timeline
-            .gauge(t, &subject(pool), &kind, "pes", e.membership.len() as f64);
+            .gauge(t, &e.subject, &e.kind, "pes", e.membership.len() as f64);
     }
 
     /// Removes the members whose time ran out (see `membership.rs`), reporting each.
@@ -345,12 +361,10 @@ impl Replay {
             for p in &mut e.profiles {
                 p.removed(r.pe_id, empty);
             }
-            report
-                .timeline
-                .remove_member(&subject(pool), &pe_hex(r.pe_id));
+            report.timeline.remove_member(&e.subject, &pe_hex(r.pe_id));
         }
         e.describe_due = true;
-        Self::gauge(report, at.time, pool, e);
+        Self::gauge(report, at.time, e);
         for r in gone {
             let d = removal_draft(&r);
             self.emit_common(report, reg, pool, at, d);
@@ -384,10 +398,10 @@ impl Replay {
                     p.registered(&info);
                 }
                 e.describe_due = true;
-                Self::gauge(report, meta.time, pool, e);
+                Self::gauge(report, meta.time, e);
                 if let Some(s) = info.policy.settings {
                     report.timeline.describe(
-                        &subject(pool),
+                        &e.subject,
                         &pe_hex(pe.pe_id),
                         describe_settings(&s),
                         None,
@@ -423,10 +437,8 @@ impl Replay {
             p.removed(pe_id, empty);
         }
         e.describe_due = true;
-        report
-            .timeline
-            .remove_member(&subject(pool), &pe_hex(pe_id));
-        Self::gauge(report, meta.time, pool, e);
+        report.timeline.remove_member(&e.subject, &pe_hex(pe_id));
+        Self::gauge(report, meta.time, e);
         true
     }
 
@@ -860,11 +872,7 @@ impl Replay {
         let Some(e) = self.entry(reg, pool, false) else {
             return;
         };
-        let s = subject(pool);
-        let kind = format!(
-            "RSerPool pool (policy {})",
-            policy_name(e.membership.last_policy())
-        );
+        let (s, kind) = (&e.subject, &e.kind);
         let chosen: Vec<String> = observed.iter().map(|id| pe_hex(*id)).collect();
         let expected: Vec<(String, f64, f64)> = probabilities
             .iter()
@@ -872,10 +880,10 @@ impl Replay {
             .collect();
         report
             .timeline
-            .answer(meta.time, &s, &kind, &chosen, &expected);
+            .answer(meta.time, s, kind, &chosen, &expected);
         report
             .timeline
-            .gauge(meta.time, &s, &kind, "pes", e.membership.len() as f64);
+            .gauge(meta.time, s, kind, "pes", e.membership.len() as f64);
         if !e.describe_due {
             return;
         }
@@ -891,7 +899,7 @@ impl Replay {
                 .unwrap_or_default();
             report
                 .timeline
-                .describe(&s, &pe_hex(share.pe_id), text, Some(share.first));
+                .describe(&e.subject, &pe_hex(share.pe_id), text, Some(share.first));
         }
     }
 

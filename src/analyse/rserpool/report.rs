@@ -191,12 +191,26 @@ pub fn text(r: &Replay, out: &mut String) {
             c.answers_not_checked
         ));
     }
-    let dropped =
-        p.dropped + p.timed_out + d.evicted + c.registrars_forgotten + c.findings_not_held;
+    let (pools_evicted, members_full) = r.pool_bound_counts();
+    let dropped = p.dropped
+        + p.timed_out
+        + d.evicted
+        + c.findings_not_held
+        + c.pools_refused
+        + c.members_refused
+        + pools_evicted
+        + members_full;
     if dropped > 0 {
         notes.push(format!(
-            "bounded state: {} request(s) dropped, {} timed out, {} registrar(s) evicted, {} finding(s) not held",
-            p.dropped, p.timed_out, d.evicted, c.findings_not_held
+            "bounded state: {} request(s) dropped, {} timed out, {} registrar(s) and {} pool(s) \
+             evicted, {} pool(s) and {} member(s) not modelled, {} finding(s) not held",
+            p.dropped,
+            p.timed_out,
+            d.evicted,
+            pools_evicted,
+            c.pools_refused,
+            c.members_refused + members_full,
+            c.findings_not_held
         ));
     }
     if !notes.is_empty() {
@@ -205,6 +219,10 @@ pub fn text(r: &Replay, out: &mut String) {
 }
 
 pub fn json(r: &Replay, out: &mut Map<String, Value>) {
+    // Other analysers write their own sections: a capture without RSerPool adds nothing.
+    if r.counters.events == 0 {
+        return;
+    }
     let ids = ordered(r);
     let profiles = r.profiles();
     let mut pools = Vec::new();
@@ -278,6 +296,8 @@ pub fn json(r: &Replay, out: &mut Map<String, Value>) {
             "requests_answered_by_error": p.answered_by_error,
             "registrars_evicted": d.evicted,
             "registrar_merges": d.merges,
+            "pools_evicted": r.pool_bound_counts().0,
+            "registrations_beyond_pool_bound": r.pool_bound_counts().1,
         }),
     );
 }

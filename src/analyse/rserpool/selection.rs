@@ -22,8 +22,6 @@
 //! Then the state follows what the registrar said (`Pool::commit`), so one deviation is reported
 //! once and not again in every later answer.
 
-use std::collections::BTreeSet;
-
 use super::event::PolicyInfo;
 use super::fit::Fit;
 use super::handle::{pe_hex, pe_list, pe_text};
@@ -205,16 +203,9 @@ impl ProfilePool {
         };
 
         let mut drafts = Vec::new();
-        let mut seen = BTreeSet::new();
-        let mut distinct = Vec::new();
-        let mut repeated = Vec::new();
-        for &id in observed {
-            if seen.insert(id) {
-                distinct.push(id);
-            } else if !repeated.contains(&id) {
-                repeated.push(id);
-            }
-        }
+        let (distinct, repeated) = distinct_and_repeated(observed);
+        let mut seen = distinct.clone();
+        seen.sort_unstable();
         if !repeated.is_empty() {
             drafts.push(Draft::new(
                 Rule::DuplicatePe,
@@ -330,7 +321,7 @@ impl ProfilePool {
                 let lower: Vec<(u32, u64)> = pool
                     .members()
                     .iter()
-                    .filter(|m| !seen.contains(&m.pe_id))
+                    .filter(|m| seen.binary_search(&m.pe_id).is_err())
                     .filter_map(|m| pool.order_key(m.pe_id).map(|k| (m.pe_id, k)))
                     .filter(|(_, k)| *k < highest)
                     .collect();
@@ -424,13 +415,7 @@ impl ProfilePool {
 impl ProfilePool {
     /// A pool whose members all left answers with PEs: every one of them is unknown.
     fn answer_from_empty_pool(&mut self, membership: &Membership, observed: &[u32]) -> Checked {
-        let mut distinct: Vec<u32> = Vec::new();
-        let mut seen = BTreeSet::new();
-        for &id in observed {
-            if seen.insert(id) {
-                distinct.push(id);
-            }
-        }
+        let (distinct, _) = distinct_and_repeated(observed);
         self.deviations = self.deviations.saturating_add(1);
         self.last_first = observed.first().copied();
         Checked {
@@ -447,6 +432,28 @@ impl ProfilePool {
             probabilities: Vec::new(),
         }
     }
+}
+
+/// The ids of an answer once each in wire order, and those listed more than once (in the order
+/// they repeat).
+fn distinct_and_repeated(observed: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let mut ids = observed.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut count = vec![0u32; ids.len()];
+    let (mut distinct, mut repeated) = (Vec::with_capacity(ids.len()), Vec::new());
+    for id in observed {
+        let Some(c) = ids.binary_search(id).ok().and_then(|i| count.get_mut(i)) else {
+            continue;
+        };
+        *c = c.saturating_add(1);
+        match *c {
+            1 => distinct.push(*id),
+            2 => repeated.push(*id),
+            _ => {}
+        }
+    }
+    (distinct, repeated)
 }
 
 /// Why each PE of `ids` is not a member, as far as the pool remembers.
@@ -634,6 +641,15 @@ mod tests {
         assert!(pp[0].unmodelled().is_some());
         assert!(pp[0].check(&m, None, &[1], 1).is_none());
         assert_eq!(pp[0].unmodelled_resolutions, 1);
+    }
+
+    #[test]
+    fn repeats_are_found_in_wire_order() {
+        assert_eq!(
+            distinct_and_repeated(&[3, 1, 3, 2, 1, 3]),
+            (vec![3, 1, 2], vec![3, 1])
+        );
+        assert_eq!(distinct_and_repeated(&[]), (vec![], vec![]));
     }
 
     #[test]

@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::handle::PoolHandle;
 use super::membership::Membership;
-use super::selection::ProfilePool;
+use super::selection::{policy_name, ProfilePool};
+use crate::analyse::finding::Subject;
 use crate::analyse::policy::Profile;
 
 /// Pools kept per registrar (the least recently active goes beyond).
@@ -16,6 +17,10 @@ const MAX_UNKNOWN_POOLS: usize = 256;
 /// One pool at one registrar.
 #[derive(Clone, Debug)]
 pub struct PoolEntry {
+    /// The timeline's series (the handle as findings write it).
+    pub subject: Subject,
+    /// What the series is, for people ("RSerPool pool (policy LU)").
+    pub kind: String,
     pub membership: Membership,
     /// One per profile of the run, in the run's order.
     pub profiles: Vec<ProfilePool>,
@@ -29,14 +34,26 @@ pub struct PoolEntry {
 }
 
 impl PoolEntry {
-    pub fn new(profiles: &[&'static Profile]) -> Self {
-        PoolEntry {
+    pub fn new(handle: &PoolHandle, profiles: &[&'static Profile]) -> Self {
+        let mut e = PoolEntry {
+            subject: Subject::Pool(handle.to_string()),
+            kind: String::new(),
             membership: Membership::default(),
             profiles: profiles.iter().map(|p| ProfilePool::new(p)).collect(),
             resolutions: 0,
             common_deviations: 0,
             describe_due: true,
             last_active: 0,
+        };
+        e.refresh_kind();
+        e
+    }
+
+    /// Names the series after the pool's policy (call when the membership changed).
+    pub fn refresh_kind(&mut self) {
+        let name = policy_name(self.membership.last_policy());
+        if !self.kind.ends_with(&format!("policy {name})")) {
+            self.kind = format!("RSerPool pool (policy {name})");
         }
     }
 
@@ -86,7 +103,8 @@ impl RegistrarState {
             if self.pools.len() >= MAX_POOLS {
                 self.evict_one(profiles.len());
             }
-            self.pools.insert(handle.clone(), PoolEntry::new(profiles));
+            self.pools
+                .insert(handle.clone(), PoolEntry::new(handle, profiles));
         }
         let tick = self.tick;
         let e = self.pools.get_mut(handle)?;
@@ -191,4 +209,5 @@ fn merge_pool(ours: &mut PoolEntry, theirs: PoolEntry) {
         mine.unmodelled_resolutions += t.unmodelled_resolutions;
     }
     ours.describe_due = true;
+    ours.refresh_kind();
 }
