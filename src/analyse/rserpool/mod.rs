@@ -11,7 +11,7 @@
 //!   keep-alives, unreachable reports);
 //! * `selection.rs`: the reference selection state per profile and the checks of an answer;
 //! * `fit.rs`: the goodness-of-fit of randomised pools;
-//! * `replay.rs`: the engine tying them together; `report.rs`: the tables and sentences.
+//! * `replay/`: the engine tying them together; `report.rs`: the tables and sentences.
 //!
 //! # Findings
 //!
