@@ -1,7 +1,7 @@
 //! Requests waiting for their answers: Handle Resolutions and Registrations, matched to their
 //! responses first in, first out per association and pool handle (and PE id, for
-//! registrations). An ASAP Error from the registrar answers the oldest request of its
-//! association.
+//! registrations); a response must come from where its request went. An ASAP Error from there
+//! answers the oldest request of its association.
 //!
 //! Bounded: at most `MAX_PER_ASSOCIATION` waiting requests per association (the oldest goes),
 //! at most `max_associations` associations (the one with the oldest request goes), and a request
@@ -10,7 +10,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use super::event::PeInfo;
+use super::event::{Endpoint, Meta, PeInfo};
 use super::handle::PoolHandle;
 use crate::dissect::ConversationKey;
 use crate::source::Timestamp;
@@ -27,6 +27,8 @@ pub enum Request {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Waiting {
+    /// Where the request went (the registrar).
+    pub to: Endpoint,
     pub pool: PoolHandle,
     pub request: Request,
     pub frame: u64,
@@ -52,14 +54,9 @@ impl Pending {
         }
     }
 
-    pub fn push(
-        &mut self,
-        association: ConversationKey,
-        pool: PoolHandle,
-        request: Request,
-        frame: u64,
-        time: Timestamp,
-    ) {
+    /// A request, as the event `meta` carried it.
+    pub fn push(&mut self, meta: &Meta, pool: PoolHandle, request: Request) {
+        let association = meta.association;
         if !self.by_association.contains_key(&association)
             && self.by_association.len() >= self.max_associations
         {
@@ -72,10 +69,11 @@ impl Pending {
             self.dropped += 1;
         }
         q.push_back(Waiting {
+            to: meta.dst,
             pool,
             request,
-            frame,
-            time,
+            frame: meta.frame,
+            time: meta.time,
             seq: self.seq,
         });
     }
@@ -110,19 +108,20 @@ impl Pending {
         }
     }
 
-    /// The oldest waiting request on `association` for `pool` that `accept` takes.
+    /// The oldest request for `pool` that the response `meta` answers (same association, sent
+    /// to where the response comes from) and that `accept` takes.
     pub fn take(
         &mut self,
-        association: &ConversationKey,
+        meta: &Meta,
         pool: &PoolHandle,
-        now: Timestamp,
         accept: impl Fn(&Request) -> bool,
     ) -> Option<Waiting> {
-        self.expire(association, now);
+        let association = &meta.association;
+        self.expire(association, meta.time);
         let q = self.by_association.get_mut(association)?;
         let i = q
             .iter()
-            .position(|w| w.pool == *pool && accept(&w.request))?;
+            .position(|w| w.to == meta.src && w.pool == *pool && accept(&w.request))?;
         let w = q.remove(i);
         if q.is_empty() {
             self.by_association.remove(association);
@@ -130,11 +129,14 @@ impl Pending {
         w
     }
 
-    /// An ASAP Error came back on `association`: it answers the oldest request there.
-    pub fn error(&mut self, association: &ConversationKey, now: Timestamp) {
-        self.expire(association, now);
+    /// An ASAP Error (`meta`): it answers the oldest request of its association sent to where
+    /// it comes from.
+    pub fn error(&mut self, meta: &Meta) {
+        let association = &meta.association;
+        self.expire(association, meta.time);
         if let Some(q) = self.by_association.get_mut(association) {
-            if q.pop_front().is_some() {
+            if let Some(i) = q.iter().position(|w| w.to == meta.src) {
+                q.remove(i);
                 self.answered_by_error += 1;
             }
             if q.is_empty() {
@@ -154,44 +156,56 @@ mod tests {
     use super::*;
     use crate::dissect::Transport;
 
-    fn assoc(port: u16) -> ConversationKey {
+    const REGISTRAR: u16 = 3863;
+
+    /// A message on the association of user port `port`, from the user (`up`) or back.
+    fn meta(port: u16, up: bool, frame: u64, secs: i64) -> Meta {
         let a = std::net::IpAddr::from([10, 0, 0, 1]);
-        ConversationKey::new(Transport::Sctp, a, port, a, 3863)
+        let user = Endpoint::new(a, port);
+        let registrar = Endpoint::new(a, REGISTRAR);
+        let (src, dst) = if up {
+            (user, registrar)
+        } else {
+            (registrar, user)
+        };
+        Meta {
+            frame,
+            time: Timestamp::new(secs, 0),
+            src,
+            dst,
+            association: ConversationKey::new(Transport::Sctp, a, port, a, REGISTRAR),
+            sctp: true,
+        }
     }
 
     fn res(items: Option<u32>) -> Request {
         Request::Resolution { items }
     }
 
-    fn t(s: i64) -> Timestamp {
-        Timestamp::new(s, 0)
-    }
-
     #[test]
     fn fifo_per_association_and_pool() {
         let mut p = Pending::new(8);
         let (a, b) = (PoolHandle::new(b"A"), PoolHandle::new(b"B"));
-        p.push(assoc(1), a.clone(), res(Some(1)), 1, t(0));
-        p.push(assoc(1), b.clone(), res(Some(2)), 2, t(0));
-        p.push(assoc(1), a.clone(), res(Some(3)), 3, t(0));
-        p.push(assoc(2), a.clone(), res(None), 4, t(0));
+        p.push(&meta(1, true, 1, 0), a.clone(), res(Some(1)));
+        p.push(&meta(1, true, 2, 0), b.clone(), res(Some(2)));
+        p.push(&meta(1, true, 3, 0), a.clone(), res(Some(3)));
+        p.push(&meta(2, true, 4, 0), a.clone(), res(None));
         let is_res = |r: &Request| matches!(r, Request::Resolution { .. });
+        // A "response" from the user's side answers nothing.
+        assert_eq!(p.take(&meta(1, true, 5, 1), &a, is_res), None);
+        let back = meta(1, false, 5, 1);
+        assert_eq!(p.take(&back, &a, is_res).map(|w| w.frame), Some(1));
+        assert_eq!(p.take(&back, &a, is_res).map(|w| w.frame), Some(3));
+        assert_eq!(p.take(&back, &a, is_res), None);
         assert_eq!(
-            p.take(&assoc(1), &a, t(1), is_res).map(|w| w.frame),
-            Some(1)
-        );
-        assert_eq!(
-            p.take(&assoc(1), &a, t(1), is_res).map(|w| w.frame),
-            Some(3)
-        );
-        assert_eq!(p.take(&assoc(1), &a, t(1), is_res), None);
-        assert_eq!(
-            p.take(&assoc(2), &a, t(1), is_res).map(|w| w.frame),
+            p.take(&meta(2, false, 6, 1), &a, is_res).map(|w| w.frame),
             Some(4)
         );
         assert_eq!(p.waiting(), 1);
-        // An error answers B's request.
-        p.error(&assoc(1), t(1));
+        // An error from the user's side answers nothing; from the registrar, B's request.
+        p.error(&meta(1, true, 7, 1));
+        assert_eq!(p.waiting(), 1);
+        p.error(&back);
         assert_eq!(p.waiting(), 0);
         assert_eq!(p.answered_by_error, 1);
     }
@@ -200,16 +214,16 @@ mod tests {
     fn stale_and_surplus_requests_are_dropped_and_counted() {
         let mut p = Pending::new(2);
         let a = PoolHandle::new(b"A");
-        p.push(assoc(1), a.clone(), res(None), 1, t(0));
-        assert_eq!(p.take(&assoc(1), &a, t(61), |_| true), None);
+        p.push(&meta(1, true, 1, 0), a.clone(), res(None));
+        assert_eq!(p.take(&meta(1, false, 2, 61), &a, |_| true), None);
         assert_eq!(p.timed_out, 1);
         for i in 0..70 {
-            p.push(assoc(1), a.clone(), res(None), i, t(100));
+            p.push(&meta(1, true, i, 100), a.clone(), res(None));
         }
         assert_eq!(p.waiting(), MAX_PER_ASSOCIATION);
         assert_eq!(p.dropped, 6);
-        p.push(assoc(2), a.clone(), res(None), 80, t(100));
-        p.push(assoc(3), a.clone(), res(None), 81, t(100));
+        p.push(&meta(2, true, 80, 100), a.clone(), res(None));
+        p.push(&meta(3, true, 81, 100), a.clone(), res(None));
         assert_eq!(p.dropped, 6 + 64);
         assert_eq!(p.waiting(), 2);
     }

@@ -211,3 +211,54 @@ fn merge_pool(ours: &mut PoolEntry, theirs: PoolEntry) {
     ours.describe_due = true;
     ours.refresh_kind();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::policy::{PeSettings, PolicyKind, Rng, RSPLIB};
+    use crate::analyse::rserpool::event::{PeInfo, PolicyInfo};
+    use crate::analyse::rserpool::membership::Origin;
+    use crate::proto::rserpool::PolicyKind as Wire;
+    use crate::source::Timestamp;
+
+    fn add(state: &mut RegistrarState, pool: &PoolHandle, id: u32, frame: u64) {
+        let profiles: [&'static Profile; 1] = [&RSPLIB];
+        let e = state.pool(pool, true, &profiles).expect("created");
+        let pe = PeInfo {
+            pe_id: id,
+            home_server_id: 0,
+            registration_life_ms: -1,
+            policy: Some(PolicyInfo {
+                wire: Wire::RoundRobin,
+                code: 1,
+                settings: Some(PeSettings::new(PolicyKind::RoundRobin)),
+            }),
+        };
+        e.membership
+            .add(&pe, Origin::Home, Timestamp::default(), frame);
+        let info = e.membership.member(id).cloned().expect("member");
+        for p in &mut e.profiles {
+            p.registered(&info);
+        }
+    }
+
+    #[test]
+    fn two_names_of_one_registrar_merge_their_pools_in_joining_order() {
+        let (rr, lone) = (PoolHandle::new(b"RR"), PoolHandle::new(b"lone"));
+        let mut named = RegistrarState::default();
+        add(&mut named, &rr, 1, 10);
+        add(&mut named, &rr, 3, 30);
+        let mut anonymous = RegistrarState::default();
+        add(&mut anonymous, &rr, 2, 20);
+        add(&mut anonymous, &rr, 1, 40);
+        add(&mut anonymous, &lone, 9, 50);
+        assert_eq!(named.absorb(anonymous), 1);
+        let e = &named.pools[&rr];
+        let ids: Vec<u32> = e.membership.members().iter().map(|m| m.pe_id).collect();
+        assert_eq!(ids, vec![1, 2, 3]);
+        // The reference state was rebuilt in that order: round robin starts at 1.
+        let pool = e.profiles[0].pool().expect("modelled");
+        assert_eq!(pool.answer(3, &mut Rng::new(0)), vec![1, 2, 3]);
+        assert_eq!(named.pools[&lone].membership.len(), 1);
+    }
+}

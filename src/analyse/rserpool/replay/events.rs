@@ -17,13 +17,9 @@ impl Replay {
         self.last_frame = meta.frame;
         self.last_time = Some(meta.time);
         match event {
-            Event::Registration { pool, pe } => self.pending.push(
-                meta.association,
-                pool,
-                Request::Registration { pe },
-                meta.frame,
-                meta.time,
-            ),
+            Event::Registration { pool, pe } => {
+                self.pending.push(meta, pool, Request::Registration { pe })
+            }
             Event::RegistrationResponse {
                 pool,
                 pe_id,
@@ -41,17 +37,13 @@ impl Replay {
                     self.remove_member(report, reg, &pool, pe_id, Reason::Deregistered, meta);
                 }
             }
-            Event::HandleResolution { pool, items } => self.pending.push(
-                meta.association,
-                pool,
-                Request::Resolution { items },
-                meta.frame,
-                meta.time,
-            ),
+            Event::HandleResolution { pool, items } => {
+                self.pending.push(meta, pool, Request::Resolution { items })
+            }
             Event::HandleResolutionResponse { pool, pes, causes } => {
-                let waiting = self.pending.take(&meta.association, &pool, meta.time, |r| {
-                    matches!(r, Request::Resolution { .. })
-                });
+                let waiting = self
+                    .pending
+                    .take(meta, &pool, |r| matches!(r, Request::Resolution { .. }));
                 let reg = self.asap_registrar(meta.src);
                 match waiting.map(|w| w.request) {
                     Some(Request::Resolution { items }) => {
@@ -111,7 +103,7 @@ impl Replay {
                     self.link_asap(ep, server_id);
                 }
             }
-            Event::AsapError { .. } => self.pending.error(&meta.association, meta.time),
+            Event::AsapError { .. } => self.pending.error(meta),
             Event::HandleUpdate {
                 sender,
                 receiver,
@@ -247,9 +239,8 @@ impl Replay {
         causes: &[u16],
     ) {
         let waiting = self.pending.take(
-            &meta.association,
+            meta,
             pool,
-            meta.time,
             |r| matches!(r, Request::Registration { pe } if pe_id.is_none_or(|id| id == pe.pe_id)),
         );
         let reg = self.asap_registrar(meta.src);
