@@ -847,6 +847,63 @@ fn many_answers_in_rotation_stay_clean() {
     assert_eq!(total, 100_000);
 }
 
+/// Feeds the replay in-process, as `check` does, to look at the timeline it writes.
+struct Feed {
+    analyser: poolshark::analyse::rserpool::RserpoolReplay,
+    report: poolshark::analyse::Report,
+}
+
+impl poolshark::pipeline::Sink for Feed {
+    fn message(&mut self, d: &poolshark::pipeline::Decoded<'_>) {
+        use poolshark::analyse::Analyser;
+        self.analyser.message(d, &mut self.report);
+    }
+}
+
+#[test]
+fn the_timeline_describes_members_and_their_expected_shares() {
+    use poolshark::analyse::finding::Subject;
+    use poolshark::analyse::Analyser;
+    let capture = clean();
+    let mut feed = Feed {
+        analyser: poolshark::analyse::rserpool::RserpoolReplay::auto(),
+        report: poolshark::analyse::Report::new(100, 60_000_000_000),
+    };
+    let mut source = poolshark::source::file::FileSource::open(&capture.0).expect("open");
+    let mut pipeline = poolshark::pipeline::Pipeline::new(Default::default());
+    pipeline.run(&mut source, &mut feed).expect("read");
+    feed.analyser.finish(None, &mut feed.report);
+    let series = feed.report.timeline.series();
+    let get = |pool: &str| &series[&Subject::Pool(pool.into())];
+    let rand = get("RAND");
+    assert_eq!(rand.kind, "RSerPool pool (policy RAND)");
+    for id in ["0x00000041", "0x00000042", "0x00000043"] {
+        assert!((rand.expected_share[id] - 1.0 / 3.0).abs() < 1e-12, "{id}");
+    }
+    let t = rand.totals();
+    assert_eq!(t.answers, 30);
+    assert_eq!(t.members["0x00000041"].first, 10);
+    assert!((t.members["0x00000041"].expected_first - 10.0).abs() < 1e-9);
+    let wrr = get("WRR");
+    assert_eq!(wrr.members["0x00000011"], "weight 3");
+    // RSPLIB's WRR over whole rounds: first places in proportion to the weights 3/1/2.
+    assert!(
+        (wrr.expected_share["0x00000011"] - 0.5).abs() < 0.01,
+        "{:?}",
+        wrr.expected_share
+    );
+    assert!((wrr.expected_share["0x00000012"] - 1.0 / 6.0).abs() < 0.01);
+    let lu = get("LU");
+    assert_eq!(lu.members["0x00000022"], "load 20.0 %");
+    // LU always puts the least loaded first.
+    assert_eq!(lu.expected_share["0x00000021"], 1.0);
+    assert_eq!(
+        lu.windows.last().and_then(|w| w.gauges.get("pes")),
+        Some(&3.0)
+    );
+    assert_eq!(get("PRIO").members["0x00000034"], "priority 5");
+}
+
 #[test]
 fn text_report_and_usage_errors() {
     let capture = clean();
