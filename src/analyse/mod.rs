@@ -11,6 +11,7 @@ pub mod failover;
 pub mod finding;
 pub mod msgstats;
 pub mod policy;
+pub mod rserpool;
 pub mod timeline;
 
 use crate::pipeline::Decoded;

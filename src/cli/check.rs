@@ -193,7 +193,11 @@ impl Profiles {
 /// The analysers `check` runs, configured from the command line.
 pub fn analysers(args: &AnalysisArgs) -> Result<Vec<Box<dyn Analyser>>> {
     let profiles = Profiles::from_names(&args.profiles)?;
+    // RSerPool: every Handle Resolution Response against the reference selection policies.
+    let rserpool =
+        crate::analyse::rserpool::RserpoolReplay::from_profile_name(profiles.rserpool.as_deref())?;
     let a: Vec<Box<dyn Analyser>> = vec![
+        Box::new(rserpool),
         Box::new(dhcp_lb_analyser(&args.dhcp_lb, &profiles)?),
         Box::new(FailoverAnalyser::new(
             args.failover.config(profiles.failover.as_deref())?,

@@ -1,0 +1,87 @@
+//! How pool handles and PE identifiers are written in findings and reports.
+
+use std::fmt;
+
+use crate::field::printable;
+
+/// A pool handle as it came on the wire (opaque bytes; RSPLIB uses text).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PoolHandle(pub Vec<u8>);
+
+impl PoolHandle {
+    pub fn new(bytes: &[u8]) -> Self {
+        PoolHandle(bytes.to_vec())
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Text when every byte is printable ASCII, else `0x` and the bytes in hex; `(empty)` for a
+/// handle of no bytes.
+impl fmt::Display for PoolHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("(empty)");
+        }
+        if let Some(text) = printable(&self.0) {
+            return f.write_str(text);
+        }
+        f.write_str("0x")?;
+        for b in &self.0 {
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A PE identifier as findings write it: `0x` and eight hex digits.
+pub fn pe_hex(id: u32) -> String {
+    format!("0x{id:08x}")
+}
+
+/// A list of PE identifiers as a JSON array of hex strings.
+pub fn pe_list(ids: &[u32]) -> serde_json::Value {
+    ids.iter()
+        .map(|&id| serde_json::Value::from(pe_hex(id)))
+        .collect()
+}
+
+/// A list of PE identifiers for a sentence: `0x00010001, 0x00010002`.
+pub fn pe_text(ids: &[u32]) -> String {
+    if ids.is_empty() {
+        return "none".to_string();
+    }
+    ids.iter()
+        .map(|&id| pe_hex(id))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_are_text_when_printable_else_hex() {
+        assert_eq!(PoolHandle::new(b"RR-Pool").to_string(), "RR-Pool");
+        assert_eq!(PoolHandle::new(&[0x52, 0x00, 0xff]).to_string(), "0x5200ff");
+        assert_eq!(
+            PoolHandle::new(b"tab\there").to_string(),
+            "0x7461620968657265"
+        );
+        assert_eq!(PoolHandle::new(b"").to_string(), "(empty)");
+    }
+
+    #[test]
+    fn pe_ids_are_eight_hex_digits() {
+        assert_eq!(pe_hex(0x10003), "0x00010003");
+        assert_eq!(
+            pe_list(&[1, 0xffff_ffff]),
+            serde_json::json!(["0x00000001", "0xffffffff"])
+        );
+        assert_eq!(pe_text(&[]), "none");
+        assert_eq!(pe_text(&[2, 3]), "0x00000002, 0x00000003");
+    }
+}

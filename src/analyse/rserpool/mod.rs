@@ -1,0 +1,138 @@
+//! The RSerPool replay of `poolshark check`: every Handle Resolution Response is compared with
+//! the answer the reference policies (`analyse::policy`) give for the pool as its registrar must
+//! hold it.
+//!
+//! The layers, each in its file:
+//! * `event.rs`: typed events from decoded ASAP/ENRP messages (the replay sees nothing else);
+//! * `directory.rs`: which registrar a message concerns (server ids, ASAP and ENRP endpoints,
+//!   and how one is tied to the other);
+//! * `pending.rs`: requests matched to their responses per association and pool handle;
+//! * `membership.rs`: who is in a pool at a registrar (registrations, updates, expiry,
+//!   keep-alives, unreachable reports);
+//! * `selection.rs`: the reference selection state per profile and the checks of an answer;
+//! * `fit.rs`: the goodness-of-fit of randomised pools;
+//! * `replay/`: the engine tying them together; `report.rs`: the tables and sentences.
+//!
+//! # Findings
+//!
+//! | rule | severity | expected | observed |
+//! |---|---|---|---|
+//! | `rserpool.duplicate-pe` | error | the answer's PEs, each once | PEs listed more than once |
+//! | `rserpool.unknown-pe` | error | the pool's members | listed PEs that are not members |
+//! | `rserpool.too-many` | error | items allowed (number) | PEs listed (number) |
+//! | `rserpool.too-few` | warning | PEs the reference lists (number) | PEs listed (number) |
+//! | `rserpool.zero-weight` | error | `[]` | listed PEs the policy never picks |
+//! | `rserpool.order` | warning | the listed PEs in key order | the answer |
+//! | `rserpool.not-least` | warning | the reference's answer | the answer |
+//! | `rserpool.rr-head-stuck` | warning | the reference's first PE | the answer's first PE |
+//! | `rserpool.sequence` | warning | the reference's answer | the answer |
+//! | `rserpool.distribution` | warning | expected counts by PE | observed counts by PE |
+//! | `rserpool.policy-inconsistent` | error (accepted, or listed in an answer) / warning (rejected though consistent) | the pool's policy | the offered or listed policy |
+//! | `rserpool.not-found` | warning | the pool's members | the causes of the negative answer |
+//! | `rserpool.unknown-pool` | info | `null` | the answer (not checked) |
+//! | `rserpool.expired`, `rserpool.keep-alive-failed`, `rserpool.unreachable-removed` | info | `null` | the PE removed |
+//!
+//! PE ids are JSON strings `0x%08x`; pools are named by their handle, as text when printable,
+//! else in hex. Each message names the registrar. Which checks run on an answer, and in which
+//! order, is in `selection.rs`: `sequence` is reported only when no more specific rule explains
+//! the difference, so one wrong answer gives one finding. After each answer the reference state
+//! follows what the registrar said (one deviation is not reported again in every later answer).
+//!
+//! # Profiles
+//!
+//! `--profile rfc5356|draft01|rsplib` replays under that reading. `auto` (the default) replays
+//! every registrar under all three, holds the per-answer findings of each, and at the end reports
+//! for each registrar those of the profile with the fewest deviations plus resolutions it cannot
+//! model (ties: rsplib, then rfc5356, then draft01), with a sentence saying how far the others
+//! are. Under `auto` the timeline records the expectations of rsplib.
+//!
+//! # Timeline
+//!
+//! Every checked answer is recorded (members as `0x%08x`) with the lead profile's probability of
+//! each member being first and being listed: the exact answer for deterministic policies, the
+//! draw probabilities for randomised ones. The gauge `pes` counts the members; members are
+//! described by their settings ("weight 3", "load 50.0 %") with their long-run share of first
+//! places. A pool's series joins the answers of all registrars.
+
+mod directory;
+mod event;
+mod fit;
+mod handle;
+mod membership;
+mod pending;
+mod replay;
+mod report;
+mod rules;
+mod selection;
+mod state;
+
+pub use directory::RegistrarId;
+pub use event::{from_decoded, Endpoint, Event, Meta, PeInfo, PolicyInfo};
+pub use handle::PoolHandle;
+pub use replay::Counters;
+pub use rules::Rule;
+
+use super::policy::{Profile, DRAFT01, RFC5356, RSPLIB};
+use super::{Analyser, Report};
+use crate::pipeline::Decoded;
+use crate::source::Timestamp;
+
+/// The RSerPool replay as an analyser of `poolshark check`.
+pub struct RserpoolReplay {
+    replay: replay::Replay,
+}
+
+impl RserpoolReplay {
+    /// Under one profile.
+    pub fn with_profile(profile: &'static Profile) -> Self {
+        RserpoolReplay {
+            replay: replay::Replay::new(vec![profile], false),
+        }
+    }
+
+    /// Under every profile, reporting per registrar the one it follows.
+    pub fn auto() -> Self {
+        RserpoolReplay {
+            replay: replay::Replay::new(vec![&RSPLIB, &RFC5356, &DRAFT01], true),
+        }
+    }
+
+    /// From `--profile`: `rfc5356`, `draft01`, `rsplib`, or `auto` / none.
+    pub fn from_profile_name(name: Option<&str>) -> Result<Self, String> {
+        match name {
+            None | Some("auto") => Ok(Self::auto()),
+            Some(n) => Profile::by_name(n).map(Self::with_profile).ok_or_else(|| {
+                format!("unknown RSerPool profile {n:?}: use rfc5356, draft01, rsplib or auto")
+            }),
+        }
+    }
+
+    /// Counts of what the replay could not use.
+    pub fn counters(&self) -> &Counters {
+        &self.replay.counters
+    }
+}
+
+impl Analyser for RserpoolReplay {
+    fn name(&self) -> &'static str {
+        "rserpool"
+    }
+
+    fn message(&mut self, d: &Decoded<'_>, report: &mut Report) {
+        if let Some((meta, event)) = from_decoded(d) {
+            self.replay.handle(&meta, event, report);
+        }
+    }
+
+    fn finish(&mut self, _last: Option<Timestamp>, report: &mut Report) {
+        self.replay.finish(report);
+    }
+
+    fn report_text(&self, out: &mut String) {
+        report::text(&self.replay, out);
+    }
+
+    fn report_json(&self, out: &mut serde_json::Map<String, serde_json::Value>) {
+        report::json(&self.replay, out);
+    }
+}

@@ -1,0 +1,306 @@
+//! What each event does to the registrars: the handlers behind `Replay::handle`.
+
+use super::{removal_draft, Replay, CAUSE_POLICY_INCONSISTENT};
+use crate::analyse::rserpool::directory::RegistrarId;
+use crate::analyse::rserpool::event::{Event, Meta, PeInfo};
+use crate::analyse::rserpool::handle::{pe_hex, PoolHandle};
+use crate::analyse::rserpool::membership::{Added, Origin, Reason, Removal};
+use crate::analyse::rserpool::pending::Request;
+use crate::analyse::rserpool::rules::{Draft, Rule};
+use crate::analyse::Report;
+use crate::proto::rserpool::UpdateAction;
+
+impl Replay {
+    /// One event, in frame order.
+    pub fn handle(&mut self, meta: &Meta, event: Event, report: &mut Report) {
+        self.counters.events += 1;
+        self.last_frame = meta.frame;
+        self.last_time = Some(meta.time);
+        match event {
+            Event::Registration { pool, pe } => {
+                self.pending.push(meta, pool, Request::Registration { pe })
+            }
+            Event::RegistrationResponse {
+                pool,
+                pe_id,
+                rejected,
+                causes,
+            } => self.registration_response(report, meta, &pool, pe_id, rejected, &causes),
+            Event::Deregistration { .. } => {}
+            Event::DeregistrationResponse {
+                pool,
+                pe_id,
+                refused,
+            } => {
+                let reg = self.asap_registrar(meta.src);
+                if !refused {
+                    self.remove_member(report, reg, &pool, pe_id, Reason::Deregistered, meta);
+                }
+            }
+            Event::HandleResolution { pool, items } => {
+                self.pending.push(meta, pool, Request::Resolution { items })
+            }
+            Event::HandleResolutionResponse { pool, pes, causes } => {
+                let waiting = self
+                    .pending
+                    .take(meta, &pool, |r| matches!(r, Request::Resolution { .. }));
+                let reg = self.asap_registrar(meta.src);
+                match waiting.map(|w| w.request) {
+                    Some(Request::Resolution { items }) => {
+                        self.resolution(report, meta, reg, &pool, items, &pes, &causes)
+                    }
+                    _ => self.counters.responses_without_request += 1,
+                }
+            }
+            Event::KeepAlive {
+                server_id,
+                pool,
+                pe_id,
+                ..
+            } => {
+                self.link_asap(meta.src, server_id);
+                let reg = self.asap_registrar(meta.src);
+                if let (Some(pool), Some(pe_id)) = (pool, pe_id) {
+                    self.sweep(report, reg, &pool, meta.into());
+                    if let Some(e) = self.entry(reg, &pool, false) {
+                        e.membership.keep_alive(pe_id, meta.time);
+                    }
+                }
+            }
+            Event::KeepAliveAck { pool, pe_id } => {
+                let reg = self.asap_registrar(meta.dst);
+                self.sweep(report, reg, &pool, meta.into());
+                if let Some(e) = self.entry(reg, &pool, false) {
+                    e.membership.keep_alive_ack(pe_id);
+                }
+            }
+            Event::EndpointUnreachable { pool, pe_id } => {
+                let reg = self.asap_registrar(meta.dst);
+                self.sweep(report, reg, &pool, meta.into());
+                let reports = self
+                    .entry(reg, &pool, false)
+                    .and_then(|e| e.membership.unreachable(pe_id));
+                if let Some(reports) = reports {
+                    let reason = Reason::Unreachable { reports };
+                    if self.remove_member(report, reg, &pool, pe_id, reason.clone(), meta) {
+                        let d = removal_draft(&Removal {
+                            pe_id,
+                            reason,
+                            frame: meta.frame,
+                        });
+                        self.emit_common(report, reg, &pool, meta.into(), d);
+                    }
+                }
+            }
+            Event::ServerAnnounce {
+                server_id,
+                endpoints,
+            } => {
+                if endpoints.is_empty() {
+                    self.link_asap(meta.src, server_id);
+                }
+                for ep in endpoints {
+                    self.link_asap(ep, server_id);
+                }
+            }
+            Event::AsapError { .. } => self.pending.error(meta),
+            Event::HandleUpdate {
+                sender,
+                receiver,
+                action,
+                pool,
+                pe,
+            } => {
+                self.enrp_names(meta, sender, receiver);
+                self.handle_update(report, meta, sender, receiver, action, &pool, &pe);
+            }
+            Event::HandleTableResponse {
+                sender,
+                receiver,
+                rejected,
+                pools,
+            } => {
+                self.enrp_names(meta, sender, receiver);
+                if rejected {
+                    return;
+                }
+                let Some(reg) = self.receiver(meta, receiver) else {
+                    return;
+                };
+                for (pool, pes) in pools {
+                    for pe in pes {
+                        self.peer_add(report, meta, reg, &pool, &pe);
+                    }
+                }
+            }
+            Event::TakeoverServer {
+                sender,
+                receiver,
+                target,
+            } => {
+                self.enrp_names(meta, sender, receiver);
+                let new_home = self.directory.find_server(sender);
+                for (id, state) in self.registrars.iter_mut() {
+                    let is_self = Some(*id) == new_home;
+                    for e in state.pools.values_mut() {
+                        e.membership.takeover(target, sender, is_self);
+                    }
+                }
+            }
+            Event::Enrp {
+                sender,
+                receiver,
+                servers,
+            } => {
+                self.enrp_names(meta, sender, receiver);
+                for (server_id, eps) in servers {
+                    for ep in eps {
+                        self.link_enrp(ep, server_id);
+                    }
+                }
+            }
+        }
+    }
+
+    /// An ENRP message names its sender at its source and, over SCTP, its receiver at its
+    /// destination.
+    fn enrp_names(&mut self, meta: &Meta, sender: u32, receiver: u32) {
+        self.link_enrp(meta.src, sender);
+        if meta.sctp {
+            self.link_enrp(meta.dst, receiver);
+        }
+    }
+
+    /// The registrar an ENRP message is for: its receiver id, else the SCTP destination.
+    fn receiver(&mut self, meta: &Meta, receiver: u32) -> Option<RegistrarId> {
+        if receiver != 0 {
+            return self.server_registrar(receiver);
+        }
+        meta.sctp.then(|| self.enrp_registrar(meta.dst))
+    }
+
+    fn peer_add(
+        &mut self,
+        report: &mut Report,
+        meta: &Meta,
+        reg: RegistrarId,
+        pool: &PoolHandle,
+        pe: &PeInfo,
+    ) {
+        if let Some(Added::Inconsistent { .. }) =
+            self.add_member(report, reg, pool, pe, Origin::Peer, meta)
+        {
+            self.counters.inconsistent_updates += 1;
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn handle_update(
+        &mut self,
+        report: &mut Report,
+        meta: &Meta,
+        sender: u32,
+        receiver: u32,
+        action: UpdateAction,
+        pool: &PoolHandle,
+        pe: &PeInfo,
+    ) {
+        let target = self.receiver(meta, receiver);
+        match action {
+            UpdateAction::AddPe => {
+                if let Some(reg) = target {
+                    self.peer_add(report, meta, reg, pool, pe);
+                }
+            }
+            UpdateAction::DeletePe => {
+                let reason = Reason::DeletedByUpdate { by: sender };
+                if let Some(reg) = target {
+                    self.remove_member(report, reg, pool, pe.pe_id, reason.clone(), meta);
+                }
+                // The sender dropped the PE from its own pool too, whatever the reason it had
+                // (a lost association, a failed keep-alive: see `membership.rs`).
+                if let Some(own) = self.directory.find_server(sender) {
+                    if Some(own) != target {
+                        self.remove_member(report, own, pool, pe.pe_id, reason, meta);
+                    }
+                }
+            }
+            UpdateAction::Other(_) => {}
+        }
+    }
+
+    fn registration_response(
+        &mut self,
+        report: &mut Report,
+        meta: &Meta,
+        pool: &PoolHandle,
+        pe_id: Option<u32>,
+        rejected: bool,
+        causes: &[u16],
+    ) {
+        let waiting = self.pending.take(
+            meta,
+            pool,
+            |r| matches!(r, Request::Registration { pe } if pe_id.is_none_or(|id| id == pe.pe_id)),
+        );
+        let reg = self.asap_registrar(meta.src);
+        let Some(Request::Registration { pe }) = waiting.map(|w| w.request) else {
+            self.counters.responses_without_request += 1;
+            return;
+        };
+        if !rejected {
+            let added = self.add_member(report, reg, pool, &pe, Origin::Home, meta);
+            if let Some(Added::Inconsistent { pool: theirs }) = added {
+                let offered = pe.policy.as_ref().map(|p| p.name()).unwrap_or_default();
+                let d = Draft::new(
+                    Rule::PolicyAccepted,
+                    theirs.name().into(),
+                    offered.clone().into(),
+                    format!(
+                        "accepted the registration of {} with policy {offered} into a pool using {}; \
+                         a registrar must reject it (cause 0x5, pooling policy inconsistent)",
+                        pe_hex(pe.pe_id),
+                        theirs.name()
+                    ),
+                );
+                self.emit_common(report, reg, pool, meta.into(), d);
+            }
+            return;
+        }
+        if !causes.contains(&CAUSE_POLICY_INCONSISTENT) {
+            return;
+        }
+        self.sweep(report, reg, pool, meta.into());
+        let current = self
+            .entry(reg, pool, false)
+            .and_then(|e| e.membership.policy().cloned());
+        let offered = pe.policy.clone();
+        let rightly = match (&current, &offered) {
+            (Some(c), Some(o)) => !c.same_policy(o),
+            _ => false,
+        };
+        if rightly {
+            self.counters.rejected_inconsistent += 1;
+            return;
+        }
+        let offered_name = offered.as_ref().map(|p| p.name()).unwrap_or_default();
+        let why = match &current {
+            None => "the pool has no members".to_string(),
+            Some(c) => format!("the pool uses the same policy {}", c.name()),
+        };
+        self.entry(reg, pool, true);
+        let d = Draft::new(
+            Rule::PolicyRejected,
+            current
+                .as_ref()
+                .map_or(serde_json::Value::Null, |c| c.name().into()),
+            offered_name.clone().into(),
+            format!(
+                "rejected the registration of {} with policy {offered_name} as inconsistent \
+                 (cause 0x5), but {why}",
+                pe_hex(pe.pe_id)
+            ),
+        );
+        self.emit_common(report, reg, pool, meta.into(), d);
+    }
+}

@@ -1,0 +1,303 @@
+//! What `check` prints of the replay besides the findings: a table per registrar and pool, and
+//! under `auto` which profile each registrar follows.
+
+use std::fmt::Write as _;
+
+use serde_json::{json, Map, Value};
+
+use super::directory::RegistrarId;
+use super::replay::Replay;
+use super::selection::policy_name;
+
+/// Registrars in a stable order: named ones by server id, then anonymous ones by endpoint.
+fn ordered(r: &Replay) -> Vec<RegistrarId> {
+    let mut ids: Vec<RegistrarId> = r
+        .registrars()
+        .filter(|(_, s)| !s.pools.is_empty() || !s.unknown_pools.is_empty())
+        .map(|(id, _)| id)
+        .collect();
+    ids.sort_by_key(|id| {
+        let reg = r.directory().get(*id);
+        (
+            reg.and_then(|g| g.server_id).is_none(),
+            reg.and_then(|g| g.server_id),
+            reg.and_then(|g| g.asap.first().copied()),
+            *id,
+        )
+    });
+    ids
+}
+
+/// "registrar 0x11111111 follows rsplib: 0 deviations; rfc5356: 12; draft01: 12 (60 resolutions
+/// it cannot model)".
+pub fn follows_sentence(r: &Replay, id: RegistrarId) -> String {
+    let name = r.directory().name(id);
+    let profiles = r.profiles();
+    let resolutions = r.totals(id, 0).resolutions;
+    if resolutions == 0 {
+        return format!("registrar {name}: no handle resolutions to tell the profiles apart");
+    }
+    let best = r.best_profile(id);
+    let score = |i: usize| {
+        let t = r.totals(id, i);
+        t.deviations.saturating_add(t.unmodelled)
+    };
+    let part = |i: usize| {
+        let t = r.totals(id, i);
+        let mut s = format!("{}", t.deviations);
+        if t.unmodelled > 0 {
+            s.push_str(&format!(
+                " ({} resolution(s) it cannot model)",
+                t.unmodelled
+            ));
+        }
+        s
+    };
+    let mut s = format!(
+        "registrar {name} follows {}: {} deviation(s)",
+        profiles.get(best).map_or("?", |p| p.name),
+        part(best)
+    );
+    for (i, p) in profiles.iter().enumerate() {
+        if i != best {
+            s.push_str(&format!("; {}: {}", p.name, part(i)));
+        }
+    }
+    let ties: Vec<&str> = profiles
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != best && score(*i) == score(best))
+        .map(|(_, p)| p.name)
+        .collect();
+    if !ties.is_empty() {
+        s.push_str(&format!(
+            " ({} fit{} as well: the answers seen do not tell them apart)",
+            ties.join(" and "),
+            if ties.len() == 1 { "s" } else { "" }
+        ));
+    }
+    s
+}
+
+/// The profile whose counts a registrar's table shows: the one it follows under `auto`.
+fn shown_profile(r: &Replay, id: RegistrarId) -> usize {
+    if r.is_auto() {
+        r.best_profile(id)
+    } else {
+        0
+    }
+}
+
+pub fn text(r: &Replay, out: &mut String) {
+    let ids = ordered(r);
+    if ids.is_empty() && r.counters.events == 0 {
+        return;
+    }
+    let profile_label = if r.is_auto() {
+        "auto".to_string()
+    } else {
+        r.profiles().first().map_or("?", |p| p.name).to_string()
+    };
+    let _ = writeln!(out, "RSerPool replay (profile {profile_label})");
+    for id in &ids {
+        let Some(state) = r.registrars().find(|(k, _)| k == id).map(|(_, s)| s) else {
+            continue;
+        };
+        let shown = shown_profile(r, *id);
+        let reg = r.directory().get(*id);
+        let eps = |list: Option<&Vec<super::event::Endpoint>>| {
+            list.map(|l| {
+                l.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "-".to_string())
+        };
+        let _ = writeln!(
+            out,
+            "registrar {} (ASAP {}; ENRP {}){}",
+            r.directory().name(*id),
+            eps(reg.map(|g| &g.asap)),
+            eps(reg.map(|g| &g.enrp)),
+            if r.is_auto() {
+                format!(
+                    ", counted under {}",
+                    r.profiles().get(shown).map_or("?", |p| p.name)
+                )
+            } else {
+                String::new()
+            }
+        );
+        let width = state
+            .pools
+            .keys()
+            .map(|h| h.to_string().len())
+            .max()
+            .unwrap_or(4)
+            .clamp(4, 40);
+        let _ = writeln!(
+            out,
+            "  {:<width$}  {:<9}  {:>5}  {:>11}  {:>10}",
+            "pool", "policy", "PEs", "resolutions", "deviations"
+        );
+        for (handle, e) in &state.pools {
+            let mut dev = e.deviations(shown).to_string();
+            if e.unmodelled(shown) > 0 {
+                dev.push_str(&format!(" ({} not modelled)", e.unmodelled(shown)));
+            }
+            let _ = writeln!(
+                out,
+                "  {:<width$}  {:<9}  {:>5}  {:>11}  {:>10}",
+                handle.to_string(),
+                policy_name(e.membership.last_policy()),
+                e.membership.len(),
+                e.resolutions,
+                dev
+            );
+        }
+        if !state.unknown_pools.is_empty() {
+            let names: Vec<String> = state
+                .unknown_pools
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            let _ = writeln!(
+                out,
+                "  answered for pools never seen here (not checked): {}",
+                names.join(", ")
+            );
+        }
+    }
+    if r.is_auto() {
+        for id in &ids {
+            let _ = writeln!(out, "{}", follows_sentence(r, *id));
+        }
+    }
+    let c = &r.counters;
+    let d = r.directory();
+    let p = r.pending();
+    let mut notes = Vec::new();
+    if c.responses_without_request > 0 {
+        notes.push(format!(
+            "{} response(s) without their request",
+            c.responses_without_request
+        ));
+    }
+    if c.answers_not_checked > 0 {
+        notes.push(format!(
+            "{} answer(s) for pools never seen at their registrar",
+            c.answers_not_checked
+        ));
+    }
+    let (pools_evicted, members_full) = r.pool_bound_counts();
+    let dropped = p.dropped
+        + p.timed_out
+        + d.evicted
+        + c.findings_not_held
+        + c.pools_refused
+        + c.members_refused
+        + pools_evicted
+        + members_full;
+    if dropped > 0 {
+        notes.push(format!(
+            "bounded state: {} request(s) dropped, {} timed out, {} registrar(s) and {} pool(s) \
+             evicted, {} pool(s) and {} member(s) not modelled, {} finding(s) not held",
+            p.dropped,
+            p.timed_out,
+            d.evicted,
+            pools_evicted,
+            c.pools_refused,
+            c.members_refused + members_full,
+            c.findings_not_held
+        ));
+    }
+    if !notes.is_empty() {
+        let _ = writeln!(out, "RSerPool replay notes: {}", notes.join("; "));
+    }
+}
+
+pub fn json(r: &Replay, out: &mut Map<String, Value>) {
+    // Other analysers write their own sections: a capture without RSerPool adds nothing.
+    if r.counters.events == 0 {
+        return;
+    }
+    let ids = ordered(r);
+    let profiles = r.profiles();
+    let mut pools = Vec::new();
+    let mut registrars = Vec::new();
+    for id in &ids {
+        let Some(state) = r.registrars().find(|(k, _)| k == id).map(|(_, s)| s) else {
+            continue;
+        };
+        let shown = shown_profile(r, *id);
+        let name = r.directory().name(*id);
+        for (handle, e) in &state.pools {
+            let mut p = json!({
+                "registrar": name,
+                "handle": handle.to_string(),
+                "policy": policy_name(e.membership.last_policy()),
+                "pes": e.membership.len(),
+                "resolutions": e.resolutions,
+                "deviations": e.deviations(shown),
+                "profile": profiles.get(shown).map(|p| p.name),
+                "not_modelled": e.unmodelled(shown),
+            });
+            if let Some(why) = e.profiles.get(shown).and_then(|p| p.unmodelled()) {
+                p["not_modelled_because"] = why.into();
+            }
+            if r.is_auto() {
+                let by: Map<String, Value> = profiles
+                    .iter()
+                    .enumerate()
+                    .map(|(i, pr)| (pr.name.to_string(), e.deviations(i).into()))
+                    .collect();
+                p["deviations_by_profile"] = by.into();
+            }
+            pools.push(p);
+        }
+        let reg = r.directory().get(*id);
+        let by = |f: &dyn Fn(usize) -> u64| -> Map<String, Value> {
+            profiles
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.name.to_string(), f(i).into()))
+                .collect()
+        };
+        let mut g = json!({
+            "registrar": name,
+            "server_id": reg.and_then(|g| g.server_id).map(|s| format!("0x{s:08x}")),
+            "asap": reg.map(|g| g.asap.iter().map(ToString::to_string).collect::<Vec<_>>()),
+            "enrp": reg.map(|g| g.enrp.iter().map(ToString::to_string).collect::<Vec<_>>()),
+            "resolutions": r.totals(*id, 0).resolutions,
+            "deviations": by(&|i| r.totals(*id, i).deviations),
+            "not_modelled": by(&|i| r.totals(*id, i).unmodelled),
+            "profile": profiles.get(shown).map(|p| p.name),
+        });
+        if r.is_auto() {
+            g["follows"] = profiles.get(r.best_profile(*id)).map(|p| p.name).into();
+            g["summary"] = follows_sentence(r, *id).into();
+        }
+        registrars.push(g);
+    }
+    out.insert("pools".into(), pools.into());
+    out.insert("registrars".into(), registrars.into());
+    let d = r.directory();
+    let p = r.pending();
+    out.insert(
+        "rserpool".into(),
+        json!({
+            "profile": if r.is_auto() { "auto" } else { profiles.first().map_or("?", |p| p.name) },
+            "counters": r.counters,
+            "requests_waiting": p.waiting(),
+            "requests_dropped": p.dropped,
+            "requests_timed_out": p.timed_out,
+            "requests_answered_by_error": p.answered_by_error,
+            "registrars_evicted": d.evicted,
+            "registrar_merges": d.merges,
+            "pools_evicted": r.pool_bound_counts().0,
+            "registrations_beyond_pool_bound": r.pool_bound_counts().1,
+        }),
+    );
+}

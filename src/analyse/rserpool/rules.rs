@@ -1,0 +1,154 @@
+//! The rules of the RSerPool replay: ids, severities, and the draft a check produces (the replay
+//! adds the frame, the pool and the registrar).
+
+use crate::analyse::finding::Severity;
+
+/// One kind of finding. Several variants may share an id when the same rule is broken in ways
+/// of different weight (a registrar accepting an inconsistent policy is worse than one refusing
+/// a consistent one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rule {
+    DuplicatePe,
+    UnknownPe,
+    TooMany,
+    TooFew,
+    ZeroWeight,
+    Order,
+    NotLeast,
+    RrHeadStuck,
+    Sequence,
+    Distribution,
+    /// A registration with another policy than the pool's was accepted.
+    PolicyAccepted,
+    /// A registration was rejected for an inconsistent policy the pool does not have.
+    PolicyRejected,
+    /// An answer lists PEs whose policies differ from the pool's.
+    PolicyInAnswer,
+    /// A negative answer (unknown pool) while the reference holds members.
+    NotFound,
+    /// An answer for a pool this registrar was never seen to hold (not checked).
+    UnknownPool,
+    Expired,
+    KeepAliveFailed,
+    UnreachableRemoved,
+}
+
+impl Rule {
+    pub fn id(self) -> &'static str {
+        match self {
+            Rule::DuplicatePe => "rserpool.duplicate-pe",
+            Rule::UnknownPe => "rserpool.unknown-pe",
+            Rule::TooMany => "rserpool.too-many",
+            Rule::TooFew => "rserpool.too-few",
+            Rule::ZeroWeight => "rserpool.zero-weight",
+            Rule::Order => "rserpool.order",
+            Rule::NotLeast => "rserpool.not-least",
+            Rule::RrHeadStuck => "rserpool.rr-head-stuck",
+            Rule::Sequence => "rserpool.sequence",
+            Rule::Distribution => "rserpool.distribution",
+            Rule::PolicyAccepted | Rule::PolicyRejected | Rule::PolicyInAnswer => {
+                "rserpool.policy-inconsistent"
+            }
+            Rule::NotFound => "rserpool.not-found",
+            Rule::UnknownPool => "rserpool.unknown-pool",
+            Rule::Expired => "rserpool.expired",
+            Rule::KeepAliveFailed => "rserpool.keep-alive-failed",
+            Rule::UnreachableRemoved => "rserpool.unreachable-removed",
+        }
+    }
+
+    /// Errors: the answer is impossible under any reading of the policy (a PE that is not a
+    /// member, twice, or one the policy never picks; more than asked for; a policy mix the
+    /// registrar must refuse). Warnings: the answer is possible but not the one the reference
+    /// gives, or the registrar's view of the pool looks wrong. Info: events of the pool's life the
+    /// capture implies (expiry, failed keep-alive), and answers that cannot be checked.
+    pub fn severity(self) -> Severity {
+        match self {
+            Rule::DuplicatePe
+            | Rule::UnknownPe
+            | Rule::TooMany
+            | Rule::ZeroWeight
+            | Rule::PolicyAccepted
+            | Rule::PolicyInAnswer => Severity::Error,
+            Rule::TooFew
+            | Rule::Order
+            | Rule::NotLeast
+            | Rule::RrHeadStuck
+            | Rule::Sequence
+            | Rule::Distribution
+            | Rule::PolicyRejected
+            | Rule::NotFound => Severity::Warning,
+            Rule::UnknownPool
+            | Rule::Expired
+            | Rule::KeepAliveFailed
+            | Rule::UnreachableRemoved => Severity::Info,
+        }
+    }
+
+    /// Whether the finding counts as a deviation from the reference (a registrar's or a pool's
+    /// `deviations`): every warning and error.
+    pub fn deviation(self) -> bool {
+        self.severity() >= Severity::Warning
+    }
+
+    /// Whether it judges an answer against one profile's reading (the `auto` profile ranks the
+    /// profiles by these); the others are the same under every profile.
+    pub fn per_profile(self) -> bool {
+        matches!(
+            self,
+            Rule::DuplicatePe
+                | Rule::UnknownPe
+                | Rule::TooMany
+                | Rule::TooFew
+                | Rule::ZeroWeight
+                | Rule::Order
+                | Rule::NotLeast
+                | Rule::RrHeadStuck
+                | Rule::Sequence
+                | Rule::Distribution
+        )
+    }
+}
+
+/// A finding before the replay places it (frame, pool, registrar).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Draft {
+    pub rule: Rule,
+    pub expected: serde_json::Value,
+    pub observed: serde_json::Value,
+    pub message: String,
+}
+
+impl Draft {
+    pub fn new(
+        rule: Rule,
+        expected: serde_json::Value,
+        observed: serde_json::Value,
+        message: impl Into<String>,
+    ) -> Self {
+        Draft {
+            rule,
+            expected,
+            observed,
+            message: message.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_follow_the_issue_and_severities_order_the_rules() {
+        assert_eq!(Rule::RrHeadStuck.id(), "rserpool.rr-head-stuck");
+        assert_eq!(Rule::PolicyRejected.id(), Rule::PolicyAccepted.id());
+        assert_eq!(Rule::UnknownPe.severity(), Severity::Error);
+        assert_eq!(Rule::Sequence.severity(), Severity::Warning);
+        assert_eq!(Rule::Expired.severity(), Severity::Info);
+        assert!(Rule::Distribution.deviation());
+        assert!(!Rule::KeepAliveFailed.deviation());
+        assert!(Rule::Sequence.per_profile());
+        assert!(!Rule::NotFound.per_profile());
+    }
+}

@@ -1,0 +1,671 @@
+//! One pool under one profile: the reference selection state (`policy::Pool`) that mirrors the
+//! membership, and the checks of an answer against it.
+//!
+//! The checks of one answer, in this order (a later one is skipped where noted):
+//! * `duplicate-pe`: a PE listed twice;
+//! * `unknown-pe`: a PE that is not a member (never registered, removed, or refused);
+//! * `too-many`: more PEs than asked for (the Handle Resolution Option's items, else the
+//!   profile's default, capped by the profile); else `too-few`: fewer than the reference lists
+//!   (the pool size, or the members a randomised policy can draw, when smaller);
+//! * `zero-weight`: a member the policy never picks (weight 0; a randomised policy's draw
+//!   weight 0, e.g. RLU at 100 % load under the texts);
+//! * sorted policies with a checkable order (LU, LUD, PLU, PRIORITY, PLUD): `order`, the listed
+//!   members not ascending by the policy's key, and `not-least`, a member with a lower key left
+//!   out while a higher one is listed;
+//! * round robin: `rr-head-stuck`, the same member first as in the previous answer (pool of two
+//!   or more) where the reference moves on;
+//! * sorted policies: `sequence`, the answer differs from the reference's, when none of the above
+//!   explains it;
+//! * randomised policies: the answer joins the goodness-of-fit tally (`fit.rs`), unless an error
+//!   above makes it impossible under the policy.
+//!
+//! Then the state follows what the registrar said (`Pool::commit`), so one deviation is reported
+//! once and not again in every later answer.
+
+use super::event::PolicyInfo;
+use super::fit::Fit;
+use super::handle::{pe_hex, pe_list, pe_text};
+use super::membership::{MemberInfo, Membership};
+use super::rules::{Draft, Rule};
+use crate::analyse::policy::{
+    percent_of, Method, PeSettings, PolicyKind, Pool, Profile, Rng, Share,
+};
+
+/// The reference selection state of one pool under one profile.
+#[derive(Clone, Debug)]
+pub struct ProfilePool {
+    pub profile: &'static Profile,
+    pool: Option<Pool>,
+    /// Why the profile cannot run this pool while it has its current members.
+    unmodelled: Option<String>,
+    /// The first PE of the previous answer (round-robin head).
+    last_first: Option<u32>,
+    /// Shares of a randomised pool, for (membership generation, items).
+    shares: Option<(u64, usize, Vec<Share>)>,
+    pub fit: Fit,
+    /// The frame of the last answer that joined the tally.
+    pub fit_frame: u64,
+    pub resolutions: u64,
+    pub deviations: u64,
+    /// Resolutions the profile could not check (a policy it does not define or model).
+    pub unmodelled_resolutions: u64,
+}
+
+/// What an answer gave.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Checked {
+    pub drafts: Vec<Draft>,
+    /// The reference's answer (sorted policies).
+    pub expected: Option<Vec<u32>>,
+    /// Per member: probability of being first and of being listed (for the timeline).
+    pub probabilities: Vec<(u32, f64, f64)>,
+}
+
+impl ProfilePool {
+    pub fn new(profile: &'static Profile) -> Self {
+        ProfilePool {
+            profile,
+            pool: None,
+            unmodelled: None,
+            last_first: None,
+            shares: None,
+            fit: Fit::default(),
+            fit_frame: 0,
+            resolutions: 0,
+            deviations: 0,
+            unmodelled_resolutions: 0,
+        }
+    }
+
+    pub fn pool(&self) -> Option<&Pool> {
+        self.pool.as_ref()
+    }
+
+    pub fn unmodelled(&self) -> Option<&str> {
+        self.unmodelled.as_deref()
+    }
+
+    /// A member was added or re-registered (its settings as the membership now has them).
+    pub fn registered(&mut self, member: &MemberInfo) {
+        if self.unmodelled.is_some() {
+            return;
+        }
+        let Some(settings) = member.policy.settings else {
+            self.pool = None;
+            self.unmodelled = Some(format!(
+                "policy {} is not one poolshark's reference policies run",
+                member.policy.name()
+            ));
+            return;
+        };
+        if self.pool.is_none() {
+            match Pool::new(self.profile, settings.policy) {
+                Ok(p) => self.pool = Some(p),
+                Err(e) => {
+                    self.unmodelled = Some(e.to_string());
+                    return;
+                }
+            }
+        }
+        if let Some(pool) = &mut self.pool {
+            if let Err(e) = pool.register(member.pe_id, settings) {
+                self.pool = None;
+                self.unmodelled = Some(e.to_string());
+            }
+        }
+    }
+
+    /// A member left; `empty` when the pool has no members left (a new first registration may
+    /// bring another policy).
+    pub fn removed(&mut self, pe_id: u32, empty: bool) {
+        if let Some(pool) = &mut self.pool {
+            pool.deregister(pe_id);
+        }
+        if empty {
+            self.pool = None;
+            self.unmodelled = None;
+            self.last_first = None;
+            self.shares = None;
+        }
+    }
+
+    /// Starts again from the membership (after registrars were merged).
+    pub fn rebuild(&mut self, membership: &Membership) {
+        self.pool = None;
+        self.unmodelled = None;
+        self.last_first = None;
+        self.shares = None;
+        for m in membership.members() {
+            self.registered(m);
+        }
+    }
+
+    /// Each member's long-run shares of answers of `items` (cached for a randomised pool until
+    /// its membership changes).
+    fn random_shares(&mut self, generation: u64, items: usize) -> Vec<Share> {
+        if let Some((g, i, s)) = &self.shares {
+            if *g == generation && *i == items {
+                return s.clone();
+            }
+        }
+        let s = self
+            .pool
+            .as_ref()
+            .map(|p| p.expected_share(items))
+            .unwrap_or_default();
+        self.shares = Some((generation, items, s.clone()));
+        s
+    }
+
+    /// Checks one answer `observed` to a request for `requested` items (see the module docs),
+    /// then advances the state as the registrar did. `None` when the profile cannot run the pool.
+    pub fn check(
+        &mut self,
+        membership: &Membership,
+        requested: Option<u32>,
+        observed: &[u32],
+        frame: u64,
+    ) -> Option<Checked> {
+        self.resolutions += 1;
+        if self.pool.is_none() {
+            if self.unmodelled.is_none() && membership.is_empty() {
+                return Some(self.answer_from_empty_pool(membership, observed));
+            }
+            self.unmodelled_resolutions += 1;
+            return None;
+        }
+        let generation = membership.generation();
+        let (policy, items, random) = {
+            let pool = self.pool.as_ref()?;
+            let policy = pool.policy();
+            (
+                policy,
+                pool.items_for(requested),
+                policy.method() == Method::Random,
+            )
+        };
+        let shares = if random {
+            self.random_shares(generation, items)
+        } else {
+            Vec::new()
+        };
+        let pool = self.pool.as_mut()?;
+        let cap = self.profile.items_for(requested, usize::MAX);
+        let expected: Vec<u32> = if random {
+            Vec::new()
+        } else {
+            pool.answer(items, &mut Rng::new(0))
+        };
+        let expected_len = if random {
+            shares.iter().filter(|s| s.first > 0.0).count().min(items)
+        } else {
+            expected.len()
+        };
+
+        let mut drafts = Vec::new();
+        let (distinct, repeated) = distinct_and_repeated(observed);
+        let mut seen = distinct.clone();
+        seen.sort_unstable();
+        if !repeated.is_empty() {
+            drafts.push(Draft::new(
+                Rule::DuplicatePe,
+                pe_list(&distinct),
+                pe_list(&repeated),
+                format!(
+                    "answer lists {} more than once ({})",
+                    pe_text(&repeated),
+                    pe_text(observed)
+                ),
+            ));
+        }
+        let unknown: Vec<u32> = distinct
+            .iter()
+            .copied()
+            .filter(|id| pool.member(*id).is_none())
+            .collect();
+        if !unknown.is_empty() {
+            let members: Vec<u32> = pool.members().iter().map(|m| m.pe_id).collect();
+            drafts.push(Draft::new(
+                Rule::UnknownPe,
+                pe_list(&members),
+                pe_list(&unknown),
+                format!(
+                    "answer lists PEs that are not members: {}; members are {}",
+                    unknown_reasons(membership, &unknown),
+                    pe_text(&members)
+                ),
+            ));
+        }
+        if observed.len() > cap {
+            drafts.push(Draft::new(
+                Rule::TooMany,
+                cap.into(),
+                observed.len().into(),
+                format!(
+                    "answer lists {} PEs, {} asked for at most {cap}",
+                    observed.len(),
+                    asked(requested)
+                ),
+            ));
+        } else if observed.len() < expected_len {
+            drafts.push(Draft::new(
+                Rule::TooFew,
+                expected_len.into(),
+                observed.len().into(),
+                format!(
+                    "answer lists {} PEs where the reference lists {expected_len} ({}, {} member(s))",
+                    observed.len(),
+                    asked(requested),
+                    pool.len()
+                ),
+            ));
+        }
+        let uses_weight = policy.uses().weight;
+        let zero: Vec<u32> = distinct
+            .iter()
+            .copied()
+            .filter(|id| {
+                let weightless =
+                    uses_weight && pool.member(*id).is_some_and(|m| m.settings.weight == 0);
+                let undrawable = random && shares.iter().any(|s| s.pe_id == *id && s.first <= 0.0);
+                weightless || undrawable
+            })
+            .collect();
+        if !zero.is_empty() {
+            drafts.push(Draft::new(
+                Rule::ZeroWeight,
+                serde_json::json!([]),
+                pe_list(&zero),
+                format!(
+                    "answer lists {} which {} never picks (selection weight 0)",
+                    pe_text(&zero),
+                    policy.name().to_ascii_uppercase()
+                ),
+            ));
+        }
+        if !random {
+            let known: Vec<u32> = distinct
+                .iter()
+                .copied()
+                .filter(|id| pool.member(*id).is_some())
+                .collect();
+            let keys: Option<Vec<u64>> = known.iter().map(|id| pool.order_key(*id)).collect();
+            if let Some(keys) = keys.filter(|k| !k.is_empty()) {
+                if keys.windows(2).any(|w| matches!(w, [a, b] if a > b)) {
+                    let mut sorted: Vec<(u64, u32)> =
+                        keys.iter().copied().zip(known.iter().copied()).collect();
+                    sorted.sort_by_key(|(k, _)| *k);
+                    let listed: Vec<String> = known
+                        .iter()
+                        .zip(&keys)
+                        .map(|(id, k)| format!("{} ({})", pe_hex(*id), key_text(policy, *k)))
+                        .collect();
+                    drafts.push(Draft::new(
+                        Rule::Order,
+                        pe_list(&sorted.iter().map(|(_, id)| *id).collect::<Vec<_>>()),
+                        pe_list(observed),
+                        format!(
+                            "{} answer is not in order: {}",
+                            policy.name().to_ascii_uppercase(),
+                            listed.join(", ")
+                        ),
+                    ));
+                }
+                let highest = keys.iter().copied().max().unwrap_or(0);
+                let (worst_id, _) = known
+                    .iter()
+                    .zip(&keys)
+                    .max_by_key(|(_, k)| **k)
+                    .map(|(id, k)| (*id, *k))
+                    .unwrap_or((0, 0));
+                let lower: Vec<(u32, u64)> = pool
+                    .members()
+                    .iter()
+                    .filter(|m| seen.binary_search(&m.pe_id).is_err())
+                    .filter_map(|m| pool.order_key(m.pe_id).map(|k| (m.pe_id, k)))
+                    .filter(|(_, k)| *k < highest)
+                    .collect();
+                if !lower.is_empty() {
+                    let left: Vec<String> = lower
+                        .iter()
+                        .map(|(id, k)| format!("{} ({})", pe_hex(*id), key_text(policy, *k)))
+                        .collect();
+                    drafts.push(Draft::new(
+                        Rule::NotLeast,
+                        pe_list(&expected),
+                        pe_list(observed),
+                        format!(
+                            "{} left out while {} ({}) is listed",
+                            left.join(", "),
+                            pe_hex(worst_id),
+                            key_text(policy, highest)
+                        ),
+                    ));
+                }
+            }
+            // Only a member can be a stuck head (an unknown one is reported as such).
+            let first = observed
+                .first()
+                .copied()
+                .filter(|id| pool.member(*id).is_some());
+            if policy == PolicyKind::RoundRobin
+                && pool.len() >= 2
+                && first.is_some()
+                && first == self.last_first
+                && expected.first().copied() != first
+            {
+                drafts.push(Draft::new(
+                    Rule::RrHeadStuck,
+                    expected.first().map(|id| pe_hex(*id)).into(),
+                    first.map(pe_hex).into(),
+                    format!(
+                        "round robin head did not advance: {} first again, the reference moves on to {}",
+                        pe_text(&first.into_iter().collect::<Vec<_>>()),
+                        pe_text(&expected.iter().take(1).copied().collect::<Vec<_>>())
+                    ),
+                ));
+            }
+            if drafts.is_empty() && observed != expected.as_slice() {
+                drafts.push(Draft::new(
+                    Rule::Sequence,
+                    pe_list(&expected),
+                    pe_list(observed),
+                    format!(
+                        "{} answer {} differs from the reference's {}",
+                        policy.name().to_ascii_uppercase(),
+                        pe_text(observed),
+                        pe_text(&expected)
+                    ),
+                ));
+            }
+        }
+        let impossible = drafts
+            .iter()
+            .any(|d| d.rule.severity() == crate::analyse::finding::Severity::Error);
+        if random && !impossible {
+            self.fit.add(&shares, observed, pool.len());
+            self.fit_frame = frame;
+        }
+        let probabilities = if random {
+            shares
+                .iter()
+                .map(|s| (s.pe_id, s.first, s.included))
+                .collect()
+        } else {
+            expected
+                .iter()
+                .enumerate()
+                .map(|(i, id)| (*id, if i == 0 { 1.0 } else { 0.0 }, 1.0))
+                .collect()
+        };
+        pool.commit(observed);
+        self.last_first = observed.first().copied();
+        let deviations = drafts.iter().filter(|d| d.rule.deviation()).count();
+        self.deviations = self
+            .deviations
+            .saturating_add(u64::try_from(deviations).unwrap_or(u64::MAX));
+        Some(Checked {
+            drafts,
+            expected: (!random).then_some(expected),
+            probabilities,
+        })
+    }
+}
+
+impl ProfilePool {
+    /// A pool whose members all left answers with PEs: every one of them is unknown.
+    fn answer_from_empty_pool(&mut self, membership: &Membership, observed: &[u32]) -> Checked {
+        let (distinct, _) = distinct_and_repeated(observed);
+        self.deviations = self.deviations.saturating_add(1);
+        self.last_first = observed.first().copied();
+        Checked {
+            drafts: vec![Draft::new(
+                Rule::UnknownPe,
+                serde_json::json!([]),
+                pe_list(&distinct),
+                format!(
+                    "answer lists PEs of a pool that has no members: {}",
+                    unknown_reasons(membership, &distinct)
+                ),
+            )],
+            expected: Some(Vec::new()),
+            probabilities: Vec::new(),
+        }
+    }
+}
+
+/// The ids of an answer once each in wire order, and those listed more than once (in the order
+/// they repeat).
+fn distinct_and_repeated(observed: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let mut ids = observed.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut count = vec![0u32; ids.len()];
+    let (mut distinct, mut repeated) = (Vec::with_capacity(ids.len()), Vec::new());
+    for id in observed {
+        let Some(c) = ids.binary_search(id).ok().and_then(|i| count.get_mut(i)) else {
+            continue;
+        };
+        *c = c.saturating_add(1);
+        match *c {
+            1 => distinct.push(*id),
+            2 => repeated.push(*id),
+            _ => {}
+        }
+    }
+    (distinct, repeated)
+}
+
+/// Why each PE of `ids` is not a member, as far as the pool remembers.
+fn unknown_reasons(membership: &Membership, ids: &[u32]) -> String {
+    ids.iter()
+        .map(|id| match membership.removal(*id) {
+            Some(r) => format!("{} {}", pe_hex(*id), r.reason.describe(r.frame)),
+            None => format!("{} never registered in this pool", pe_hex(*id)),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn asked(requested: Option<u32>) -> String {
+    match requested {
+        Some(u32::MAX) => "the request asked for all".to_string(),
+        Some(n) => format!("the request asked for {n}"),
+        None => "the request named no number (default)".to_string(),
+    }
+}
+
+/// A sort key in words: a priority, or a load on RFC 5356's scale as a percentage.
+pub fn key_text(policy: PolicyKind, key: u64) -> String {
+    if policy == PolicyKind::Priority {
+        let priority = u64::from(u32::MAX).saturating_sub(key);
+        return format!("priority {priority}");
+    }
+    let what = match policy {
+        PolicyKind::LeastUsed => "load",
+        _ => "load with degradation",
+    };
+    let pct = key as f64 * 100.0 / f64::from(u32::MAX);
+    format!("{what} {pct:.2} %")
+}
+
+/// A member's settings in words, for the timeline ("weight 3", "load 50.0 %").
+pub fn describe_settings(s: &PeSettings) -> String {
+    let uses = s.policy.uses();
+    let mut parts = Vec::new();
+    if uses.weight {
+        parts.push(format!("weight {}", s.weight));
+    }
+    if uses.priority {
+        parts.push(format!("priority {}", s.priority));
+    }
+    if uses.load {
+        parts.push(format!("load {:.1} %", percent_of(s.load)));
+    }
+    if uses.load_degradation {
+        parts.push(format!(
+            "degradation {:.1} %",
+            percent_of(s.load_degradation)
+        ));
+    }
+    if parts.is_empty() {
+        s.policy.name().to_ascii_uppercase()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// The pool's policy for reports ("LU", "policy 0xb0002002").
+pub fn policy_name(p: Option<&PolicyInfo>) -> String {
+    p.map_or_else(|| "-".to_string(), PolicyInfo::name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::policy::{scaled_from_percent, RFC5356, RSPLIB};
+    use crate::analyse::rserpool::event::PeInfo;
+    use crate::analyse::rserpool::membership::Origin;
+    use crate::proto::rserpool::PolicyKind as Wire;
+    use crate::source::Timestamp;
+
+    fn member(m: &mut Membership, pp: &mut [ProfilePool], id: u32, wire: Wire, s: PeSettings) {
+        let pe = PeInfo {
+            pe_id: id,
+            home_server_id: 0,
+            registration_life_ms: -1,
+            policy: Some(PolicyInfo {
+                wire,
+                code: 0,
+                settings: Some(s),
+            }),
+        };
+        m.add(&pe, Origin::Home, Timestamp::default(), 1);
+        let info = m.member(id).cloned().expect("added");
+        for p in pp {
+            p.registered(&info);
+        }
+    }
+
+    fn rules(c: &Checked) -> Vec<&'static str> {
+        c.drafts.iter().map(|d| d.rule.id()).collect()
+    }
+
+    fn lu(pct: f64) -> PeSettings {
+        PeSettings::new(PolicyKind::LeastUsed).with_load(scaled_from_percent(pct).unwrap())
+    }
+
+    #[test]
+    fn least_used_answers_are_checked_for_order_and_left_out_members() {
+        let mut m = Membership::default();
+        let mut pp = [ProfilePool::new(&RSPLIB)];
+        member(&mut m, &mut pp, 1, Wire::LeastUsed, lu(10.0));
+        member(&mut m, &mut pp, 2, Wire::LeastUsed, lu(20.0));
+        member(&mut m, &mut pp, 3, Wire::LeastUsed, lu(30.0));
+        let p = &mut pp[0];
+        let ok = p.check(&m, None, &[1, 2, 3], 10).unwrap();
+        assert!(ok.drafts.is_empty(), "{:?}", ok.drafts);
+        assert_eq!(ok.expected, Some(vec![1, 2, 3]));
+        let c = p.check(&m, None, &[2, 1, 3], 11).unwrap();
+        assert_eq!(rules(&c), vec!["rserpool.order"]);
+        assert_eq!(
+            c.drafts[0].expected,
+            serde_json::json!(["0x00000001", "0x00000002", "0x00000003"])
+        );
+        let c = p.check(&m, Some(1), &[2], 12).unwrap();
+        assert_eq!(rules(&c), vec!["rserpool.not-least"]);
+        assert!(
+            c.drafts[0]
+                .message
+                .contains("0x00000001 (load 10.00 %) left out"),
+            "{}",
+            c.drafts[0].message
+        );
+        assert_eq!(p.deviations, 2);
+    }
+
+    #[test]
+    fn structural_rules_come_first_and_sequence_explains_the_rest() {
+        let rr = PeSettings::new(PolicyKind::RoundRobin);
+        let mut m = Membership::default();
+        let mut pp = [ProfilePool::new(&RSPLIB)];
+        for id in [1, 2, 3] {
+            member(&mut m, &mut pp, id, Wire::RoundRobin, rr);
+        }
+        let p = &mut pp[0];
+        let c = p.check(&m, Some(3), &[1, 2, 1], 1).unwrap();
+        assert_eq!(rules(&c), vec!["rserpool.duplicate-pe"]);
+        let c = p.check(&m, Some(1), &[9], 2).unwrap();
+        assert_eq!(rules(&c), vec!["rserpool.unknown-pe"]);
+        assert!(c.drafts[0].message.contains("0x00000009 never registered"));
+        let c = p.check(&m, Some(1), &[2, 3], 3).unwrap();
+        assert_eq!(rules(&c), vec!["rserpool.too-many"]);
+        let c = p.check(&m, None, &[1, 2], 4).unwrap();
+        assert_eq!(rules(&c), vec!["rserpool.too-few"]);
+        // The state follows the wire: the reference's next single answer.
+        let next = p.pool().unwrap().answer(1, &mut Rng::new(0));
+        // Neither the reference's pick nor the previous head (1), so only `sequence` applies.
+        let wrong = [2, 3].into_iter().find(|x| *x != next[0]).unwrap();
+        let c = p.check(&m, Some(1), &[wrong], 5).unwrap();
+        assert_eq!(rules(&c), vec!["rserpool.sequence"]);
+        // The same head again where the reference moves on.
+        let c = p.check(&m, Some(1), &[wrong], 6).unwrap();
+        assert_eq!(rules(&c), vec!["rserpool.rr-head-stuck"]);
+    }
+
+    #[test]
+    fn zero_weights_and_unmodelled_policies() {
+        let w = |x| PeSettings::new(PolicyKind::WeightedRandom).with_weight(x);
+        let mut m = Membership::default();
+        let mut pp = [ProfilePool::new(&RFC5356)];
+        member(&mut m, &mut pp, 1, Wire::WeightedRandom, w(0));
+        member(&mut m, &mut pp, 2, Wire::WeightedRandom, w(5));
+        let c = pp[0].check(&m, Some(1), &[1], 1).unwrap();
+        assert_eq!(rules(&c), vec!["rserpool.zero-weight"]);
+        // The impossible answer does not join the tally; a good one does.
+        assert_eq!(pp[0].fit.answers(), 0);
+        let c = pp[0].check(&m, Some(1), &[2], 2).unwrap();
+        assert!(c.drafts.is_empty());
+        assert_eq!(pp[0].fit.answers(), 1);
+        assert_eq!(c.probabilities, vec![(1, 0.0, 0.0), (2, 1.0, 1.0)]);
+
+        let mut m = Membership::default();
+        let mut pp = [ProfilePool::new(&crate::analyse::policy::DRAFT01)];
+        member(
+            &mut m,
+            &mut pp,
+            1,
+            Wire::Priority,
+            PeSettings::new(PolicyKind::Priority),
+        );
+        assert!(pp[0].unmodelled().is_some());
+        assert!(pp[0].check(&m, None, &[1], 1).is_none());
+        assert_eq!(pp[0].unmodelled_resolutions, 1);
+    }
+
+    #[test]
+    fn repeats_are_found_in_wire_order() {
+        assert_eq!(
+            distinct_and_repeated(&[3, 1, 3, 2, 1, 3]),
+            (vec![3, 1, 2], vec![3, 1])
+        );
+        assert_eq!(distinct_and_repeated(&[]), (vec![], vec![]));
+    }
+
+    #[test]
+    fn keys_in_words() {
+        assert_eq!(
+            key_text(PolicyKind::Priority, u64::from(u32::MAX - 20)),
+            "priority 20"
+        );
+        assert_eq!(
+            key_text(PolicyKind::LeastUsed, u64::from(u32::MAX / 2)),
+            "load 50.00 %"
+        );
+        assert_eq!(describe_settings(&lu(50.0)), "load 50.0 %");
+        assert_eq!(
+            describe_settings(&PeSettings::new(PolicyKind::RoundRobin)),
+            "RR"
+        );
+    }
+}

@@ -1,0 +1,264 @@
+//! What the replay holds per registrar: its pools (membership and one selection state per
+//! profile), bounded, with the counts the reports show.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::handle::PoolHandle;
+use super::membership::Membership;
+use super::selection::{policy_name, ProfilePool};
+use crate::analyse::finding::Subject;
+use crate::analyse::policy::Profile;
+
+/// Pools kept per registrar (the least recently active goes beyond).
+pub const MAX_POOLS: usize = 4096;
+/// Pools remembered per registrar as answered-but-never-seen (reported once each).
+const MAX_UNKNOWN_POOLS: usize = 256;
+
+/// One pool at one registrar.
+#[derive(Clone, Debug)]
+pub struct PoolEntry {
+    /// The timeline's series (the handle as findings write it).
+    pub subject: Subject,
+    /// What the series is, for people ("RSerPool pool (policy LU)").
+    pub kind: String,
+    pub membership: Membership,
+    /// One per profile of the run, in the run's order.
+    pub profiles: Vec<ProfilePool>,
+    /// Handle Resolution Responses paired with their request.
+    pub resolutions: u64,
+    /// Deviations that do not depend on the profile (registration policy, negative answers).
+    pub common_deviations: u64,
+    /// The lead profile's member shares need describing again (membership changed).
+    pub describe_due: bool,
+    last_active: u64,
+}
+
+impl PoolEntry {
+    pub fn new(handle: &PoolHandle, profiles: &[&'static Profile]) -> Self {
+        let mut e = PoolEntry {
+            subject: Subject::Pool(handle.to_string()),
+            kind: String::new(),
+            membership: Membership::default(),
+            profiles: profiles.iter().map(|p| ProfilePool::new(p)).collect(),
+            resolutions: 0,
+            common_deviations: 0,
+            describe_due: true,
+            last_active: 0,
+        };
+        e.refresh_kind();
+        e
+    }
+
+    /// Names the series after the pool's policy (call when the membership changed).
+    pub fn refresh_kind(&mut self) {
+        let name = policy_name(self.membership.last_policy());
+        if !self.kind.ends_with(&format!("policy {name})")) {
+            self.kind = format!("RSerPool pool (policy {name})");
+        }
+    }
+
+    /// Deviations under profile `i`.
+    pub fn deviations(&self, i: usize) -> u64 {
+        self.common_deviations + self.profiles.get(i).map_or(0, |p| p.deviations)
+    }
+
+    pub fn unmodelled(&self, i: usize) -> u64 {
+        self.profiles.get(i).map_or(0, |p| p.unmodelled_resolutions)
+    }
+}
+
+/// Totals of one registrar under one profile.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub resolutions: u64,
+    pub deviations: u64,
+    pub unmodelled: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RegistrarState {
+    pub pools: BTreeMap<PoolHandle, PoolEntry>,
+    /// Pools answered for without ever being seen here (reported once).
+    pub unknown_pools: BTreeSet<PoolHandle>,
+    /// Totals of pools evicted to stay within the bound, per profile.
+    evicted: Vec<Totals>,
+    pub pools_evicted: u64,
+    tick: u64,
+}
+
+impl RegistrarState {
+    /// The pool entry, created when `create` (evicting the least recently active one at the
+    /// bound).
+    pub fn pool(
+        &mut self,
+        handle: &PoolHandle,
+        create: bool,
+        profiles: &[&'static Profile],
+    ) -> Option<&mut PoolEntry> {
+        self.tick += 1;
+        if !self.pools.contains_key(handle) {
+            if !create {
+                return None;
+            }
+            if self.pools.len() >= MAX_POOLS {
+                self.evict_one(profiles.len());
+            }
+            self.pools
+                .insert(handle.clone(), PoolEntry::new(handle, profiles));
+        }
+        let tick = self.tick;
+        let e = self.pools.get_mut(handle)?;
+        e.last_active = tick;
+        Some(e)
+    }
+
+    fn evict_one(&mut self, profiles: usize) {
+        let Some(victim) = self
+            .pools
+            .iter()
+            .min_by_key(|(_, e)| e.last_active)
+            .map(|(h, _)| h.clone())
+        else {
+            return;
+        };
+        if let Some(e) = self.pools.remove(&victim) {
+            self.evicted.resize(profiles, Totals::default());
+            for (i, t) in self.evicted.iter_mut().enumerate() {
+                t.resolutions += e.resolutions;
+                t.deviations += e.deviations(i);
+                t.unmodelled += e.unmodelled(i);
+            }
+            self.pools_evicted += 1;
+        }
+    }
+
+    /// Remembers a pool answered for without being seen; true the first time.
+    pub fn first_unknown(&mut self, handle: &PoolHandle) -> bool {
+        if self.unknown_pools.contains(handle) || self.unknown_pools.len() >= MAX_UNKNOWN_POOLS {
+            return false;
+        }
+        self.unknown_pools.insert(handle.clone());
+        true
+    }
+
+    /// Totals under profile `i`.
+    pub fn totals(&self, i: usize) -> Totals {
+        let mut t = self.evicted.get(i).copied().unwrap_or_default();
+        for e in self.pools.values() {
+            t.resolutions += e.resolutions;
+            t.deviations += e.deviations(i);
+            t.unmodelled += e.unmodelled(i);
+        }
+        t
+    }
+
+    /// Takes `other`'s pools (another name of the same registrar). A pool both hold is rebuilt
+    /// from the members of both, in the order they joined: the selection state of either is
+    /// lost, which costs at most a round-robin position.
+    pub fn absorb(&mut self, other: RegistrarState) -> u64 {
+        let mut rebuilt = 0;
+        for (handle, theirs) in other.pools {
+            match self.pools.get_mut(&handle) {
+                None => {
+                    self.pools.insert(handle, theirs);
+                }
+                Some(ours) => {
+                    merge_pool(ours, theirs);
+                    rebuilt += 1;
+                }
+            }
+        }
+        self.unknown_pools.extend(other.unknown_pools);
+        if self.evicted.len() < other.evicted.len() {
+            self.evicted.resize(other.evicted.len(), Totals::default());
+        }
+        for (mine, theirs) in self.evicted.iter_mut().zip(other.evicted) {
+            mine.resolutions += theirs.resolutions;
+            mine.deviations += theirs.deviations;
+            mine.unmodelled += theirs.unmodelled;
+        }
+        self.pools_evicted += other.pools_evicted;
+        rebuilt
+    }
+}
+
+fn merge_pool(ours: &mut PoolEntry, theirs: PoolEntry) {
+    let mut members: Vec<_> = ours
+        .membership
+        .members()
+        .iter()
+        .chain(
+            theirs
+                .membership
+                .members()
+                .iter()
+                .filter(|m| ours.membership.member(m.pe_id).is_none()),
+        )
+        .cloned()
+        .collect();
+    members.sort_by_key(|m| m.joined_frame);
+    ours.membership.replace_members(members);
+    for p in &mut ours.profiles {
+        p.rebuild(&ours.membership);
+    }
+    ours.resolutions += theirs.resolutions;
+    ours.common_deviations += theirs.common_deviations;
+    for (mine, t) in ours.profiles.iter_mut().zip(theirs.profiles) {
+        mine.resolutions += t.resolutions;
+        mine.deviations += t.deviations;
+        mine.unmodelled_resolutions += t.unmodelled_resolutions;
+    }
+    ours.describe_due = true;
+    ours.refresh_kind();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::policy::{PeSettings, PolicyKind, Rng, RSPLIB};
+    use crate::analyse::rserpool::event::{PeInfo, PolicyInfo};
+    use crate::analyse::rserpool::membership::Origin;
+    use crate::proto::rserpool::PolicyKind as Wire;
+    use crate::source::Timestamp;
+
+    fn add(state: &mut RegistrarState, pool: &PoolHandle, id: u32, frame: u64) {
+        let profiles: [&'static Profile; 1] = [&RSPLIB];
+        let e = state.pool(pool, true, &profiles).expect("created");
+        let pe = PeInfo {
+            pe_id: id,
+            home_server_id: 0,
+            registration_life_ms: -1,
+            policy: Some(PolicyInfo {
+                wire: Wire::RoundRobin,
+                code: 1,
+                settings: Some(PeSettings::new(PolicyKind::RoundRobin)),
+            }),
+        };
+        e.membership
+            .add(&pe, Origin::Home, Timestamp::default(), frame);
+        let info = e.membership.member(id).cloned().expect("member");
+        for p in &mut e.profiles {
+            p.registered(&info);
+        }
+    }
+
+    #[test]
+    fn two_names_of_one_registrar_merge_their_pools_in_joining_order() {
+        let (rr, lone) = (PoolHandle::new(b"RR"), PoolHandle::new(b"lone"));
+        let mut named = RegistrarState::default();
+        add(&mut named, &rr, 1, 10);
+        add(&mut named, &rr, 3, 30);
+        let mut anonymous = RegistrarState::default();
+        add(&mut anonymous, &rr, 2, 20);
+        add(&mut anonymous, &rr, 1, 40);
+        add(&mut anonymous, &lone, 9, 50);
+        assert_eq!(named.absorb(anonymous), 1);
+        let e = &named.pools[&rr];
+        let ids: Vec<u32> = e.membership.members().iter().map(|m| m.pe_id).collect();
+        assert_eq!(ids, vec![1, 2, 3]);
+        // The reference state was rebuilt in that order: round robin starts at 1.
+        let pool = e.profiles[0].pool().expect("modelled");
+        assert_eq!(pool.answer(3, &mut Rng::new(0)), vec![1, 2, 3]);
+        assert_eq!(named.pools[&lone].membership.len(), 1);
+    }
+}
