@@ -1,6 +1,7 @@
 //! The command line: a thin layer over the library. One file per subcommand.
 
 pub mod check;
+pub mod generate;
 pub mod hash;
 pub mod input;
 pub mod read;
@@ -40,6 +41,8 @@ pub enum Command {
     Simulate(simulate::SimulateArgs),
     /// Show the RFC 3074 hash bucket of a client key and which server owns it.
     Hash(hash::HashArgs),
+    /// Write a large mixed capture (RSerPool, DHCP, failover, background), from a seed.
+    Generate(generate::GenerateArgs),
 }
 
 /// Parses the command line and runs it; returns the process exit code.
@@ -61,6 +64,7 @@ pub fn main() -> i32 {
         Command::Check(a) => check::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Hash(a) => hash::run(a),
+        Command::Generate(a) => generate::run(a),
     };
     match r {
         Ok(code) => code,
