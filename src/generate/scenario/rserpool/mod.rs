@@ -42,7 +42,7 @@ mod registrar;
 mod resolve;
 pub mod wire;
 
-pub use channel::Carrier;
+pub use channel::{Carrier, Channel};
 pub use config::{Action, Activity, PeSpec, PoolSpec, RserpoolConfig};
 pub use fault::{AnswerFault, Plant};
 
@@ -55,7 +55,6 @@ use super::batch::Batch;
 use super::net::{v4_plus, v6_plus};
 use super::pace::{mean_gap_ns, Dice};
 use super::{Scenario, ScenarioError};
-use channel::Channel;
 use wire::{wire_policy, PeWire, Wire};
 
 /// Where RSPLIB multicasts its Server Announces (NOTES.md section 1).
