@@ -29,6 +29,34 @@
 //! [`RunLog::planted`] with their frame numbers (1-based, as `poolshark read` numbers frames) and
 //! the rule id a correct analyser is expected to report there.
 //!
+//! ```
+//! use poolshark::analyse::dhcp_lb::{profile::KEA, Hba};
+//! use poolshark::generate::scenario::dhcp::{
+//!     DhcpAction, DhcpConfig, DhcpFault, DhcpPlant, DhcpScenario, Exchange,
+//! };
+//! use poolshark::generate::scenario::{CaptureFormat, Frames, Mix};
+//!
+//! let mut cfg = DhcpConfig::new(&KEA, Hba::kea());
+//! cfg.clients = 4;
+//! // Four DORAs, one after the other; the third is answered by the server that does not own
+//! // the client's bucket (its OFFER and, Kea balancing REQUEST too, its ACK are marked).
+//! cfg.script = Some(
+//!     (0..4)
+//!         .map(|client| DhcpAction::Do { client, exchange: Exchange::Dora, elapsed: 0 })
+//!         .collect(),
+//! );
+//! cfg.plants.push(DhcpPlant { nth: 2, fault: DhcpFault::WrongServer });
+//! let mut mix = Mix::new();
+//! mix.add(Box::new(DhcpScenario::new(cfg, 1).unwrap()), 0);
+//! let mut frames = Frames::default();
+//! let log = mix.run(None, &mut frames).unwrap();
+//! let rules: Vec<&str> = log.planted.iter().map(|p| p.rule).collect();
+//! assert_eq!(rules, ["dhcp.lb.wrong-server", "dhcp.lb.wrong-server"]);
+//! // Write it where a test can run `poolshark check` on it.
+//! let pcap: Vec<u8> = frames.to_capture(CaptureFormat::Pcap).unwrap();
+//! assert!(pcap.len() > 24);
+//! ```
+//!
 
 pub mod background;
 pub mod batch;

@@ -40,6 +40,7 @@ mod enrp;
 mod fault;
 mod registrar;
 mod resolve;
+mod script;
 pub mod wire;
 
 pub use channel::{Carrier, Channel};
@@ -180,6 +181,11 @@ fn registrar_addr(i: usize, ipv6: bool) -> IpAddr {
     }
 }
 
+/// Registrar `i`'s ASAP endpoint.
+fn asap_endpoint(i: usize, ipv6: bool) -> SocketAddr {
+    SocketAddr::new(registrar_addr(i, ipv6), port::ASAP)
+}
+
 /// Host `n` of a /16 (v4) or a /64 (v6), skipping the .0 and .255 ends of each /24.
 fn host_addr(net: u8, n: usize, ipv6: bool) -> IpAddr {
     if ipv6 {
@@ -217,7 +223,6 @@ impl RserpoolScenario {
                 pools: (0..cfg.pools.len()).map(|_| None).collect(),
             })
             .collect();
-        let asap_at = |r: usize| SocketAddr::new(registrar_addr(r, cfg.ipv6), port::ASAP);
         let mut pes = Vec::new();
         for (pi, pool) in cfg.pools.iter().enumerate() {
             if !cfg.profile.defines(pool.policy) {
@@ -239,7 +244,14 @@ impl RserpoolScenario {
                         pool.policy
                     ));
                 }
-                let pe = Self::make_pe(&cfg, &mut dice, pes.len(), pi, pe, asap_at(pe.home))?;
+                let pe = Self::make_pe(
+                    &cfg,
+                    &mut dice,
+                    pes.len(),
+                    pi,
+                    pe,
+                    asap_endpoint(pe.home, cfg.ipv6),
+                )?;
                 if pes.iter().any(|q: &Pe| q.id == pe.id) {
                     return err(format!("PE id 0x{:08x} is used twice", pe.id));
                 }
@@ -254,94 +266,15 @@ impl RserpoolScenario {
                 resolutions: 0,
             })
             .collect();
-        let pool_index = |h: &str| -> Result<usize, ScenarioError> {
-            pools
-                .iter()
-                .position(|p| p.handle == h.as_bytes())
-                .ok_or_else(|| ScenarioError(format!("no pool with handle {h:?}")))
-        };
         let n_users = cfg.pool_users.max(1);
-        let user_ok = |u: usize| -> Result<usize, ScenarioError> {
-            if u < n_users {
-                Ok(u)
-            } else {
-                Err(ScenarioError(format!(
-                    "pool user {u} does not exist (pool_users is {n_users})"
-                )))
-            }
-        };
         let mut plants = Vec::new();
         for p in &cfg.plants {
-            plants.push((pool_index(&p.pool)?, p.clone()));
+            plants.push((script::pool_index(&pools, &p.pool)?, p.clone()));
         }
         let script = match &cfg.script {
             None => None,
             Some(actions) => {
-                let mut acts = Vec::with_capacity(actions.len());
-                for a in actions {
-                    let pe_index = |pool: &str, id: u32, pes: &[Pe]| {
-                        let pi = pool_index(pool)?;
-                        pes.iter()
-                            .position(|p| p.pool == pi && p.id == id)
-                            .ok_or_else(|| {
-                                ScenarioError(format!("pool {pool:?} has no PE 0x{id:08x}"))
-                            })
-                    };
-                    acts.push(match a {
-                        Action::Resolve { pool, user, items } => Act::Resolve {
-                            pool: pool_index(pool)?,
-                            user: user_ok(*user)?,
-                            items: *items,
-                        },
-                        Action::Register { pool, pe } => Act::Register(pe_index(pool, *pe, &pes)?),
-                        Action::ReRegister { pool, pe, settings } => {
-                            Act::ReRegister(pe_index(pool, *pe, &pes)?, *settings)
-                        }
-                        Action::Deregister { pool, pe } => {
-                            Act::Deregister(pe_index(pool, *pe, &pes)?)
-                        }
-                        Action::KeepAlive { pool, pe } => {
-                            Act::KeepAlive(pe_index(pool, *pe, &pes)?)
-                        }
-                        Action::KeepAliveLost { pool, pe } => {
-                            Act::KeepAliveLost(pe_index(pool, *pe, &pes)?)
-                        }
-                        Action::Unreachable { pool, pe, user } => {
-                            Act::Unreachable(pe_index(pool, *pe, &pes)?, user_ok(*user)?)
-                        }
-                        Action::RegisterInconsistent {
-                            pool,
-                            pe,
-                            settings,
-                            home,
-                            accept,
-                        } => {
-                            let pi = pool_index(pool)?;
-                            if *home >= n_reg {
-                                return err(format!("registrar {home} does not exist"));
-                            }
-                            let spec = PeSpec::new(*pe, *settings, *home);
-                            let mut stray = Self::make_pe(
-                                &cfg,
-                                &mut dice,
-                                pes.len(),
-                                pi,
-                                &spec,
-                                asap_at(*home),
-                            )?;
-                            stray.stray = true;
-                            pes.push(stray);
-                            Act::RegisterStray {
-                                pe: pes.len() - 1,
-                                accept: *accept,
-                            }
-                        }
-                        Action::Presence => Act::Presence,
-                        Action::Announce => Act::Announce,
-                        Action::Pause(ms) => Act::Pause(*ms),
-                    });
-                }
-                Some(acts.into_iter())
+                Some(Self::translate(&cfg, actions, &pools, &mut pes, &mut dice)?.into_iter())
             }
         };
         let users = (0..n_users)
