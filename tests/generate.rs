@@ -717,3 +717,43 @@ fn demo_plants_are_where_the_fixture_readme_says() {
         "frame 129 repeats the registrar's previous Web answer"
     );
 }
+
+#[test]
+fn standard_output_and_usage_errors() {
+    let file = generate("s.pcap", &["--frames", "300", "--seed", "8"]);
+    let out = common::poolshark()
+        .args(["generate", "--out", "-", "--frames", "300", "--seed", "8"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        out.stdout,
+        std::fs::read(&file.0).unwrap(),
+        "`--out -` writes the same bytes"
+    );
+    let summary = String::from_utf8_lossy(&out.stderr);
+    assert!(summary.contains("wrote 300 frames"), "{summary}");
+
+    for (args, says) in [
+        (vec!["--mix", "tcp"], "unknown scenario"),
+        (vec!["--mix", "dhcp:-1"], "positive number"),
+        (vec!["--profile", "rfc9999"], "unknown profile"),
+        (vec!["--hba", "split:300"], "split 300"),
+        (vec!["--registrars", "16"], "registrars"),
+    ] {
+        let out = common::poolshark()
+            .args(["generate", "--out", "-", "--frames", "1"])
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    let out = common::poolshark()
+        .args(["generate", "--out", "/nonexistent-dir/x.pcap"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot create"));
+}

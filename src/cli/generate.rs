@@ -200,12 +200,14 @@ pub fn summary(log: &RunLog, secs: f64) -> String {
         _ => 0.0,
     };
     format!(
-        "wrote {} frames ({}), {} bytes, {:.1} s of traffic, in {:.2} s ({:.0} frames/s)",
+        "wrote {} frames ({}), {} bytes, {:.1} s of traffic, in {:.2} s ({:.0} frames/s, at most \
+         {} frames held at once)",
         log.frames,
         per.join(", "),
         log.bytes,
         span,
         secs,
-        log.frames as f64 / secs.max(1e-9)
+        log.frames as f64 / secs.max(1e-9),
+        log.max_pending
     )
 }

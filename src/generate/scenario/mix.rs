@@ -31,6 +31,9 @@ pub struct RunLog {
     pub planted: Vec<Planted>,
     pub first: Option<Timestamp>,
     pub last: Option<Timestamp>,
+    /// The most frames held at once, waiting to be written: what the run's memory follows
+    /// (it does not grow with the number of frames written).
+    pub max_pending: usize,
 }
 
 struct Lane {
@@ -89,6 +92,8 @@ impl Mix {
                     }
                 }
             }
+            let pending: usize = self.lanes.iter().map(|l| l.batch.len()).sum();
+            log.max_pending = log.max_pending.max(pending);
             // The earliest final frame goes out next; ties go to the lane added first.
             let next = self
                 .lanes

@@ -456,6 +456,33 @@ fn failover_traffic_acknowledges_every_update_and_marks_plants() {
     );
 }
 
+/// What the mixer holds at once does not grow with the number of frames written.
+#[test]
+fn memory_stays_flat_in_the_number_of_frames() {
+    struct Count(u64);
+    impl super::FrameSink for Count {
+        fn frame(&mut self, _: crate::source::Timestamp, _: &[u8]) -> std::io::Result<()> {
+            self.0 += 1;
+            Ok(())
+        }
+    }
+    let held = |n| {
+        let mut mix = super::preset::MixOptions::default().build().unwrap();
+        let mut sink = Count(0);
+        let log = mix.run(Some(n), &mut sink).unwrap();
+        assert_eq!(sink.0, n);
+        log.max_pending
+    };
+    let (small, large) = (held(20_000), held(200_000));
+    // A few hundred frames: the exchanges under way (DHCP clients waiting seconds for a retry
+    // overlap with others), whatever the length of the run.
+    assert!(large < 1000, "{large} frames held at once");
+    assert!(
+        large <= small * 2,
+        "{small} frames held for 20k, {large} for 200k"
+    );
+}
+
 #[test]
 fn the_full_mix_is_deterministic_and_time_ordered() {
     let build = |seed| {
