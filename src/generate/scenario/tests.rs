@@ -27,6 +27,7 @@ use super::{background, CaptureFormat, Frames, Mix, RunLog, Scenario};
 #[derive(Debug)]
 struct Got {
     frame: u64,
+    time: f64,
     src: String,
     rserpool: Option<crate::proto::rserpool::Message>,
     dhcpv4: Option<(u8, Option<std::net::Ipv4Addr>, u32)>,
@@ -45,6 +46,7 @@ impl Sink for Collect {
     fn message(&mut self, d: &Decoded<'_>) {
         let mut g = Got {
             frame: d.frame.number,
+            time: d.frame.ts.as_f64(),
             src: d.payload.src.to_string(),
             rserpool: None,
             dhcpv4: None,
@@ -256,6 +258,42 @@ fn random_rserpool_traffic_decodes_cleanly_in_every_encoding() {
             Some(3000),
         );
         assert!(got.iter().filter(|g| hrr_ids(g).is_some()).count() > 300);
+    }
+}
+
+#[test]
+fn registrations_are_renewed_before_they_expire() {
+    let mut cfg = RserpoolConfig::new(&RSPLIB).pool(
+        PoolSpec::new("RR", PolicyKind::RoundRobin)
+            .pe(1, 0, |s| s)
+            .pe(2, 1, |s| s),
+    );
+    cfg.registration_life_ms = 2000;
+    cfg.rate = 100.0;
+    // The PEs stay: only the renewals register them again.
+    cfg.activity.churn = 0;
+    cfg.activity.keep_alive_lost = 0;
+    let (log, got) = run(
+        vec![Box::new(RserpoolScenario::new(cfg, 1).unwrap())],
+        Some(3000),
+    );
+    let span = log.last.unwrap().since(log.first.unwrap());
+    assert!(span > 8.0, "{span} s of traffic");
+    // Each PE registers again within its 2 s lifetime, all along.
+    let mut times: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+    for g in &got {
+        let Some(m) = &g.rserpool else { continue };
+        if m.asap_type() == Some(AsapType::Registration) {
+            for pe in m.pool_elements() {
+                times.entry(pe.pe_id).or_default().push(g.time);
+            }
+        }
+    }
+    for id in [1, 2] {
+        let t = &times[&id];
+        assert!(t.len() >= 5, "PE {id}: {t:?}");
+        assert!(t.windows(2).all(|w| w[1] - w[0] < 2.0), "PE {id}: {t:?}");
+        assert!(log.last.unwrap().as_f64() - t[t.len() - 1] < 2.0);
     }
 }
 

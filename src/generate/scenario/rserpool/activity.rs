@@ -9,7 +9,17 @@ use super::{Act, RserpoolScenario};
 
 impl RserpoolScenario {
     /// The next random activity.
-    pub(super) fn draw(&mut self) -> Act {
+    pub(super) fn draw(&mut self, now: u64) -> Act {
+        // A registration about to reach half its lifetime is renewed first.
+        let refresh = self.pes.iter().position(|p| {
+            p.registered
+                && !p.stray
+                && now.saturating_sub(p.registered_at)
+                    > u64::try_from(p.wire.life_ms).unwrap_or(0) * 1_000_000 / 2
+        });
+        if let Some(p) = refresh {
+            return Act::Register(p);
+        }
         let a = self.activity;
         let weights = [
             a.resolve,
@@ -67,8 +77,11 @@ impl RserpoolScenario {
                     _ => resolve(self),
                 }
             }
+            // Dropping a PE shows on the wire only in the Handle Updates to the peers.
             4 => match pick(&mut self.dice, &registered) {
-                Some(p) if self.registered_in(self.pes[p].pool) > 1 => Act::KeepAliveLost(p),
+                Some(p) if self.registered_in(self.pes[p].pool) > 1 && !self.enrp.is_empty() => {
+                    Act::KeepAliveLost(p)
+                }
                 _ => resolve(self),
             },
             5 => pick(&mut self.dice, &registered)

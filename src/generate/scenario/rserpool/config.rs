@@ -190,6 +190,10 @@ pub struct RserpoolConfig {
     pub max_fragment: usize,
     /// ENRP peering, Presence and Handle Table exchange at set-up.
     pub enrp: bool,
+    /// The registration lifetime PEs ask for, milliseconds. In random mode each PE registers
+    /// again after half of it, so that no registration expires; a script says itself when PEs
+    /// register.
+    pub registration_life_ms: i32,
 }
 
 impl RserpoolConfig {
@@ -210,6 +214,8 @@ impl RserpoolConfig {
             ipv6: false,
             max_fragment: 1200,
             enrp: true,
+            // 30 minutes, as in `rsplib-multi-pe.pcap`.
+            registration_life_ms: 1_800_000,
         }
     }
 

@@ -62,8 +62,6 @@ use wire::{wire_policy, PeWire, Wire};
 const ANNOUNCE_V4: Ipv4Addr = Ipv4Addr::new(239, 0, 0, 50);
 /// An IPv6 group for the same purpose (site-local scope; no standard one exists).
 const ANNOUNCE_V6: Ipv6Addr = Ipv6Addr::new(0xff05, 0, 0, 0, 0, 0, 0, 0x3863);
-/// Registration lifetime the PEs ask for (RSPLIB's demo PEs: 30 s).
-const LIFE_MS: i32 = 30_000;
 /// A registrar's time to answer.
 const THINK_NS: u64 = 150_000;
 
@@ -98,6 +96,8 @@ struct Pe {
     stray: bool,
     /// Registers during the set-up.
     at_start: bool,
+    /// When it last registered (nanoseconds since the epoch).
+    registered_at: u64,
     /// The PE's ASAP association with its home registrar (A: the PE).
     channel: Channel,
 }
@@ -366,9 +366,10 @@ impl RserpoolScenario {
                 user_port: 5000 + (index % 10_000) as u16,
                 asap_port,
                 policy,
-                life_ms: LIFE_MS,
+                life_ms: cfg.registration_life_ms,
             },
             registered: false,
+            registered_at: 0,
             stray: false,
             at_start: spec.registered_at_start,
             channel,
@@ -439,7 +440,7 @@ impl Scenario for RserpoolScenario {
                             Some(a) => a,
                             None => return false,
                         },
-                        None => self.draw(),
+                        None => self.draw(out.time()),
                     };
                     self.run(act, out);
                 }

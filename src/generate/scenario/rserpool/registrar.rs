@@ -79,6 +79,7 @@ impl RserpoolScenario {
         let reply = match self.learn(h, p) {
             Ok(()) => {
                 self.pes[p].registered = true;
+                self.pes[p].registered_at = out.time();
                 self.tell_peers(p, true, out);
                 self.wire
                     .registration_response(&handle, self.pes[p].id, None)
