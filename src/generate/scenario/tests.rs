@@ -23,6 +23,9 @@ use super::rserpool::{
 };
 use super::{background, CaptureFormat, Frames, Mix, RunLog, Scenario};
 
+/// A DHCPv4 message's type, server identifier, xid and client MAC.
+type V4Seen = (u8, Option<std::net::Ipv4Addr>, u32, Option<[u8; 6]>);
+
 /// One decoded message, owned.
 #[derive(Debug)]
 struct Got {
@@ -30,7 +33,7 @@ struct Got {
     time: f64,
     src: String,
     rserpool: Option<crate::proto::rserpool::Message>,
-    dhcpv4: Option<(u8, Option<std::net::Ipv4Addr>, u32)>,
+    dhcpv4: Option<V4Seen>,
     dhcpv6: Option<(u8, Option<Vec<u8>>, Option<u32>)>,
     failover: Option<crate::proto::failover::Message>,
     errors: usize,
@@ -57,7 +60,12 @@ impl Sink for Collect {
         match d.message {
             Message::Rserpool(m) => g.rserpool = Some(m.clone()),
             Message::Dhcpv4(m) => {
-                g.dhcpv4 = Some((m.message_type().unwrap_or(0), m.server_identifier(), m.xid))
+                g.dhcpv4 = Some((
+                    m.message_type().unwrap_or(0),
+                    m.server_identifier(),
+                    m.xid,
+                    m.mac(),
+                ))
             }
             Message::Dhcpv6(m) => {
                 g.dhcpv6 = Some((
@@ -359,7 +367,7 @@ fn only_the_owner_offers_under_kea_and_plants_are_marked() {
     let planted: Vec<u64> = log.planted.iter().map(|p| p.frame).collect();
     let mut offers = 0;
     for g in &got {
-        let Some((ty, Some(sid), xid)) = g.dhcpv4 else {
+        let Some((ty, Some(sid), _, Some(mac))) = g.dhcpv4 else {
             continue;
         };
         if ty != dhcpv4::message_type::OFFER || planted.contains(&g.frame) {
@@ -367,11 +375,8 @@ fn only_the_owner_offers_under_kea_and_plants_are_marked() {
         }
         let c = clients
             .iter()
-            .find(|c| {
-                let mut fresh = (*c).clone();
-                fresh.xid() == xid
-            })
-            .expect("an OFFER answers one of the clients' DISCOVERs");
+            .find(|c| c.mac == mac)
+            .expect("an OFFER goes to one of the clients");
         assert_eq!(sid, server(owner_v4(c, &hba)), "frame {}", g.frame);
         offers += 1;
     }
@@ -397,7 +402,7 @@ fn isc_answers_late_discovers_from_both_servers() {
     let (_, got) = run(vec![Box::new(DhcpScenario::new(cfg, 2).unwrap())], None);
     let mut offers_per_xid: BTreeMap<u32, usize> = BTreeMap::new();
     for g in &got {
-        if let Some((dhcpv4::message_type::OFFER, _, xid)) = g.dhcpv4 {
+        if let Some((dhcpv4::message_type::OFFER, _, xid, _)) = g.dhcpv4 {
             *offers_per_xid.entry(xid).or_default() += 1;
         }
     }

@@ -21,7 +21,6 @@ pub struct Client {
     pub nested: bool,
     pub v4_lease: Option<(Role, Ipv4Addr)>,
     pub v6_lease: Option<(Role, Ipv6Addr)>,
-    xids: u32,
 }
 
 impl Client {
@@ -69,18 +68,7 @@ impl Client {
             nested: relay.is_some() && (k / (relays + 1)) % 3 == 1,
             v4_lease: None,
             v6_lease: None,
-            xids: 0,
         }
-    }
-
-    /// A fresh transaction id (24 bits for DHCPv6, 32 for DHCPv4).
-    pub fn xid(&mut self) -> u32 {
-        self.xids = self.xids.wrapping_add(1);
-        let mut h = (self.index as u32)
-            .wrapping_mul(0x9e37_79b9)
-            .wrapping_add(self.xids.wrapping_mul(0x85eb_ca6b));
-        h ^= h >> 15;
-        h.wrapping_mul(0x2c1b_3c6d)
     }
 
     /// The `chaddr` field: the MAC then zeros.
@@ -160,8 +148,7 @@ mod tests {
         assert!(cs.iter().any(|c| c.duid.bytes().len() > 16));
         assert!(cs.iter().any(|c| c.relay.is_none()));
         assert!(cs.iter().any(|c| c.nested));
-        let mut c = Client::new(5, 0);
-        assert_ne!(c.xid(), c.xid());
+        let c = Client::new(5, 0);
         assert_ne!(c.v4_address(Role::Primary), c.v4_address(Role::Secondary));
     }
 }

@@ -15,7 +15,7 @@ impl DhcpScenario {
     pub(super) fn dora(&mut self, c: usize, secs: u16, retry: bool, out: &mut Batch) {
         let path = self.v4_path(c);
         let relay = Self::relay_of(path);
-        let xid = self.clients[c].xid();
+        let xid = self.next_xid();
         let mut secs = secs;
         let discover = |s: &Self, secs: u16| {
             v4::client_message(
@@ -191,7 +191,7 @@ impl DhcpScenario {
             return false;
         }
         let (answers, mark) = self.spoil(&d, true);
-        let xid = self.clients[c].xid();
+        let xid = self.next_xid();
         let broadcast = !matches!(path, Path4::Unicast(_)) && ty != t4::INFORM;
         let mut m = v4::client_message(
             &self.clients[c],
@@ -366,7 +366,7 @@ impl DhcpScenario {
             agent: 0,
         };
         let path = Path4::Relayed(relay);
-        let xid = self.clients[c].xid();
+        let xid = self.next_xid();
         let q = v4::leasequery(xid, addr, relay);
         // No profile balances DHCPv4 leasequery: both servers answer (each knows the binding).
         let d = self.decide4(c, t4::LEASEQUERY, 0, None, [true, true]);

@@ -17,7 +17,7 @@ use super::{centi, v4, v6, DhcpFault, DhcpScenario, Exchange, Path6, CLIENT_NS, 
 impl DhcpScenario {
     pub(super) fn sarr(&mut self, c: usize, secs: u16, out: &mut Batch) {
         let path = self.v6_path(c);
-        let xid = self.clients[c].xid();
+        let xid = self.next_xid();
         let mut elapsed = centi(secs);
         let d = self.decide6(c, t6::SOLICIT, elapsed, None, true);
         let (mut answers, mut mark) = self.spoil(&d, true);
@@ -77,7 +77,7 @@ impl DhcpScenario {
         path: Path6,
         out: &mut Batch,
     ) -> bool {
-        let xid = self.clients[c].xid();
+        let xid = self.next_xid();
         let d = self.decide6(c, ty, 0, Some(chosen), true);
         if !d.answers.iter().any(|a| *a) && self.active.is_none() {
             return false;
@@ -144,7 +144,7 @@ impl DhcpScenario {
             return false;
         }
         let (answers, mark) = self.spoil(&d, true);
-        let xid = self.clients[c].xid();
+        let xid = self.next_xid();
         let addr = self.clients[c].v6_lease.map(|(_, a)| a);
         let m = v6::client_message(&self.clients[c], ty, xid, 0, None, addr, with_client_id);
         let request = m.clone();
@@ -191,7 +191,7 @@ impl DhcpScenario {
             return;
         };
         let requestor_addr = self.relays6[0];
-        let xid = self.clients[c].xid();
+        let xid = self.next_xid();
         let duid = self.clients[c].duid.clone();
         let q = v6::leasequery(xid, &self.requestor, by_client.then_some(&duid), addr);
         let d = self.pair.decide(&Query {
@@ -239,7 +239,7 @@ impl DhcpScenario {
 
     pub(super) fn dhcpv4_query(&mut self, c: usize, out: &mut Batch) {
         let path = self.v6_path(c);
-        let xid = self.clients[c].xid();
+        let xid = self.next_xid();
         let inner = v4::client_message(
             &self.clients[c],
             t4::DISCOVER,

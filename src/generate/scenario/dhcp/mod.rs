@@ -103,6 +103,8 @@ pub struct DhcpScenario {
     active: Option<Active>,
     /// Per client: when its last exchange ends.
     busy_until: Vec<u64>,
+    /// Transactions so far, for their ids.
+    xids: u32,
 }
 
 impl DhcpScenario {
@@ -181,7 +183,20 @@ impl DhcpScenario {
             buf: Vec::with_capacity(1600),
             active: None,
             busy_until: vec![0; n_clients],
+            xids: 0,
         })
+    }
+
+    /// A transaction id no other transaction of the scenario has (until 2^24 of them): the
+    /// counter through a bijection of 24 bits, so ids look random, and a byte of the counter's
+    /// high part above it for DHCPv4's 32 bits (DHCPv6 keeps the low 24).
+    fn next_xid(&mut self) -> u32 {
+        self.xids = self.xids.wrapping_add(1);
+        let mut x = self.xids.wrapping_mul(0x9e37_79b1) & 0x00ff_ffff;
+        x ^= x >> 12;
+        x = x.wrapping_mul(0x2c_1b3d) & 0x00ff_ffff;
+        x ^= x >> 11;
+        x | (self.xids >> 24) << 24 | 0x2a00_0000
     }
 
     /// Takes the first unused plant due by now whose fault is one of `kinds`.
