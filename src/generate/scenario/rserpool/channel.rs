@@ -48,7 +48,8 @@ pub struct Channel {
 
 impl Channel {
     /// A conversation A -> B carrying `ppid` (SCTP), with initial tags, TSNs and sequence
-    /// numbers drawn from `dice`; SCTP messages longer than `max_fragment` are split.
+    /// numbers drawn from `dice`; messages longer than `max_fragment` are split over SCTP chunks
+    /// or TCP segments.
     pub fn new(
         carrier: Carrier,
         a: SocketAddr,
@@ -74,6 +75,8 @@ impl Channel {
             Carrier::Tcp => {
                 let mut flow = TcpFlow::new(a, b, [dice.u32(), dice.u32()]);
                 flow.link = ethernet(a.ip(), b.ip());
+                // The same bound cuts TCP segments, so long messages span several.
+                flow.mss = max_fragment.max(16);
                 Kind::Tcp {
                     flow: Box::new(flow),
                     opened: false,
