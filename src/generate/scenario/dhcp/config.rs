@@ -103,15 +103,19 @@ pub struct DhcpPlant {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DhcpFault {
     /// The non-owner answers a balanced request, the owner does not: `dhcp.lb.wrong-server` on
-    /// the answer.
+    /// the answer. The client goes on with that server; where the profile balances the follow-up
+    /// (Kea balances REQUEST), the non-owner answers that too and its answer is marked as well.
     WrongServer,
-    /// Both answer: `dhcp.lb.double-answer` on the non-owner's answer.
+    /// Both answer: `dhcp.lb.double-answer` on the non-owner's answer (and on its answer to a
+    /// balanced follow-up, as for `WrongServer`).
     DoubleAnswer,
-    /// Nobody answers; the client retries 4 s later and is answered by the rules:
-    /// `dhcp.lb.no-answer` on the unanswered request.
+    /// Nobody answers; the client retries 2 s later (elapsed time up by 2 s, within the usual
+    /// 3 s delayed-service threshold) and the owner answers: `dhcp.lb.no-answer` on the
+    /// unanswered request.
     NoAnswer,
-    /// The server a request names does not answer; the client sends it again 2 s later and is
-    /// answered: `dhcp.lb.directed-ignored` on the unanswered request.
+    /// The server a request names (REQUEST after an offer or an advertise, DHCPv6 RENEW) does not
+    /// answer; the client sends it again 2 s later and is answered:
+    /// `dhcp.lb.directed-ignored` on the unanswered request.
     IgnoreDirected,
 }
 

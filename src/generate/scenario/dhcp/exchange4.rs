@@ -9,7 +9,7 @@ use crate::proto::dhcpv4::{self, message_type as t4, Opt as Opt4};
 
 use super::decide::{role_index, ROLES};
 use super::v4::{self, RelayInfo};
-use super::{DhcpFault, DhcpScenario, Exchange, Path4, CLIENT_NS, THINK_NS};
+use super::{DhcpFault, DhcpScenario, Exchange, Path4, CLIENT_NS, RETRY_NS, RETRY_SECS, THINK_NS};
 
 impl DhcpScenario {
     pub(super) fn dora(&mut self, c: usize, secs: u16, retry: bool, out: &mut Batch) {
@@ -35,8 +35,8 @@ impl DhcpScenario {
         if self.active.map(|a| a.fault) == Some(DhcpFault::NoAnswer) {
             self.mark_unanswered(DhcpFault::NoAnswer, out, "DHCPDISCOVER");
             self.active = None;
-            out.wait(4_000_000_000);
-            secs = secs.saturating_add(4);
+            out.wait(RETRY_NS);
+            secs = secs.saturating_add(RETRY_SECS);
             d = self.decide4(c, t4::DISCOVER, secs, None, [true, true]);
             answers = d.answers;
             mark = None;
@@ -209,12 +209,12 @@ impl DhcpScenario {
         if self.active.map(|a| a.fault) == Some(DhcpFault::NoAnswer) {
             self.mark_unanswered(DhcpFault::NoAnswer, out, "a balanced DHCPv4 request");
             self.active = None;
-            out.wait(4_000_000_000);
+            out.wait(RETRY_NS);
             let m2 = v4::client_message(
                 &self.clients[c],
                 ty,
                 xid,
-                secs.saturating_add(4),
+                secs.saturating_add(RETRY_SECS),
                 Self::relay_of(path),
                 broadcast,
                 Vec::new(),

@@ -12,7 +12,10 @@ use crate::proto::dhcpv4::message_type as t4;
 use crate::proto::dhcpv6::{self, msg_type as t6};
 
 use super::decide::{role_index, Query, ROLES};
-use super::{centi, v4, v6, DhcpFault, DhcpScenario, Exchange, Path6, CLIENT_NS, THINK_NS};
+use super::{
+    centi, v4, v6, DhcpFault, DhcpScenario, Exchange, Path6, CLIENT_NS, RETRY_NS, RETRY_SECS,
+    THINK_NS,
+};
 
 impl DhcpScenario {
     pub(super) fn sarr(&mut self, c: usize, secs: u16, out: &mut Batch) {
@@ -29,8 +32,8 @@ impl DhcpScenario {
         if self.active.map(|a| a.fault) == Some(DhcpFault::NoAnswer) {
             self.mark_unanswered(DhcpFault::NoAnswer, out, "SOLICIT");
             self.active = None;
-            out.wait(4_000_000_000);
-            elapsed = elapsed.saturating_add(400);
+            out.wait(RETRY_NS);
+            elapsed = elapsed.saturating_add(centi(RETRY_SECS));
             answers = self.decide6(c, t6::SOLICIT, elapsed, None, true).answers;
             mark = None;
             let m = solicit(self, elapsed);
@@ -152,8 +155,16 @@ impl DhcpScenario {
         if self.active.map(|a| a.fault) == Some(DhcpFault::NoAnswer) {
             self.mark_unanswered(DhcpFault::NoAnswer, out, "a balanced DHCPv6 request");
             self.active = None;
-            out.wait(4_000_000_000);
-            let m = v6::client_message(&self.clients[c], ty, xid, 400, None, addr, with_client_id);
+            out.wait(RETRY_NS);
+            let m = v6::client_message(
+                &self.clients[c],
+                ty,
+                xid,
+                centi(RETRY_SECS),
+                None,
+                addr,
+                with_client_id,
+            );
             self.send6(c, m, path, [true, true], out);
         }
         out.wait(THINK_NS);

@@ -41,6 +41,11 @@ use v4::RelayInfo;
 const THINK_NS: u64 = 1_500_000;
 /// A client's time between an answer and its next message.
 const CLIENT_NS: u64 = 8_000_000;
+/// How long a client waits before sending an unanswered request again. Two seconds keep a
+/// retry of a fresh request within the usual delayed-service threshold (3 s), so that the
+/// retry is answered by the owner alone.
+const RETRY_SECS: u16 = 2;
+const RETRY_NS: u64 = RETRY_SECS as u64 * 1_000_000_000;
 
 /// `All_DHCP_Relay_Agents_and_Servers` (RFC 8415).
 const ALL_DHCP: Ipv6Addr = Ipv6Addr::new(0xff02, 0, 0, 0, 0, 0, 1, 2);
