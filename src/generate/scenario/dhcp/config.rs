@@ -111,7 +111,8 @@ pub enum DhcpFault {
     DoubleAnswer,
     /// Nobody answers; the client retries 2 s later (elapsed time up by 2 s, within the usual
     /// 3 s delayed-service threshold) and the owner answers: `dhcp.lb.no-answer` on the
-    /// unanswered request.
+    /// unanswered request (a relayed request goes out once to each server: the mark is on the
+    /// last copy).
     NoAnswer,
     /// The server a request names (REQUEST after an offer or an advertise, DHCPv6 RENEW) does not
     /// answer; the client sends it again 2 s later and is answered:
