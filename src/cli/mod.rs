@@ -2,6 +2,7 @@
 
 pub mod capture;
 pub mod check;
+pub mod generate;
 pub mod hash;
 pub mod input;
 pub mod read;
@@ -46,6 +47,8 @@ pub enum Command {
     Simulate(simulate::SimulateArgs),
     /// Show the RFC 3074 hash bucket of a client key and which server owns it.
     Hash(hash::HashArgs),
+    /// Write a large mixed capture (RSerPool, DHCP, failover, background), from a seed.
+    Generate(generate::GenerateArgs),
 }
 
 /// Parses the command line and runs it; returns the process exit code.
@@ -69,6 +72,7 @@ pub fn main() -> i32 {
         Command::Stats(a) => stats::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Hash(a) => hash::run(a),
+        Command::Generate(a) => generate::run(a),
     };
     match r {
         Ok(code) => code,

@@ -6,7 +6,7 @@
 use std::net::{IpAddr, SocketAddr};
 
 use super::packet::{Ip, Link, Packet};
-use super::sctp::{split_data, Chunk};
+use super::sctp::{split_data, split_idata, Chunk};
 use super::transport::{tcp_flags, TcpHeader};
 
 fn ip_between(src: IpAddr, dst: IpAddr) -> Ip {
@@ -25,8 +25,22 @@ fn to_v6(a: IpAddr) -> std::net::Ipv6Addr {
     }
 }
 
+/// The link header as side `side` sends it: `link` is written as side 0 (the client or
+/// initiator) sends, so the responder's frames swap the Ethernet addresses.
+fn link_from(link: &Link, side: usize) -> Link {
+    match link {
+        Link::Ethernet { src, dst, vlans } if side == 1 => Link::Ethernet {
+            src: *dst,
+            dst: *src,
+            vlans: vlans.clone(),
+        },
+        other => other.clone(),
+    }
+}
+
 /// A TCP connection between a client and a server.
 pub struct TcpFlow {
+    /// The link header of the client's frames (the server's swap the Ethernet addresses).
     pub link: Link,
     ends: [SocketAddr; 2],
     /// Next sequence number of each side (0: client, 1: server).
@@ -57,7 +71,7 @@ impl TcpFlow {
         };
         let h = TcpHeader::new(src.port(), dst.port(), self.next[side], ack, flags);
         let p = Packet {
-            link: self.link.clone(),
+            link: link_from(&self.link, side),
             ip: ip_between(src.ip(), dst.ip()),
             transport: super::packet::Transport::Tcp(h),
             payload,
@@ -95,15 +109,33 @@ impl TcpFlow {
     }
 }
 
+/// How [`SctpAssociation::send_with`] sends a user message.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SendOptions {
+    /// A SACK for everything the peer sent rides in front of the first chunk, as stacks bundle
+    /// it with their next DATA.
+    pub sack_first: bool,
+    /// I-DATA chunks (RFC 8260) instead of DATA.
+    pub idata: bool,
+    /// The U bit.
+    pub unordered: bool,
+    /// Every chunk of the message in one packet instead of one packet per chunk.
+    pub bundle: bool,
+}
+
 /// An SCTP association between two endpoints (0: the initiator, 1: the responder).
 pub struct SctpAssociation {
+    /// The link header of the initiator's frames (the responder's swap the Ethernet addresses).
     pub link: Link,
     ends: [SocketAddr; 2],
     /// The verification tag each side expects (the initiate tags).
     tags: [u32; 2],
     next_tsn: [u32; 2],
-    /// Next stream sequence number per side and stream.
-    ssn: [Vec<u16>; 2],
+    /// Next stream sequence number (DATA) per side and stream; 32 bits so that I-DATA's
+    /// message identifiers share the bookkeeping (DATA uses the low 16 bits).
+    ssn: [Vec<u32>; 2],
+    /// Next message identifier (I-DATA) per side and stream.
+    mid: [Vec<u32>; 2],
     /// Largest user data per DATA chunk (a longer message is split).
     pub max_fragment: usize,
     /// Send over UDP port 9899 (RFC 6951) instead of IP protocol 132.
@@ -124,6 +156,7 @@ impl SctpAssociation {
             tags,
             next_tsn: tsns,
             ssn: [Vec::new(), Vec::new()],
+            mid: [Vec::new(), Vec::new()],
             max_fragment: 1200,
             over_udp: false,
             buf: Vec::with_capacity(2048),
@@ -154,7 +187,7 @@ impl SctpAssociation {
             }
         };
         let p = Packet {
-            link: self.link.clone(),
+            link: link_from(&self.link, side),
             ip: ip_between(src.ip(), dst.ip()),
             transport,
             payload: &[],
@@ -199,36 +232,95 @@ impl SctpAssociation {
         msg: &[u8],
         out: &mut dyn FnMut(&[u8]),
     ) -> u32 {
+        self.send_with(
+            from_initiator,
+            stream,
+            ppid,
+            msg,
+            SendOptions::default(),
+            out,
+        )
+    }
+
+    /// A user message sent as `opts` says. Returns its first TSN.
+    pub fn send_with(
+        &mut self,
+        from_initiator: bool,
+        stream: u16,
+        ppid: u32,
+        msg: &[u8],
+        opts: SendOptions,
+        out: &mut dyn FnMut(&[u8]),
+    ) -> u32 {
         let side = usize::from(!from_initiator);
-        let ssns = &mut self.ssn[side];
-        if ssns.len() <= usize::from(stream) {
-            ssns.resize(usize::from(stream) + 1, 0);
+        let counters = if opts.idata {
+            &mut self.mid[side]
+        } else {
+            &mut self.ssn[side]
+        };
+        if counters.len() <= usize::from(stream) {
+            counters.resize(usize::from(stream) + 1, 0);
         }
-        let ssn = ssns[usize::from(stream)];
-        ssns[usize::from(stream)] = ssn.wrapping_add(1);
+        let seq = counters[usize::from(stream)];
+        counters[usize::from(stream)] = seq.wrapping_add(1);
         let first = self.next_tsn[side];
-        let chunks = split_data(msg, self.max_fragment, first, stream, ssn, ppid, false);
+        let mut chunks = if opts.idata {
+            split_idata(
+                msg,
+                self.max_fragment,
+                first,
+                stream,
+                seq,
+                ppid,
+                opts.unordered,
+            )
+        } else {
+            // DATA carries a 16-bit stream sequence number.
+            split_data(
+                msg,
+                self.max_fragment,
+                first,
+                stream,
+                seq as u16,
+                ppid,
+                opts.unordered,
+            )
+        };
         self.next_tsn[side] = first.wrapping_add(chunks.len() as u32);
         let vtag = self.tags[1 - side];
-        for c in chunks {
-            self.packet(side, vtag, vec![c], out);
+        if opts.sack_first {
+            chunks.insert(0, self.sack_chunk(side));
+        }
+        if opts.bundle {
+            self.packet(side, vtag, chunks, out);
+        } else {
+            // The SACK, if any, rides with the first DATA chunk.
+            let mut pending: Vec<Chunk<'_>> = Vec::with_capacity(2);
+            for c in chunks {
+                let is_sack = matches!(c, Chunk::Sack { .. });
+                pending.push(c);
+                if !is_sack {
+                    let packet = std::mem::take(&mut pending);
+                    self.packet(side, vtag, packet, out);
+                }
+            }
         }
         first
+    }
+
+    /// The SACK `side` would send for everything its peer sent so far.
+    fn sack_chunk(&self, side: usize) -> Chunk<'static> {
+        Chunk::Sack {
+            cum_tsn: self.next_tsn[1 - side].wrapping_sub(1),
+            a_rwnd: 0x0010_0000,
+        }
     }
 
     /// A SACK from a side acknowledging everything its peer sent.
     pub fn sack(&mut self, from_initiator: bool, out: &mut dyn FnMut(&[u8])) {
         let side = usize::from(!from_initiator);
-        let cum = self.next_tsn[1 - side].wrapping_sub(1);
         let vtag = self.tags[1 - side];
-        self.packet(
-            side,
-            vtag,
-            vec![Chunk::Sack {
-                cum_tsn: cum,
-                a_rwnd: 0x0010_0000,
-            }],
-            out,
-        );
+        let sack = self.sack_chunk(side);
+        self.packet(side, vtag, vec![sack], out);
     }
 }

@@ -3,18 +3,25 @@
 //! read, dissect, compare), the protocol fixtures and the large-capture generator build on it.
 //!
 //! Builders append to a caller's `Vec<u8>`, so a generator can reuse one buffer for every packet.
+//!
+//! On top of them, [`scenario`] describes whole conversations (RSerPool pools, DHCP server pairs,
+//! ISC failover, background traffic) deterministically from a seed, with hooks to plant
+//! deviations, and merges them into one capture; [`fixtures`] builds the project's committed
+//! test captures with it.
 
 pub mod bytes;
+pub mod fixtures;
 pub mod flow;
 pub mod ip;
 pub mod link;
 pub mod packet;
 pub mod pcap_writer;
 pub mod pcapng_writer;
+pub mod scenario;
 pub mod sctp;
 pub mod transport;
 
-pub use flow::{SctpAssociation, TcpFlow};
+pub use flow::{SctpAssociation, SendOptions, TcpFlow};
 pub use packet::{Ip, Link, Packet, Transport};
 pub use pcap_writer::{PcapWriter, TsResolution};
 pub use pcapng_writer::{IfOptions, PcapNgWriter};
