@@ -757,3 +757,45 @@ fn standard_output_and_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot create"));
 }
+
+/// `poolshark check` on the quick-start capture finds exactly what fixtures/README.md says it
+/// hides: the table there is read, not copied.
+#[test]
+fn demo_check_finds_exactly_the_readme_table() {
+    let readme = std::fs::read_to_string(common::fixture("README.md")).unwrap();
+    let section = readme
+        .split("## What `demo.pcap` hides")
+        .nth(1)
+        .expect("the demo section");
+    let section = section.split("\n## ").next().unwrap_or(section);
+    let mut documented = BTreeSet::new();
+    for line in section.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.len() > 3 {
+            if let Ok(frame) = cells[1].parse::<u64>() {
+                documented.insert((frame, cells[2].to_string()));
+            }
+        }
+    }
+    assert!(documented.len() >= 3, "{documented:?}");
+
+    let out = common::poolshark()
+        .args(["check", "--format", "json"])
+        .arg(common::fixture("demo.pcap"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "warnings found: exit 1");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: BTreeSet<(u64, String)> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["frame"].as_u64().unwrap(),
+                f["rule"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(found, documented);
+}

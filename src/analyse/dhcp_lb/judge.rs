@@ -40,15 +40,41 @@ pub const TAKEOVER: &str = "dhcp.lb.takeover";
 pub const STID_TRUNCATED: &str = "dhcp.lb.stid-truncated";
 pub const HBA_CONFLICT: &str = "dhcp.lb.hba-conflict";
 
-/// Per-bucket outcomes while balancing: both answered, none (with evidence), owner alone,
+/// Per-bucket outcomes while balancing, counted per distinct client (a client's DISCOVER and
+/// REQUEST are one piece of evidence, not two): both answered, none (with evidence), owner alone,
 /// non-owner alone; and the first frame of each.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BucketStats {
-    pub both: u32,
-    pub none: u32,
-    pub owner: u32,
-    pub other: u32,
+    pub both: Distinct,
+    pub none: Distinct,
+    pub owner: Distinct,
+    pub other: Distinct,
     pub first_frame: Option<u64>,
+}
+
+/// How many distinct clients, up to two (all the bucket rules need), in constant space.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Distinct {
+    seen: [Option<u64>; 2],
+}
+
+impl Distinct {
+    pub fn add(&mut self, key: &[u8]) {
+        // FNV-1a: a fingerprint of the client key, enough to tell two clients apart.
+        let h = key.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        match self.seen {
+            [None, _] => self.seen[0] = Some(h),
+            [Some(a), None] if a != h => self.seen[1] = Some(h),
+            _ => {}
+        }
+    }
+
+    /// Distinct clients seen, 0, 1 or 2 (meaning two or more).
+    pub fn count(&self) -> u32 {
+        self.seen.iter().filter(|x| x.is_some()).count() as u32
+    }
 }
 
 /// Per server of the pair (index 0 primary, 1 secondary).
@@ -405,7 +431,7 @@ pub fn judge(
                         _ => None,
                     };
                     if let Some(n) = outcome {
-                        *n += 1;
+                        n.add(&stid.bytes);
                         b.first_frame.get_or_insert(t.req.frame);
                     }
                     truncation(pair, stats, t, &stid.bytes, &own_ans, &oth_ans, owner);
@@ -569,15 +595,23 @@ pub fn aggregate(ctx: &Context<'_>, pair: &Pair, stats: &mut PairStats, report: 
     let mut first = None::<u64>;
     for (b, s) in stats.buckets.iter().enumerate() {
         let mut hit = false;
-        if s.both >= 2 && s.owner == 0 && s.other == 0 {
+        let (both, none, owner, other) = (
+            s.both.count(),
+            s.none.count(),
+            s.owner.count(),
+            s.other.count(),
+        );
+        // Two different clients are needed before a bucket says something about the maps; one
+        // client answered by the wrong server is a wrong-server finding, not a conflict.
+        if both >= 2 && owner == 0 && other == 0 {
             overlap.push(b);
             hit = true;
         }
-        if s.none >= 2 && s.owner == 0 && s.other == 0 && s.both == 0 {
+        if none >= 2 && owner == 0 && other == 0 && both == 0 {
             gap.push(b);
             hit = true;
         }
-        if s.other >= 2 && s.owner == 0 && s.both == 0 {
+        if other >= 2 && owner == 0 && both == 0 {
             contrary.push(b);
             hit = true;
         }
@@ -644,4 +678,22 @@ pub fn connect_conflict(
             "{sender}'s failover CONNECT carries the bucket map {sent}, which differs from {why} ({expected})"
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Distinct;
+
+    #[test]
+    fn distinct_counts_clients_not_messages() {
+        let mut d = Distinct::default();
+        assert_eq!(d.count(), 0);
+        d.add(b"\x01\x02");
+        d.add(b"\x01\x02");
+        assert_eq!(d.count(), 1, "one client's DISCOVER and REQUEST");
+        d.add(b"\x01\x03");
+        assert_eq!(d.count(), 2);
+        d.add(b"\x09");
+        assert_eq!(d.count(), 2, "two means two or more");
+    }
 }
