@@ -527,7 +527,7 @@ impl App {
         let (_, b) = chart::buckets(&e.series, self.display_ns());
         match (b.first(), b.last()) {
             (Some(f), Some(l)) => {
-                let span = (l.0 - f.0).saturating_add(1);
+                let span = l.0.saturating_sub(f.0).saturating_add(1);
                 span.saturating_sub(self.viewport.chart_columns.max(1) as u64)
             }
             _ => 0,

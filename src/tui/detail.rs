@@ -213,12 +213,17 @@ pub fn decode_frame(
     })
 }
 
+/// Captured bytes of the frames [`RecentFrames`] keeps at most: a tree's size follows its
+/// frame's, and records can be large.
+pub const RECENT_BYTES: usize = 64 << 20;
+
 /// The decoded trees of the last frames that carried messages, for inputs that cannot be read
-/// twice. Bounded by a number of frames.
+/// twice. Bounded by a number of frames and by their captured bytes ([`RECENT_BYTES`]).
 #[derive(Debug)]
 pub struct RecentFrames {
     max: usize,
     frames: VecDeque<FrameDetail>,
+    bytes: usize,
     /// The frame being filled (its messages arrive before its end).
     current: Option<FrameDetail>,
 }
@@ -228,6 +233,7 @@ impl RecentFrames {
         RecentFrames {
             max: max.max(1),
             frames: VecDeque::new(),
+            bytes: 0,
             current: None,
         }
     }
@@ -249,10 +255,14 @@ impl RecentFrames {
         }
         let mut d = current.unwrap_or_else(|| FrameDetail::new(frame));
         d.end(summary);
-        if self.frames.len() >= self.max {
-            self.frames.pop_front();
-        }
+        self.bytes = self.bytes.saturating_add(d.captured_len);
         self.frames.push_back(d);
+        while self.frames.len() > self.max || (self.bytes > RECENT_BYTES && self.frames.len() > 1) {
+            match self.frames.pop_front() {
+                Some(old) => self.bytes = self.bytes.saturating_sub(old.captured_len),
+                None => break,
+            }
+        }
     }
 
     pub fn get(&self, number: u64) -> Result<FrameDetail, String> {
@@ -262,7 +272,8 @@ impl RecentFrames {
             Err(_) => Err(match self.frames.front() {
                 Some(f) if number < f.number => format!(
                     "frame {number} is no longer kept: the last {} decoded frames are (from frame {})",
-                    self.max, f.number
+                    self.frames.len(),
+                    f.number
                 ),
                 _ => format!("frame {number} carried no message that was decoded"),
             }),
@@ -275,5 +286,47 @@ impl RecentFrames {
 
     pub fn is_empty(&self) -> bool {
         self.frames.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(number: u64, data: &[u8]) -> Frame<'_> {
+        Frame {
+            number,
+            ts: Timestamp::default(),
+            linktype: 1,
+            orig_len: data.len() as u32,
+            interface: 0,
+            data,
+        }
+    }
+
+    #[test]
+    fn recent_frames_are_bounded_by_count_and_bytes() {
+        let big = vec![0u8; 20 << 20];
+        let summary = FrameSummary {
+            errors: vec![DecodeError::new(0, "not an Ethernet frame")],
+            ..FrameSummary::default()
+        };
+        let mut r = RecentFrames::new(100);
+        for n in 1..=5 {
+            r.end_frame(&frame(n, &big), &summary);
+        }
+        // 20 MiB each: three fit in 64 MiB.
+        assert_eq!(r.len(), 3);
+        assert!(r.get(2).unwrap_err().contains("no longer kept"));
+        assert_eq!(r.get(5).map(|d| d.lower_errors.len()), Ok(1));
+        let mut r = RecentFrames::new(2);
+        for n in 1..=5 {
+            r.end_frame(&frame(n, b"xx"), &summary);
+        }
+        assert_eq!(r.len(), 2);
+        assert!(r.get(4).is_ok() && r.get(3).is_err());
+        // A frame without messages or errors is not kept.
+        r.end_frame(&frame(6, b"xx"), &FrameSummary::default());
+        assert!(r.get(6).unwrap_err().contains("carried no message"));
     }
 }

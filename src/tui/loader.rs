@@ -13,7 +13,7 @@
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -34,6 +34,44 @@ pub const DATA_EVERY: Duration = Duration::from_millis(100);
 const TICK: Duration = Duration::from_millis(100);
 /// Frames read ahead of the analysis.
 const READ_AHEAD: usize = 1024;
+/// Bytes of frames read ahead of the analysis: with records of up to 64 MiB a count alone would
+/// not bound the memory.
+const READ_AHEAD_BYTES: usize = 32 << 20;
+
+/// Bytes of the frames in the channel; the reader waits while they are over the budget.
+#[derive(Default)]
+struct InFlight {
+    bytes: Mutex<usize>,
+    drained: Condvar,
+}
+
+impl InFlight {
+    /// Waits until `len` more bytes fit (or nothing is in flight, so one frame always passes);
+    /// false when asked to stop.
+    fn reserve(&self, len: usize, stop: &AtomicBool) -> bool {
+        let Ok(mut bytes) = self.bytes.lock() else {
+            return false;
+        };
+        while *bytes > 0 && bytes.saturating_add(len) > READ_AHEAD_BYTES {
+            if stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            bytes = match self.drained.wait_timeout(bytes, TICK) {
+                Ok((b, _)) => b,
+                Err(_) => return false,
+            };
+        }
+        *bytes = bytes.saturating_add(len);
+        true
+    }
+
+    fn release(&self, len: usize) {
+        if let Ok(mut bytes) = self.bytes.lock() {
+            *bytes = bytes.saturating_sub(len);
+        }
+        self.drained.notify_one();
+    }
+}
 
 /// Bytes read from a file so far, shared with the thread that reads it.
 #[derive(Clone, Debug, Default)]
@@ -153,11 +191,13 @@ impl Loader {
         let stop = Arc::new(AtomicBool::new(false));
         let recent =
             (cfg.keep_recent > 0).then(|| Arc::new(Mutex::new(RecentFrames::new(cfg.keep_recent))));
+        let in_flight = Arc::new(InFlight::default());
         {
             let stop = stop.clone();
+            let in_flight = in_flight.clone();
             thread::Builder::new()
                 .name("poolshark-reader".into())
-                .spawn(move || read_frames(source, frames_tx, &stop))
+                .spawn(move || read_frames(source, frames_tx, &in_flight, &stop))
                 .ok();
         }
         {
@@ -165,7 +205,17 @@ impl Loader {
             let recent = recent.clone();
             thread::Builder::new()
                 .name("poolshark-analysis".into())
-                .spawn(move || analyse(frames_rx, tx, cfg, make_analysers(), recent, &stop))
+                .spawn(move || {
+                    analyse(
+                        frames_rx,
+                        tx,
+                        cfg,
+                        make_analysers(),
+                        recent,
+                        &in_flight,
+                        &stop,
+                    )
+                })
                 .ok();
         }
         Loader {
@@ -199,10 +249,20 @@ impl Loader {
     }
 }
 
-fn read_frames(mut source: Box<dyn FrameSource + Send>, tx: SyncSender<Item>, stop: &AtomicBool) {
+fn read_frames(
+    mut source: Box<dyn FrameSource + Send>,
+    tx: SyncSender<Item>,
+    in_flight: &InFlight,
+    stop: &AtomicBool,
+) {
     while !stop.load(Ordering::Relaxed) {
         let item = match source.next_frame() {
-            Ok(Some(f)) => Item::Frame(OwnedFrame::copy(&f)),
+            Ok(Some(f)) => {
+                if !in_flight.reserve(f.data.len(), stop) {
+                    return;
+                }
+                Item::Frame(OwnedFrame::copy(&f))
+            }
             Ok(None) => return,
             Err(e) => {
                 let fatal = e.fatal;
@@ -319,6 +379,7 @@ fn analyse(
     cfg: LoaderConfig,
     analysers: Vec<Box<dyn Analyser>>,
     recent: Option<Arc<Mutex<RecentFrames>>>,
+    in_flight: &InFlight,
     stop: &AtomicBool,
 ) {
     let mut sink = LoaderSink {
@@ -346,6 +407,7 @@ fn analyse(
     while !stop.load(Ordering::Relaxed) {
         let alive = match frames.recv_timeout(TICK) {
             Ok(Item::Frame(f)) => {
+                in_flight.release(f.data.len());
                 pipeline.feed(&f.frame(), &mut sink);
                 out.maybe_send(&pipeline, &sink, false)
             }
@@ -378,4 +440,28 @@ fn analyse(
         progress,
         data: Some(data),
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_in_flight_are_bounded_by_their_bytes() {
+        let f = Arc::new(InFlight::default());
+        let stop = AtomicBool::new(false);
+        assert!(f.reserve(READ_AHEAD_BYTES - 10, &stop));
+        // A frame that does not fit waits until the analysis has taken the first.
+        let f2 = f.clone();
+        let waiting = thread::spawn(move || f2.reserve(20, &AtomicBool::new(false)));
+        thread::sleep(Duration::from_millis(100));
+        assert!(!waiting.is_finished());
+        f.release(READ_AHEAD_BYTES - 10);
+        assert!(waiting.join().unwrap_or(false));
+        f.release(20);
+        // One frame over the whole budget still passes alone.
+        assert!(f.reserve(READ_AHEAD_BYTES * 2, &stop));
+        // A stop ends a wait.
+        assert!(!f.reserve(1, &AtomicBool::new(true)));
+    }
 }
