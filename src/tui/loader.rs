@@ -12,7 +12,7 @@
 
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -33,43 +33,76 @@ pub const DATA_EVERY: Duration = Duration::from_millis(100);
 /// How long the analysis thread waits for a frame before it sends what changed.
 const TICK: Duration = Duration::from_millis(100);
 /// Frames read ahead of the analysis.
-const READ_AHEAD: usize = 1024;
+const READ_AHEAD: usize = 4096;
 /// Bytes of frames read ahead of the analysis: with records of up to 64 MiB a count alone would
 /// not bound the memory.
 const READ_AHEAD_BYTES: usize = 32 << 20;
 
-/// Bytes of the frames in the channel; the reader waits while they are over the budget.
+/// What the reader has handed over and the analysis not yet taken.
+#[derive(Default)]
+struct Queued {
+    frames: usize,
+    bytes: usize,
+    reader_waits: bool,
+}
+
+impl Queued {
+    fn full(&self, len: usize) -> bool {
+        self.frames > 0
+            && (self.frames >= READ_AHEAD || self.bytes.saturating_add(len) > READ_AHEAD_BYTES)
+    }
+
+    /// Room again: half the budget. The reader is woken only then, not for every frame taken,
+    /// so that a reader faster than the analysis does not cost two thread switches per frame.
+    fn half_empty(&self) -> bool {
+        self.frames <= READ_AHEAD / 2 && self.bytes <= READ_AHEAD_BYTES / 2
+    }
+}
+
+/// Bounds the frames between the reader and the analysis, by count and by bytes.
 #[derive(Default)]
 struct InFlight {
-    bytes: Mutex<usize>,
-    drained: Condvar,
+    queued: Mutex<Queued>,
+    room: Condvar,
 }
 
 impl InFlight {
-    /// Waits until `len` more bytes fit (or nothing is in flight, so one frame always passes);
-    /// false when asked to stop.
+    /// Waits until a frame of `len` bytes fits (one always does when nothing is queued); false
+    /// when asked to stop.
     fn reserve(&self, len: usize, stop: &AtomicBool) -> bool {
-        let Ok(mut bytes) = self.bytes.lock() else {
+        let Ok(mut q) = self.queued.lock() else {
             return false;
         };
-        while *bytes > 0 && bytes.saturating_add(len) > READ_AHEAD_BYTES {
+        while q.full(len) {
             if stop.load(Ordering::Relaxed) {
                 return false;
             }
-            bytes = match self.drained.wait_timeout(bytes, TICK) {
-                Ok((b, _)) => b,
+            q.reader_waits = true;
+            q = match self.room.wait_timeout(q, TICK) {
+                Ok((q, _)) => q,
                 Err(_) => return false,
             };
         }
-        *bytes = bytes.saturating_add(len);
+        q.reader_waits = false;
+        q.frames += 1;
+        q.bytes = q.bytes.saturating_add(len);
         true
     }
 
-    fn release(&self, len: usize) {
-        if let Ok(mut bytes) = self.bytes.lock() {
-            *bytes = bytes.saturating_sub(len);
+    /// The analysis took a frame of `len` bytes. Returns whether the reader was woken.
+    fn release(&self, len: usize) -> bool {
+        let wake = match self.queued.lock() {
+            Ok(mut q) => {
+                q.frames = q.frames.saturating_sub(1);
+                q.bytes = q.bytes.saturating_sub(len);
+                q.reader_waits && q.half_empty()
+            }
+            Err(_) => true,
+        };
+        if wake {
+            self.room.notify_one();
         }
-        self.drained.notify_one();
+        wake
     }
 }
 
@@ -187,7 +220,8 @@ impl Loader {
         F: FnOnce() -> Vec<Box<dyn Analyser>> + Send + 'static,
     {
         let (tx, updates) = mpsc::channel();
-        let (frames_tx, frames_rx) = mpsc::sync_channel(READ_AHEAD);
+        // Unbounded as a channel: `InFlight` bounds it.
+        let (frames_tx, frames_rx) = mpsc::channel();
         let stop = Arc::new(AtomicBool::new(false));
         let recent =
             (cfg.keep_recent > 0).then(|| Arc::new(Mutex::new(RecentFrames::new(cfg.keep_recent))));
@@ -251,7 +285,7 @@ impl Loader {
 
 fn read_frames(
     mut source: Box<dyn FrameSource + Send>,
-    tx: SyncSender<Item>,
+    tx: Sender<Item>,
     in_flight: &InFlight,
     stop: &AtomicBool,
 ) {
@@ -351,9 +385,16 @@ impl Outbox {
 
     /// Sends what is due; with `force`, a copy of the results if any frame came since the last.
     /// Returns false when the UI is gone.
-    fn maybe_send(&mut self, pipeline: &Pipeline, sink: &LoaderSink, force: bool) -> bool {
+    /// `frames`: frames fed so far (counted by the caller: the pipeline's statistics are a copy,
+    /// too dear to take for every frame).
+    fn maybe_send(
+        &mut self,
+        pipeline: &Pipeline,
+        sink: &LoaderSink,
+        frames: u64,
+        force: bool,
+    ) -> bool {
         let now = Instant::now();
-        let frames = pipeline.stats().frames;
         let data_due = (force || now >= self.next_data) && frames != self.data_frames;
         if !data_due && now < self.next_progress {
             return true;
@@ -404,12 +445,14 @@ fn analyse(
     };
     let mut pipeline = Pipeline::new(cfg.options.clone());
     let mut failed = None;
+    let mut fed = 0u64;
     while !stop.load(Ordering::Relaxed) {
         let alive = match frames.recv_timeout(TICK) {
             Ok(Item::Frame(f)) => {
-                in_flight.release(f.data.len());
+                let _ = in_flight.release(f.data.len());
                 pipeline.feed(&f.frame(), &mut sink);
-                out.maybe_send(&pipeline, &sink, false)
+                fed += 1;
+                out.maybe_send(&pipeline, &sink, fed, false)
             }
             Ok(Item::Error(e)) => {
                 sink.source_error(&e);
@@ -419,7 +462,7 @@ fn analyse(
                 }
                 true
             }
-            Err(RecvTimeoutError::Timeout) => out.maybe_send(&pipeline, &sink, true),
+            Err(RecvTimeoutError::Timeout) => out.maybe_send(&pipeline, &sink, fed, true),
             Err(RecvTimeoutError::Disconnected) => break,
         };
         if !alive {
@@ -447,11 +490,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn frames_in_flight_are_bounded_by_their_bytes() {
+    fn frames_in_flight_are_bounded_by_their_bytes_and_count() {
         let f = Arc::new(InFlight::default());
         let stop = AtomicBool::new(false);
         assert!(f.reserve(READ_AHEAD_BYTES - 10, &stop));
-        // A frame that does not fit waits until the analysis has taken the first.
+        // A frame that does not fit waits until the analysis has taken enough.
         let f2 = f.clone();
         let waiting = thread::spawn(move || f2.reserve(20, &AtomicBool::new(false)));
         thread::sleep(Duration::from_millis(100));
@@ -461,7 +504,23 @@ mod tests {
         f.release(20);
         // One frame over the whole budget still passes alone.
         assert!(f.reserve(READ_AHEAD_BYTES * 2, &stop));
+        f.release(READ_AHEAD_BYTES * 2);
+        // By count: a waiting reader is woken only once half the frames are taken.
+        for _ in 0..READ_AHEAD {
+            assert!(f.reserve(1, &stop));
+        }
+        if let Ok(mut q) = f.queued.lock() {
+            assert!(q.full(1));
+            q.reader_waits = true;
+        }
+        for _ in 0..READ_AHEAD / 2 - 1 {
+            assert!(!f.release(1));
+        }
+        assert!(f.release(1));
         // A stop ends a wait.
+        for _ in 0..READ_AHEAD / 2 {
+            assert!(f.reserve(1, &stop));
+        }
         assert!(!f.reserve(1, &AtomicBool::new(true)));
     }
 }
