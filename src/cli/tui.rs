@@ -116,9 +116,13 @@ pub fn run(args: TuiArgs) -> Result<i32> {
             .map_err(|e| Error::msg(format!("cannot read {file}: {e}")))?;
         Box::new(src)
     };
-    let title = Path::new(&file)
-        .file_name()
-        .map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());
+    let title = if file == "-" {
+        "standard input".to_string()
+    } else {
+        Path::new(&file)
+            .file_name()
+            .map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned())
+    };
     let app = App::new(title, args.interval, args.color.palette());
     let analysis = args.analysis.clone();
     let loader = Loader::spawn(source, cfg, move || {
