@@ -3,7 +3,8 @@
 //!
 //! The modules follow the flow of data:
 //! [`source`] (frames) -> [`dissect`] (link, IP, UDP, TCP, SCTP, reassembly, dispatch) ->
-//! [`proto`] (messages) -> [`analyse`] (events, reference algorithms, findings) -> [`output`].
+//! [`proto`] (messages) -> [`analyse`] (events, reference algorithms, findings) -> [`output`]
+//! and [`tui`].
 
 pub mod analyse;
 pub mod cli;
@@ -15,3 +16,4 @@ pub mod output;
 pub mod pipeline;
 pub mod proto;
 pub mod source;
+pub mod tui;

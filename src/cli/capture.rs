@@ -114,17 +114,23 @@ fn live_options(a: &LiveArgs) -> Result<LiveOptions> {
         }
         o.duration = Some(Duration::from_secs_f64(d));
     }
-    o.filter = match &a.filter {
-        Some(f) if f.trim().is_empty() => FilterChoice::All,
-        Some(f) => FilterChoice::Expression(f.clone()),
-        None => FilterChoice::Default(a.decode.decode_as.clone()),
-    };
+    o.filter = filter_choice(a.filter.as_deref(), &a.decode);
     o.backend = match a.backend {
         BackendArg::Auto => Backend::Auto,
         BackendArg::Afpacket => Backend::AfPacket,
         BackendArg::Libpcap => Backend::Libpcap,
     };
     Ok(o)
+}
+
+/// The kernel filter for `-f`: an empty one keeps everything; none keeps what poolshark decodes
+/// (with the --decode-as ports).
+pub fn filter_choice(filter: Option<&str>, decode: &DecodeArgs) -> FilterChoice {
+    match filter {
+        Some(f) if f.trim().is_empty() => FilterChoice::All,
+        Some(f) => FilterChoice::Expression(f.to_string()),
+        None => FilterChoice::Default(decode.decode_as.clone()),
+    }
 }
 
 /// A pcapng file being written, with the first error kept.

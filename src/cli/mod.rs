@@ -8,6 +8,7 @@ pub mod input;
 pub mod read;
 pub mod simulate;
 pub mod stats;
+pub mod tui;
 
 use clap::{Parser, Subcommand};
 
@@ -43,6 +44,8 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Per-pool balance over time and message statistics.
     Stats(stats::StatsArgs),
+    /// The balance of every pool over time, the findings and their frames, in the terminal.
+    Tui(tui::TuiArgs),
     /// Run a reference selection policy over a pool given on the command line.
     Simulate(simulate::SimulateArgs),
     /// Show the RFC 3074 hash bucket of a client key and which server owns it.
@@ -70,6 +73,7 @@ pub fn main() -> i32 {
         Command::Capture(a) => capture::run(a),
         Command::Check(a) => check::run(a),
         Command::Stats(a) => stats::run(a),
+        Command::Tui(a) => tui::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Hash(a) => hash::run(a),
         Command::Generate(a) => generate::run(a),

@@ -1,0 +1,512 @@
+//! What the chart draws, worked out from a subject's series without drawing anything: windows
+//! merged into display intervals (a multiple of the series' interval), and per column either each
+//! member's observed and expected share of first places, or, for subjects that only have gauges
+//! (a failover pool's free and backup leases), each gauge's value.
+//!
+//! Series are named by letters: upper case for what was observed, the same letter in lower case
+//! for what the reference expected, so the chart reads the same with or without colours.
+
+use std::collections::BTreeSet;
+
+use crate::analyse::timeline::{MemberCounts, Series, Window};
+
+/// The display interval multiples `+` and `-` step through: 1, 2, 5, 10, 20, 50, ...
+pub fn next_multiple(m: u64) -> u64 {
+    steps().find(|&s| s > m).unwrap_or(m)
+}
+
+pub fn prev_multiple(m: u64) -> u64 {
+    steps().take_while(|&s| s < m).last().unwrap_or(1)
+}
+
+/// 1, 2, 5 times the powers of ten up to a million: enough to put a year of 10 s windows in a
+/// screen width.
+fn steps() -> impl Iterator<Item = u64> {
+    (0..7u32).flat_map(|e| [1u64, 2, 5].map(|d| d * 10u64.pow(e)))
+}
+
+/// The length of one chart column: the display interval asked for, rounded up to a whole number
+/// of the series' own windows (which may be longer than the timeline's base interval once the
+/// series was coarsened).
+pub fn effective_interval(series_ns: u64, display_ns: u64) -> u64 {
+    let series_ns = series_ns.max(1);
+    series_ns.saturating_mul(display_ns.div_ceil(series_ns).max(1))
+}
+
+fn add_counts(into: &mut MemberCounts, o: &MemberCounts) {
+    into.first = into.first.saturating_add(o.first);
+    into.any = into.any.saturating_add(o.any);
+    into.expected_first += o.expected_first;
+    into.expected_any += o.expected_any;
+}
+
+/// Adds window `w` (later in time) to `into`: counts add up, gauges keep their later values.
+fn add_window(into: &mut Window, w: &Window) {
+    into.answers = into.answers.saturating_add(w.answers);
+    into.findings = into.findings.saturating_add(w.findings);
+    for (m, c) in &w.members {
+        add_counts(into.members.entry(m.clone()).or_default(), c);
+    }
+    for (g, v) in &w.gauges {
+        into.gauges.insert(g.clone(), *v);
+    }
+}
+
+/// The series' windows merged into columns of `effective_interval(series, display_ns)`:
+/// `(column index since the start, merged window)`, in time order, only columns with data.
+pub fn buckets(series: &Series, display_ns: u64) -> (u64, Vec<(u64, Window)>) {
+    let series_ns = series.interval_ns.max(1);
+    let interval = effective_interval(series_ns, display_ns);
+    let k = (interval / series_ns).max(1);
+    let mut out: Vec<(u64, Window)> = Vec::new();
+    for w in &series.windows {
+        let i = w.index / k;
+        match out.last_mut() {
+            Some((j, b)) if *j == i => add_window(b, w),
+            _ => {
+                let mut b = Window {
+                    index: i,
+                    ..Window::default()
+                };
+                add_window(&mut b, w);
+                out.push((i, b));
+            }
+        }
+    }
+    (interval, out)
+}
+
+/// What the chart shows of a subject.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlotKind {
+    /// Each member's share of first places, 0 to 100 %.
+    Shares,
+    /// Gauge values (free, backup, PEs registered, ...).
+    Gauges,
+}
+
+/// One line of the chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trace {
+    /// Member id or gauge name.
+    pub label: String,
+    /// Its letter: observed values are drawn with it, expected ones with its lower case.
+    pub symbol: char,
+    /// Per column: the observed value (`None`: nothing in that interval).
+    pub values: Vec<Option<f64>>,
+    /// Per column: what the reference expected (shares only).
+    pub expected: Vec<Option<f64>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plot {
+    pub kind: PlotKind,
+    /// Length of one column in nanoseconds.
+    pub interval_ns: u64,
+    /// Column index (since the start of the capture) of the first column drawn.
+    pub first: u64,
+    /// Columns drawn (at least 1).
+    pub columns: usize,
+    pub traces: Vec<Trace>,
+    /// The value range of the y axis.
+    pub lo: f64,
+    pub hi: f64,
+    /// There are columns before the first drawn / after the last drawn.
+    pub earlier: bool,
+    pub later: bool,
+}
+
+/// The letter of series `i`: A to Z, then `#`.
+pub fn symbol(i: usize) -> char {
+    u8::try_from(i)
+        .ok()
+        .filter(|&i| i < 26)
+        .map_or('#', |i| char::from(b'A' + i))
+}
+
+/// The letter for an expected value of the series drawn with `observed`.
+pub fn expected_symbol(observed: char) -> char {
+    if observed.is_ascii_uppercase() {
+        observed.to_ascii_lowercase()
+    } else {
+        '+'
+    }
+}
+
+/// Every member the series knows, in a fixed order (members are lettered by it).
+pub fn member_ids(series: &Series) -> Vec<String> {
+    let mut ids: BTreeSet<&String> = series.members.keys().collect();
+    ids.extend(series.expected_share.keys());
+    for w in &series.windows {
+        ids.extend(w.members.keys());
+    }
+    ids.into_iter().cloned().collect()
+}
+
+/// Every gauge the series has, in a fixed order.
+pub fn gauge_names(series: &Series) -> Vec<String> {
+    let mut names: BTreeSet<&String> = BTreeSet::new();
+    for w in &series.windows {
+        names.extend(w.gauges.keys());
+    }
+    names.into_iter().cloned().collect()
+}
+
+/// Letters for gauges: the first letter of the name when it is still free ("free" F, "backup"
+/// B), else the first free letter.
+pub fn gauge_symbols(names: &[String]) -> Vec<char> {
+    let mut used: BTreeSet<char> = BTreeSet::new();
+    names
+        .iter()
+        .map(|n| {
+            let own = n
+                .chars()
+                .find(|c| c.is_ascii_alphabetic())
+                .map(|c| c.to_ascii_uppercase())
+                .filter(|c| !used.contains(c));
+            let s = own
+                .or_else(|| (0..26).map(symbol).find(|c| !used.contains(c)))
+                .unwrap_or('#');
+            used.insert(s);
+            s
+        })
+        .collect()
+}
+
+/// What a subject's series plots as.
+pub fn kind(series: &Series) -> Option<PlotKind> {
+    if series.windows.iter().any(|w| w.answers > 0) {
+        Some(PlotKind::Shares)
+    } else if series.windows.iter().any(|w| !w.gauges.is_empty()) {
+        Some(PlotKind::Gauges)
+    } else {
+        None
+    }
+}
+
+/// The chart of `series` at `display_ns` per column, at most `max_columns` wide, the last column
+/// `back` columns before the latest one. `None` when there is nothing to plot yet.
+pub fn plot(series: &Series, display_ns: u64, max_columns: usize, back: u64) -> Option<Plot> {
+    let kind = kind(series)?;
+    let (interval_ns, buckets) = buckets(series, display_ns);
+    let (first_i, last_i) = match (buckets.first(), buckets.last()) {
+        (Some(f), Some(l)) => (f.0, l.0),
+        _ => return None,
+    };
+    let span = last_i.saturating_sub(first_i).saturating_add(1);
+    let columns = span.min(max_columns.max(1) as u64);
+    let back = back.min(span - columns);
+    let end = last_i - back;
+    let first = end + 1 - columns;
+    let columns = columns as usize;
+    let visible: Vec<Option<&Window>> = {
+        let mut v = vec![None; columns];
+        for (i, w) in &buckets {
+            if (first..=end).contains(i) {
+                if let Some(slot) = v.get_mut((i - first) as usize) {
+                    *slot = Some(w);
+                }
+            }
+        }
+        v
+    };
+    let (traces, lo, hi) = match kind {
+        PlotKind::Shares => (share_traces(series, &visible), 0.0, 1.0),
+        PlotKind::Gauges => {
+            let (lo, hi) = gauge_range(&buckets);
+            (gauge_traces(series, &buckets, first, &visible), lo, hi)
+        }
+    };
+    Some(Plot {
+        kind,
+        interval_ns,
+        first,
+        columns,
+        traces,
+        lo,
+        hi,
+        earlier: first > first_i,
+        later: end < last_i,
+    })
+}
+
+fn share_traces(series: &Series, visible: &[Option<&Window>]) -> Vec<Trace> {
+    member_ids(series)
+        .into_iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let mut values = Vec::with_capacity(visible.len());
+            let mut expected = Vec::with_capacity(visible.len());
+            for w in visible {
+                let (v, e) = match w {
+                    Some(w) if w.answers > 0 => {
+                        let n = w.answers as f64;
+                        let c = w.members.get(&id);
+                        let first = c.map_or(0, |c| c.first) as f64;
+                        // An expectation is drawn where the reference gave one for this window.
+                        let has_reference = w.members.values().any(|c| c.expected_first > 0.0);
+                        let exp = c.map_or(0.0, |c| c.expected_first);
+                        (Some(first / n), has_reference.then_some(exp / n))
+                    }
+                    _ => (None, None),
+                };
+                values.push(v);
+                expected.push(e);
+            }
+            Trace {
+                label: id,
+                symbol: symbol(i),
+                values,
+                expected,
+            }
+        })
+        .collect()
+}
+
+/// Gauges are levels: one holds its value until it is set again, so a column without a record
+/// shows the value from before it (also from before the first column drawn).
+fn gauge_traces(
+    series: &Series,
+    buckets: &[(u64, Window)],
+    first: u64,
+    visible: &[Option<&Window>],
+) -> Vec<Trace> {
+    let names = gauge_names(series);
+    let symbols = gauge_symbols(&names);
+    names
+        .into_iter()
+        .zip(symbols)
+        .map(|(name, symbol)| {
+            let mut last = buckets
+                .iter()
+                .take_while(|(i, _)| *i < first)
+                .filter_map(|(_, w)| w.gauges.get(&name).copied())
+                .last();
+            let values = visible
+                .iter()
+                .map(|w| {
+                    if let Some(v) = w.and_then(|w| w.gauges.get(&name).copied()) {
+                        last = Some(v);
+                    }
+                    last
+                })
+                .collect();
+            Trace {
+                values,
+                expected: vec![None; visible.len()],
+                label: name,
+                symbol,
+            }
+        })
+        .collect()
+}
+
+/// The y range of gauges over the whole series (so scrolling does not rescale): from 0 or the
+/// lowest value if negative, to the highest.
+fn gauge_range(buckets: &[(u64, Window)]) -> (f64, f64) {
+    let values = buckets
+        .iter()
+        .flat_map(|(_, w)| w.gauges.values().copied())
+        .filter(|v| v.is_finite());
+    let (lo, hi) = values.fold((0.0f64, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    let hi = if hi > lo { hi } else { lo + 1.0 };
+    (lo, hi)
+}
+
+/// The row (0 at the top) of value `v` in a plot `rows` high showing `lo..=hi`.
+pub fn row_of(v: f64, lo: f64, hi: f64, rows: u16) -> u16 {
+    let top = f64::from(rows.saturating_sub(1));
+    let span = hi - lo;
+    if !v.is_finite() || span <= 0.0 {
+        return rows.saturating_sub(1);
+    }
+    let r = ((hi - v) / span * top).round().clamp(0.0, top);
+    r as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    const S: u64 = 1_000_000_000;
+
+    fn counts(first: u64, expected_first: f64) -> MemberCounts {
+        MemberCounts {
+            first,
+            any: first,
+            expected_first,
+            expected_any: expected_first,
+        }
+    }
+
+    fn window(index: u64, members: &[(&str, u64, f64)]) -> Window {
+        Window {
+            index,
+            answers: members.iter().map(|m| m.1).sum(),
+            members: members
+                .iter()
+                .map(|(m, f, e)| (m.to_string(), counts(*f, *e)))
+                .collect(),
+            ..Window::default()
+        }
+    }
+
+    fn series(windows: Vec<Window>) -> Series {
+        Series {
+            kind: "pool".into(),
+            interval_ns: 10 * S,
+            windows,
+            ..Series::default()
+        }
+    }
+
+    #[test]
+    fn multiples_step_one_two_five() {
+        assert_eq!(next_multiple(1), 2);
+        assert_eq!(next_multiple(2), 5);
+        assert_eq!(next_multiple(5), 10);
+        assert_eq!(next_multiple(3), 5);
+        assert_eq!(prev_multiple(10), 5);
+        assert_eq!(prev_multiple(1), 1);
+        assert_eq!(prev_multiple(3), 2);
+        assert_eq!(next_multiple(5_000_000), 5_000_000);
+    }
+
+    #[test]
+    fn interval_rounds_up_to_whole_series_windows() {
+        assert_eq!(effective_interval(10, 10), 10);
+        assert_eq!(effective_interval(10, 20), 20);
+        // A series coarsened to 40 cannot show 20 or 50: 40 and 80.
+        assert_eq!(effective_interval(40, 20), 40);
+        assert_eq!(effective_interval(40, 50), 80);
+    }
+
+    #[test]
+    fn windows_merge_into_columns() {
+        let s = series(vec![
+            window(0, &[("a", 3, 2.0), ("b", 1, 2.0)]),
+            window(1, &[("a", 1, 2.0), ("b", 3, 2.0)]),
+            window(5, &[("b", 2, 1.0)]),
+        ]);
+        let (interval, b) = buckets(&s, 20 * S);
+        assert_eq!(interval, 20 * S);
+        assert_eq!(b.len(), 2);
+        assert_eq!(b[0].0, 0);
+        assert_eq!(b[0].1.answers, 8);
+        assert_eq!(b[0].1.members["a"].first, 4);
+        assert!((b[0].1.members["b"].expected_first - 4.0).abs() < 1e-12);
+        assert_eq!(b[1].0, 2);
+    }
+
+    #[test]
+    fn shares_per_column_with_gaps() {
+        let s = series(vec![
+            window(0, &[("a", 3, 2.0), ("b", 1, 2.0)]),
+            window(2, &[("b", 2, 1.0)]),
+        ]);
+        let p = plot(&s, 10 * S, 80, 0).unwrap();
+        assert_eq!(p.kind, PlotKind::Shares);
+        assert_eq!((p.first, p.columns), (0, 3));
+        assert_eq!(p.traces.len(), 2);
+        let a = &p.traces[0];
+        assert_eq!((a.label.as_str(), a.symbol), ("a", 'A'));
+        assert_eq!(a.values, vec![Some(0.75), None, Some(0.0)]);
+        assert_eq!(a.expected, vec![Some(0.5), None, Some(0.0)]);
+        let b = &p.traces[1];
+        assert_eq!(b.values, vec![Some(0.25), None, Some(1.0)]);
+        assert_eq!(b.expected, vec![Some(0.5), None, Some(0.5)]);
+        assert!(!p.earlier && !p.later);
+    }
+
+    #[test]
+    fn narrow_plots_show_the_latest_columns_and_scroll_back() {
+        let s = series((0..10).map(|i| window(i, &[("a", i + 1, 0.0)])).collect());
+        let p = plot(&s, 10 * S, 4, 0).unwrap();
+        assert_eq!(
+            (p.first, p.columns, p.earlier, p.later),
+            (6, 4, true, false)
+        );
+        // No reference: no expectation drawn.
+        assert_eq!(p.traces[0].expected, vec![None; 4]);
+        let p = plot(&s, 10 * S, 4, 3).unwrap();
+        assert_eq!((p.first, p.earlier, p.later), (3, true, true));
+        // Scrolling past the start stops at the start.
+        let p = plot(&s, 10 * S, 4, 100).unwrap();
+        assert_eq!((p.first, p.earlier, p.later), (0, false, true));
+    }
+
+    #[test]
+    fn gauge_only_series_plot_their_gauges() {
+        let w0 = Window {
+            gauges: BTreeMap::from([("free".to_string(), 22.0), ("backup".into(), 17.0)]),
+            ..Window::default()
+        };
+        let w1 = Window {
+            index: 1,
+            gauges: BTreeMap::from([
+                ("free".to_string(), 24.0),
+                ("backup".into(), 20.0),
+                ("lts".into(), -6.0),
+            ]),
+            ..Window::default()
+        };
+        let s = series(vec![w0, w1]);
+        let p = plot(&s, 10 * S, 80, 0).unwrap();
+        assert_eq!(p.kind, PlotKind::Gauges);
+        assert_eq!((p.lo, p.hi), (-6.0, 24.0));
+        let labels: Vec<(&str, char)> = p
+            .traces
+            .iter()
+            .map(|t| (t.label.as_str(), t.symbol))
+            .collect();
+        assert_eq!(labels, vec![("backup", 'B'), ("free", 'F'), ("lts", 'L')]);
+        assert_eq!(p.traces[1].values, vec![Some(22.0), Some(24.0)]);
+        assert_eq!(p.traces[2].values, vec![None, Some(-6.0)]);
+    }
+
+    #[test]
+    fn gauges_hold_their_value_over_columns_without_records() {
+        let w = |index: u64, free: f64| Window {
+            index,
+            gauges: BTreeMap::from([("free".to_string(), free)]),
+            ..Window::default()
+        };
+        let s = series(vec![w(0, 5.0), w(1, 6.0), w(4, 9.0)]);
+        let p = plot(&s, 10 * S, 80, 0).unwrap();
+        assert_eq!(
+            p.traces[0].values,
+            vec![Some(5.0), Some(6.0), Some(6.0), Some(6.0), Some(9.0)]
+        );
+        // Scrolled so that the first column drawn has no record: the value from before it.
+        let p = plot(&s, 10 * S, 2, 1).unwrap();
+        assert_eq!((p.first, p.columns), (2, 2));
+        assert_eq!(p.traces[0].values, vec![Some(6.0), Some(6.0)]);
+    }
+
+    #[test]
+    fn letters() {
+        assert_eq!(symbol(0), 'A');
+        assert_eq!(symbol(25), 'Z');
+        assert_eq!(symbol(26), '#');
+        assert_eq!(expected_symbol('C'), 'c');
+        assert_eq!(expected_symbol('#'), '+');
+        let names: Vec<String> = ["free", "fixed", "9x"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(gauge_symbols(&names), vec!['F', 'A', 'X']);
+    }
+
+    #[test]
+    fn rows() {
+        assert_eq!(row_of(1.0, 0.0, 1.0, 11), 0);
+        assert_eq!(row_of(0.0, 0.0, 1.0, 11), 10);
+        assert_eq!(row_of(0.5, 0.0, 1.0, 11), 5);
+        assert_eq!(row_of(0.74, 0.0, 1.0, 11), 3);
+        assert_eq!(row_of(f64::NAN, 0.0, 1.0, 11), 10);
+        assert_eq!(row_of(2.0, 0.0, 1.0, 11), 0);
+    }
+}

@@ -1,0 +1,91 @@
+//! What the loader sends the UI: how far reading got, and now and then a copy of what the
+//! analysers have found (the series of every subject and the findings added since the last copy).
+
+use crate::analyse::finding::{Finding, Subject};
+use crate::analyse::timeline::Series;
+use crate::analyse::Report;
+
+/// Where reading stands.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum LoadState {
+    /// Reading a file.
+    #[default]
+    Loading,
+    /// Capturing on an interface: it goes on until stopped.
+    Live,
+    /// The whole input was read.
+    Done,
+    /// Reading stopped on an error; what was read before it is shown.
+    Failed(String),
+}
+
+/// How far reading got.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    pub state: LoadState,
+    pub frames: u64,
+    pub messages: u64,
+    /// Bytes of the file read so far, when they can be counted.
+    pub bytes_read: Option<u64>,
+    /// The file's size, when known (not for standard input).
+    pub total_bytes: Option<u64>,
+    /// Messages and frames with decode errors, and problems reading the capture.
+    pub decode_errors: u64,
+    /// The latest problem reading the capture.
+    pub last_source_error: Option<String>,
+}
+
+impl Progress {
+    /// Fraction of the file read, when its size is known.
+    pub fn fraction(&self) -> Option<f64> {
+        let total = self.total_bytes.filter(|&t| t > 0)?;
+        let read = self.bytes_read?;
+        Some((read as f64 / total as f64).clamp(0.0, 1.0))
+    }
+
+    pub fn is_running(&self) -> bool {
+        matches!(self.state, LoadState::Loading | LoadState::Live)
+    }
+}
+
+/// A copy of the analysers' results.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Data {
+    /// Every subject's series (the whole set: it replaces the previous copy).
+    pub series: Vec<(Subject, Series)>,
+    /// Findings reported since the previous copy, in the order reported.
+    pub new_findings: Vec<Finding>,
+    /// Findings reported in all, kept or not.
+    pub findings_total: u64,
+    /// Findings not kept because of `--max-findings`.
+    pub findings_dropped: u64,
+    /// Subjects the timeline does not track because of its bound.
+    pub dropped_subjects: u64,
+}
+
+impl Data {
+    /// A copy of `report`, with the findings from index `sent` of its list on.
+    pub fn from_report(report: &Report, sent: usize) -> Data {
+        let list = report.findings.list();
+        Data {
+            series: report
+                .timeline
+                .series()
+                .iter()
+                .map(|(s, v)| (s.clone(), v.clone()))
+                .collect(),
+            new_findings: list.get(sent..).unwrap_or_default().to_vec(),
+            findings_total: report.findings.total(),
+            findings_dropped: report.findings.dropped(),
+            dropped_subjects: report.timeline.dropped_subjects(),
+        }
+    }
+}
+
+/// One message from the loader.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Update {
+    pub progress: Progress,
+    /// A new copy of the results, when one was made.
+    pub data: Option<Data>,
+}

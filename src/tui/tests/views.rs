@@ -1,0 +1,563 @@
+//! The views drawn into ratatui's test backend, from the hand-made report of `super::report`:
+//! whole-screen snapshots at 80x24 and 120x30 (the compact and the wide layout), and checks of the
+//! cells that carry the data: the chart's letters at the rows their shares give, worked out by
+//! hand below.
+//!
+//! The snapshots were checked against the report's numbers: RR-Pool's pe-1 (A) is first in 75 %,
+//! 25 %, 100 % of the answers of its three windows and pe-2 (B) in 25 %, 75 %, 0 %, both expected
+//! at 50 % (a, b); over the capture pe-1 has 8 of 12 (67 %), pe-2 4 (33 %). The failover pool's
+//! free (F) is 22, 24, 36 and backup (B) 17, 20, 23, on an axis from 0 to 36.
+
+use ratatui::style::Color;
+
+use super::*;
+use crate::field::Field;
+use crate::proto::AppProtocol;
+use crate::tui::app::{Action, DetailState, Pane};
+use crate::tui::detail::{FrameDetail, MessageDetail};
+
+/// Row `y` of a screen.
+fn row(s: &str, y: usize) -> &str {
+    s.lines().nth(y).unwrap_or_default()
+}
+
+/// The character at column `x` of row `y`.
+fn at(s: &str, x: usize, y: usize) -> char {
+    row(s, y).chars().nth(x).unwrap_or(' ')
+}
+
+/// Whether any cell has a colour or a modifier.
+fn styled(b: &Buffer) -> bool {
+    b.content()
+        .iter()
+        .any(|c| c.fg != Color::Reset || c.bg != Color::Reset || !c.modifier.is_empty())
+}
+
+fn detail_frame() -> FrameDetail {
+    FrameDetail {
+        number: 30,
+        time: Timestamp::new(T0 + 13, 250_000_000),
+        orig_len: 118,
+        captured_len: 118,
+        lower: "192.0.2.2 → 192.0.2.1 SCTP".into(),
+        messages: vec![MessageDetail {
+            protocol: AppProtocol::Asap,
+            src: "192.0.2.2:3863".into(),
+            dst: "192.0.2.1:49152".into(),
+            transport: "sctp",
+            info: "ASAP Handle Resolution Response".into(),
+            fields: vec![
+                Field::node("asap", "Aggregate Server Access Protocol", 0, 8)
+                    .child(
+                        Field::uint("asap.message_type", "Type", 6u8, 0, 1)
+                            .note("ASAP Handle Resolution Response"),
+                    )
+                    .child(Field::uint("asap.message_length", "Length", 40u16, 2, 2)),
+            ],
+            errors: vec![crate::error::DecodeError::new(
+                44,
+                "parameter length 3 is shorter than its 4-byte header",
+            )],
+            reassembled_from: Vec::new(),
+        }],
+        lower_errors: Vec::new(),
+    }
+}
+
+/// Asserts a whole screen, showing both in full when they differ.
+fn assert_screen(got: &str, want: &str) {
+    let want = want.strip_prefix('\n').unwrap_or(want);
+    assert!(
+        got == want,
+        "the screen differs:\n--- got\n{got}--- want\n{want}"
+    );
+}
+
+#[test]
+fn pools_chart_members_and_findings_at_80x24() {
+    let mut a = app();
+    let s = screen(&mut a, 80, 24);
+    assert_screen(&s, MAIN_80X24);
+    // The plot: 10 rows from y=2 (100 %) to y=11 (0 %), so share v sits on row round((1-v)*9);
+    // columns from x=29, three windows of 16 cells.
+    let col = |i: usize| 29 + 16 * i;
+    let y = |row: usize| 2 + row;
+    // Window 0: A at 75 % (row 2.25 -> 2), B at 25 % (6.75 -> 7); both expected at 50 % (4.5 -> 5,
+    // where b, drawn last, covers a).
+    assert_eq!(at(&s, col(0), y(2)), 'A');
+    assert_eq!(at(&s, col(0), y(7)), 'B');
+    assert_eq!(at(&s, col(0), y(5)), 'b');
+    // Window 1: the other way round.
+    assert_eq!(at(&s, col(1), y(2)), 'B');
+    assert_eq!(at(&s, col(1), y(7)), 'A');
+    // Window 2: A at 100 %, B at 0 %.
+    assert_eq!(at(&s, col(2), y(0)), 'A');
+    assert_eq!(at(&s, col(2), y(9)), 'B');
+    assert_eq!(at(&s, col(2) + 15, y(9)), 'B', "a column is 16 cells wide");
+    assert_eq!(at(&s, col(2) + 16, y(9)), ' ');
+}
+
+#[test]
+fn wide_layout_at_120x30() {
+    assert_screen(&screen(&mut app(), 120, 30), MAIN_120X30);
+}
+
+#[test]
+fn gauge_only_subjects_chart_their_gauges() {
+    let mut a = app();
+    a.handle(Action::Down);
+    let s = screen(&mut a, 80, 24);
+    assert_screen(&s, GAUGES_80X24);
+    // From 0 (y=11) to 36 (y=2): value v on row round((36-v)/36*9).
+    let col = |i: usize| 29 + 16 * i;
+    assert_eq!(at(&s, col(0), 2 + 4), 'F', "free 22: row 3.5 -> 4");
+    assert_eq!(at(&s, col(1), 2 + 3), 'F', "free 24: row 3");
+    assert_eq!(at(&s, col(2), 2), 'F', "free 36: row 0");
+    assert_eq!(at(&s, col(0), 2 + 5), 'B', "backup 17: row 4.75 -> 5");
+    assert_eq!(at(&s, col(1), 2 + 4), 'B', "backup 20: row 4");
+    assert_eq!(at(&s, col(2), 2 + 3), 'B', "backup 23: row 3.25 -> 3");
+    assert_screen(&screen(&mut a, 120, 30), GAUGES_120X30);
+}
+
+#[test]
+fn detail_of_a_finding_while_decoding_and_decoded() {
+    let mut a = app();
+    a.focus = Pane::Findings;
+    a.handle(Action::Down);
+    a.handle(Action::Enter);
+    assert_screen(&screen(&mut a, 80, 24), DETAIL_LOADING_80X24);
+    a.set_detail(30, DetailState::Ready(detail_frame()));
+    assert_screen(&screen(&mut a, 80, 24), DETAIL_80X24);
+    assert_screen(&screen(&mut a, 120, 30), DETAIL_120X30);
+    // Scrolling: the view moves by wrapped lines and stops at the last page.
+    let _ = screen(&mut a, 80, 12);
+    for _ in 0..50 {
+        a.handle(Action::Down);
+    }
+    let s = screen(&mut a, 80, 12);
+    assert!(row(&s, 9).contains("      header]"), "{s}");
+    a.handle(Action::Home);
+    let s = screen(&mut a, 80, 12);
+    assert!(row(&s, 2).contains("error rserpool.unknown-pe"), "{s}");
+}
+
+#[test]
+fn help_lists_every_key() {
+    let mut a = app();
+    a.handle(Action::Help);
+    let s = screen(&mut a, 80, 24);
+    assert_screen(&s, HELP_80X24);
+    for (keys, what) in crate::tui::keys::HELP {
+        assert!(s.contains(keys) && s.contains(what), "{keys}: {what}");
+    }
+    assert_screen(&screen(&mut a, 120, 30), HELP_120X30);
+}
+
+#[test]
+fn typing_a_filter() {
+    let mut a = app();
+    a.handle(Action::StartFilter);
+    for c in "192".chars() {
+        a.handle(Action::FilterChar(c));
+    }
+    assert_screen(&screen(&mut a, 80, 24), FILTER_80X24);
+}
+
+#[test]
+fn progress_while_a_file_loads() {
+    let mut a = App::new("big.pcap.gz", 10 * S, Palette::new(false));
+    a.apply(Update {
+        progress: Progress {
+            frames: 1234,
+            messages: 567,
+            bytes_read: Some(1_200_000),
+            total_bytes: Some(2_700_000),
+            ..Progress::default()
+        },
+        data: None,
+    });
+    assert_screen(&screen(&mut a, 80, 24), LOADING_80X24);
+    assert_screen(&screen(&mut a, 120, 30), LOADING_120X30);
+}
+
+#[test]
+fn colours_change_no_text_and_plain_mode_has_none() {
+    let mut plain = app();
+    let mut colour = app_with(true);
+    let p = draw(&mut plain, 80, 24);
+    let c = draw(&mut colour, 80, 24);
+    assert_eq!(text(&p), text(&c), "the same text either way");
+    assert!(!styled(&p), "no colour, no style");
+    assert!(styled(&c));
+    // In colour, A and B of the chart have their own colours, a (expected) that of A, dimmed.
+    let fg = |x: u16, y: u16| c[(x, y)].fg;
+    assert_eq!(c[(29u16, 4u16)].symbol(), "A");
+    assert_eq!(c[(45u16, 4u16)].symbol(), "B");
+    assert_ne!(fg(29, 4), fg(45, 4));
+    // The focused pane is told by its double border in both modes.
+    assert_eq!(p[(0u16, 1u16)].symbol(), "╔");
+    assert_eq!(p[(22u16, 1u16)].symbol(), "┌");
+}
+
+#[test]
+fn a_screen_too_small_says_so() {
+    let s = screen(&mut app(), 39, 11);
+    assert!(
+        s.starts_with("poolshark needs a terminal of 40x12 at"),
+        "{s}"
+    );
+}
+
+const MAIN_80X24: &str = r#"
+ poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
+╔ Pools (2) ═════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (pol…┐
+║> RR-Pool          3║│ 100%┤                                AAAAAAAAAAAAAAAA  │
+║  192.0.2.0/24     1║│     │                                                  │
+║                    ║│     │AAAAAAAAAAAAAAAABBBBBBBBBBBBBBBB                  │
+║                    ║│     │                                                  │
+║                    ║│     │                                                  │
+║                    ║│     │bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb  │
+║                    ║│     │                                                  │
+║                    ║│     │BBBBBBBBBBBBBBBBAAAAAAAAAAAAAAAA                  │
+║                    ║│     │                                                  │
+║                    ║│   0%┤                                BBBBBBBBBBBBBBBB  │
+║                    ║│     └0s───────────────────────────────────────────30s──│
+╚════════════════════╝└────────────────────────────────────────────────────────┘
+┌ Members ───────────────────┐┌ Findings RR-Pool (3) ──────────────────────────┐
+│  member seen  exp  now     ││>    12 W rserpool.order: pe-1 answered first; …│
+│A pe-1    67%  50%  weight 1││     30 E rserpool.unknown-pe: the answer names…│
+│B pe-2    33%  50%  weight 1││     31 I rserpool.note: a note                 │
+│                            ││                                                │
+│                            ││                                                │
+│                            ││                                                │
+│                            ││                                                │
+└────────────────────────────┘└────────────────────────────────────────────────┘
+ Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
+"#;
+
+const MAIN_120X30: &str = r#"
+ poolshark  test.pcap  40 frames, 36 messages, 4 findings                                               per 10s  ? help
+╔ Pools (2) ═══════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (policy RR) ─┐┌ Members ───────────────────┐
+║> RR-Pool            3║│ 100%┤                                      AAAAAAAAAAAAAAAAAAA ││  member seen  exp  now     │
+║  192.0.2.0/24       1║│     │                                                          ││A pe-1    67%  50%  weight 1│
+║                      ║│     │                                                          ││B pe-2    33%  50%  weight 1│
+║                      ║│     │AAAAAAAAAAAAAAAAAAABBBBBBBBBBBBBBBBBBB                    ││                            │
+║                      ║│     │                                                          ││                            │
+║                      ║│     │                                                          ││                            │
+║                      ║│  50%┤bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb ││                            │
+║                      ║│     │                                                          ││                            │
+║                      ║│     │                                                          ││                            │
+║                      ║│     │BBBBBBBBBBBBBBBBBBBAAAAAAAAAAAAAAAAAAA                    ││                            │
+║                      ║│     │                                                          ││                            │
+║                      ║│     │                                                          ││                            │
+║                      ║│   0%┤                                      BBBBBBBBBBBBBBBBBBB ││                            │
+║                      ║│     └0s────────────────────────────────────────────────────30s─││                            │
+║                      ║└────────────────────────────────────────────────────────────────┘│                            │
+║                      ║┌ Findings RR-Pool (3) ──────────────────────────────────────────┐│                            │
+║                      ║│>    12 W rserpool.order: pe-1 answered first; the reference pu…││                            │
+║                      ║│     30 E rserpool.unknown-pe: the answer names a PE that never…││                            │
+║                      ║│     31 I rserpool.note: a note                                 ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+╚══════════════════════╝└────────────────────────────────────────────────────────────────┘└────────────────────────────┘
+ Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
+"#;
+
+const GAUGES_80X24: &str = r#"
+ poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
+╔ Pools (2) ═════════╗┌ 192.0.2.0/24: gauges per 10s, ISC failover pool ───────┐
+║  RR-Pool          3║│   36┤                                FFFFFFFFFFFFFFFF  │
+║> 192.0.2.0/24     1║│     │                                                  │
+║                    ║│     │                                                  │
+║                    ║│     │                FFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBB  │
+║                    ║│     │FFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBB                  │
+║                    ║│     │BBBBBBBBBBBBBBBB                                  │
+║                    ║│     │                                                  │
+║                    ║│     │                                                  │
+║                    ║│     │                                                  │
+║                    ║│    0┤                                                  │
+║                    ║│     └0s───────────────────────────────────────────30s──│
+╚════════════════════╝└────────────────────────────────────────────────────────┘
+┌ Gauges ────────────────────┐┌ Findings 192.0.2.0/24 (1) ─────────────────────┐
+│  gauge      now   min   max││>    25 W failover.ownership: the primary's bal…│
+│B backup      23    17    23││                                                │
+│F free        36    22    36││                                                │
+│                            ││                                                │
+│                            ││                                                │
+│                            ││                                                │
+│                            ││                                                │
+└────────────────────────────┘└────────────────────────────────────────────────┘
+ Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
+"#;
+
+const GAUGES_120X30: &str = r#"
+ poolshark  test.pcap  40 frames, 36 messages, 4 findings                                               per 10s  ? help
+╔ Pools (2) ═══════════╗┌ 192.0.2.0/24: gauges per 10s, ISC failover pool ───────────────┐┌ Gauges ────────────────────┐
+║  RR-Pool            3║│   36┤                                      FFFFFFFFFFFFFFFFFFF ││  gauge      now   min   max│
+║> 192.0.2.0/24       1║│     │                                                          ││B backup      23    17    23│
+║                      ║│     │                                                          ││F free        36    22    36│
+║                      ║│     │                                                          ││                            │
+║                      ║│     │                   FFFFFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBBBBB ││                            │
+║                      ║│     │FFFFFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBBBBB                    ││                            │
+║                      ║│   18┤BBBBBBBBBBBBBBBBBBB                                       ││                            │
+║                      ║│     │                                                          ││                            │
+║                      ║│     │                                                          ││                            │
+║                      ║│     │                                                          ││                            │
+║                      ║│     │                                                          ││                            │
+║                      ║│     │                                                          ││                            │
+║                      ║│    0┤                                                          ││                            │
+║                      ║│     └0s────────────────────────────────────────────────────30s─││                            │
+║                      ║└────────────────────────────────────────────────────────────────┘│                            │
+║                      ║┌ Findings 192.0.2.0/24 (1) ─────────────────────────────────────┐│                            │
+║                      ║│>    25 W failover.ownership: the primary's balance run moved 2…││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+╚══════════════════════╝└────────────────────────────────────────────────────────────────┘└────────────────────────────┘
+ Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
+"#;
+
+const DETAIL_LOADING_80X24: &str = r#"
+ poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
+╔ Frame 30 (decoding), rserpool.unknown-pe: Esc closes, ↑↓ scroll ═════════════╗
+║error rserpool.unknown-pe (pool RR-Pool), frame 30                            ║
+║the answer names a PE that never registered                                   ║
+║expected: "pe-2"                                                              ║
+║observed: "pe-1"                                                              ║
+║                                                                              ║
+║Decoding frame 30 again…                                                      ║
+║                                                                              ║
+║                                                                              ║
+║                                                                              ║
+║                                                                              ║
+║                                                                              ║
+║                                                                              ║
+║                                                                              ║
+║                                                                              ║
+║                                                                              ║
+║                                                                              ║
+║                                                                              ║
+║                                                                              ║
+║                                                                              ║
+║                                                                              ║
+╚══════════════════════════════════════════════════════════════════════════════╝
+ Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
+"#;
+
+const DETAIL_80X24: &str = r#"
+ poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
+╔ Frame 30 (decoded), rserpool.unknown-pe: Esc closes, ↑↓ scroll ══════════════╗
+║error rserpool.unknown-pe (pool RR-Pool), frame 30                            ║
+║the answer names a PE that never registered                                   ║
+║expected: "pe-2"                                                              ║
+║observed: "pe-1"                                                              ║
+║                                                                              ║
+║Frame 30: 2023-11-14 22:13:33.250000000 UTC, 118 bytes on the wire, 118       ║
+║  captured                                                                    ║
+║192.0.2.2 → 192.0.2.1 SCTP                                                    ║
+║ASAP 192.0.2.2:3863 → 192.0.2.1:49152 (sctp): ASAP Handle Resolution Response ║
+║    Aggregate Server Access Protocol                                          ║
+║        Type: ASAP Handle Resolution Response (6)                             ║
+║        Length: 40                                                            ║
+║    [asap error at byte 44: parameter length 3 is shorter than its 4-byte     ║
+║      header]                                                                 ║
+║                                                                              ║
+║                                                                              ║
+║                                                                              ║
+║                                                                              ║
+║                                                                              ║
+║                                                                              ║
+╚══════════════════════════════════════════════════════════════════════════════╝
+ Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
+"#;
+
+const DETAIL_120X30: &str = r#"
+ poolshark  test.pcap  40 frames, 36 messages, 4 findings                                               per 10s  ? help
+╔ Frame 30 (decoded), rserpool.unknown-pe: Esc closes, ↑↓ scroll ══════════════════════════════════════════════════════╗
+║error rserpool.unknown-pe (pool RR-Pool), frame 30                                                                    ║
+║the answer names a PE that never registered                                                                           ║
+║expected: "pe-2"                                                                                                      ║
+║observed: "pe-1"                                                                                                      ║
+║                                                                                                                      ║
+║Frame 30: 2023-11-14 22:13:33.250000000 UTC, 118 bytes on the wire, 118 captured                                      ║
+║192.0.2.2 → 192.0.2.1 SCTP                                                                                            ║
+║ASAP 192.0.2.2:3863 → 192.0.2.1:49152 (sctp): ASAP Handle Resolution Response                                         ║
+║    Aggregate Server Access Protocol                                                                                  ║
+║        Type: ASAP Handle Resolution Response (6)                                                                     ║
+║        Length: 40                                                                                                    ║
+║    [asap error at byte 44: parameter length 3 is shorter than its 4-byte header]                                     ║
+║                                                                                                                      ║
+║                                                                                                                      ║
+║                                                                                                                      ║
+║                                                                                                                      ║
+║                                                                                                                      ║
+║                                                                                                                      ║
+║                                                                                                                      ║
+║                                                                                                                      ║
+║                                                                                                                      ║
+║                                                                                                                      ║
+║                                                                                                                      ║
+║                                                                                                                      ║
+║                                                                                                                      ║
+║                                                                                                                      ║
+╚══════════════════════════════════════════════════════════════════════════════════════════════════════════════════════╝
+ Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
+"#;
+
+const HELP_80X24: &str = r#"
+ poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
+╔ Pools (2) ═════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (pol…┐
+║> RR-Pool          3║│ 100%┤                                AAAAAAAAAAAAAAAA  │
+║ ╔ Keys (Esc or ? closes) ══════════════════════════════════════════════════╗ │
+║ ║ ↑ ↓  j k        move in the focused pane (the chart: next pool)          ║ │
+║ ║ PgUp PgDn  g G  a page up or down, to the start or end                   ║ │
+║ ║ ← →  h l        earlier or later in the chart                            ║ │
+║ ║ Tab  Shift-Tab  next or previous pane                                    ║ │
+║ ║ Enter           detail of the selected finding and its frame             ║ │
+║ ║ +  -            longer or shorter chart interval                         ║ │
+║ ║ /               filter the pools (the findings when they have the focus) ║ │
+║ ║ a               findings of all pools, or of the selected one            ║ │
+║ ║ ?               this help                                                ║─│
+╚═║ Esc             close the detail or help; cancel a filter; quit          ║─┘
+┌ ║ q  Ctrl-C       quit                                                     ║─┐
+│ ║                                                                          ║…│
+│A║ Chart: A-Z each member's share of first places, a-z what the             ║…│
+│B║ reference expected; subjects without answers plot their gauges.          ║ │
+│ ║ Colours are off (NO_COLOR, a plain TERM, or --color never).              ║ │
+│ ╚══════════════════════════════════════════════════════════════════════════╝ │
+│                            ││                                                │
+│                            ││                                                │
+└────────────────────────────┘└────────────────────────────────────────────────┘
+ Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
+"#;
+
+const HELP_120X30: &str = r#"
+ poolshark  test.pcap  40 frames, 36 messages, 4 findings                                               per 10s  ? help
+╔ Pools (2) ═══════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (policy RR) ─┐┌ Members ───────────────────┐
+║> RR-Pool            3║│ 100%┤                                      AAAAAAAAAAAAAAAAAAA ││  member seen  exp  now     │
+║  192.0.2.0/24       1║│     │                                                          ││A pe-1    67%  50%  weight 1│
+║                      ║│     │                                                          ││B pe-2    33%  50%  weight 1│
+║                      ║│     │AAAAAAAAAAAAAAAAAAABBBBBBBBBBBBBBBBBBB                    ││                            │
+║                     ╔ Keys (Esc or ? closes) ══════════════════════════════════════════════════╗                     │
+║                     ║ ↑ ↓  j k        move in the focused pane (the chart: next pool)          ║                     │
+║                     ║ PgUp PgDn  g G  a page up or down, to the start or end                   ║                     │
+║                     ║ ← →  h l        earlier or later in the chart                            ║                     │
+║                     ║ Tab  Shift-Tab  next or previous pane                                    ║                     │
+║                     ║ Enter           detail of the selected finding and its frame             ║                     │
+║                     ║ +  -            longer or shorter chart interval                         ║                     │
+║                     ║ /               filter the pools (the findings when they have the focus) ║                     │
+║                     ║ a               findings of all pools, or of the selected one            ║                     │
+║                     ║ ?               this help                                                ║                     │
+║                     ║ Esc             close the detail or help; cancel a filter; quit          ║                     │
+║                     ║ q  Ctrl-C       quit                                                     ║                     │
+║                     ║                                                                          ║                     │
+║                     ║ Chart: A-Z each member's share of first places, a-z what the             ║                     │
+║                     ║ reference expected; subjects without answers plot their gauges.          ║                     │
+║                     ║ Colours are off (NO_COLOR, a plain TERM, or --color never).              ║                     │
+║                     ╚══════════════════════════════════════════════════════════════════════════╝                     │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+╚══════════════════════╝└────────────────────────────────────────────────────────────────┘└────────────────────────────┘
+ Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
+"#;
+
+const FILTER_80X24: &str = r#"
+ poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
+╔ Pools /192 (1) ════╗┌ 192.0.2.0/24: gauges per 10s, ISC failover pool ───────┐
+║> 192.0.2.0/24     1║│   36┤                                FFFFFFFFFFFFFFFF  │
+║                    ║│     │                                                  │
+║                    ║│     │                                                  │
+║                    ║│     │                FFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBB  │
+║                    ║│     │FFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBB                  │
+║                    ║│     │BBBBBBBBBBBBBBBB                                  │
+║                    ║│     │                                                  │
+║                    ║│     │                                                  │
+║                    ║│     │                                                  │
+║                    ║│    0┤                                                  │
+║                    ║│     └0s───────────────────────────────────────────30s──│
+╚════════════════════╝└────────────────────────────────────────────────────────┘
+┌ Gauges ────────────────────┐┌ Findings 192.0.2.0/24 (1) ─────────────────────┐
+│  gauge      now   min   max││>    25 W failover.ownership: the primary's bal…│
+│B backup      23    17    23││                                                │
+│F free        36    22    36││                                                │
+│                            ││                                                │
+│                            ││                                                │
+│                            ││                                                │
+│                            ││                                                │
+└────────────────────────────┘└────────────────────────────────────────────────┘
+ filter pools: /192_   Enter keeps it, Esc clears it
+"#;
+
+const LOADING_80X24: &str = r#"
+ poolshark  big.pcap.gz  loading 44% (1.2 MB of 2.7 MB), 1234 … per 10s  ? help
+╔ Pools (0) ═════════╗┌ Chart ─────────────────────────────────────────────────┐
+║Reading…            ║│Reading big.pcap.gz                                     │
+║                    ║│[#####################...........................] 44%  │
+║                    ║│44% (1.2 MB of 2.7 MB), 1234 frames, 567 messages       │
+║                    ║│                                                        │
+║                    ║│                                                        │
+║                    ║│                                                        │
+║                    ║│                                                        │
+║                    ║│                                                        │
+║                    ║│                                                        │
+║                    ║│                                                        │
+║                    ║│                                                        │
+╚════════════════════╝└────────────────────────────────────────────────────────┘
+┌ Members ───────────────────┐┌ Findings (0) ──────────────────────────────────┐
+│                            ││No findings yet.                                │
+│                            ││                                                │
+│                            ││                                                │
+│                            ││                                                │
+│                            ││                                                │
+│                            ││                                                │
+│                            ││                                                │
+└────────────────────────────┘└────────────────────────────────────────────────┘
+ Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
+"#;
+
+const LOADING_120X30: &str = r#"
+ poolshark  big.pcap.gz  loading 44% (1.2 MB of 2.7 MB), 1234 frames, 567 messages, 0 findings          per 10s  ? help
+╔ Pools (0) ═══════════╗┌ Chart ─────────────────────────────────────────────────────────┐┌ Members ───────────────────┐
+║Reading…              ║│Reading big.pcap.gz                                             ││                            │
+║                      ║│[#####################...........................] 44%          ││                            │
+║                      ║│44% (1.2 MB of 2.7 MB), 1234 frames, 567 messages               ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║└────────────────────────────────────────────────────────────────┘│                            │
+║                      ║┌ Findings (0) ──────────────────────────────────────────────────┐│                            │
+║                      ║│No findings yet.                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+║                      ║│                                                                ││                            │
+╚══════════════════════╝└────────────────────────────────────────────────────────────────┘└────────────────────────────┘
+ Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
+"#;

@@ -1,0 +1,94 @@
+//! The findings of the selected subject (or of all, with `a`): frame number, severity, rule and
+//! message, the selected one marked `>`; Enter opens its frame.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::text::fit;
+use super::{inner, pane};
+use crate::analyse::finding::Severity;
+use crate::tui::app::{subject_label, App, Pane};
+
+fn severity_tag(s: Severity, wide: bool) -> &'static str {
+    match (s, wide) {
+        (Severity::Error, false) => "E",
+        (Severity::Warning, false) => "W",
+        (Severity::Info, false) => "I",
+        (s, true) => s.name(),
+    }
+}
+
+pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
+    let shown = app.finding_rows.len();
+    let whose = if app.all_findings {
+        " of all pools".to_string()
+    } else {
+        app.selected_entry()
+            .map_or_else(String::new, |e| format!(" {}", e.name()))
+    };
+    let filter = if app.finding_filter.is_empty() {
+        String::new()
+    } else {
+        format!(" /{}", app.finding_filter)
+    };
+    let title = format!(" Findings{whose}{filter} ({shown}) ");
+    let title = fit(&title, area.width.saturating_sub(2) as usize);
+    f.render_widget(pane(app, Pane::Findings, title), area);
+    let body = inner(area);
+    let width = body.width as usize;
+    let wide = width >= 90;
+    let p = &app.palette;
+    let mut lines: Vec<Line> = Vec::new();
+    for (i, finding) in app
+        .visible_findings()
+        .enumerate()
+        .skip(app.finding_offset)
+        .take(body.height as usize)
+    {
+        let is_sel = i == app.finding_sel;
+        let marker = if is_sel { ">" } else { " " };
+        let mut rest = format!(" {}", finding.rule);
+        if app.all_findings {
+            rest.push_str(&format!(" {}", subject_label(&finding.subject)));
+        }
+        rest.push_str(&format!(": {}", finding.message));
+        let head = format!("{marker}{:>6} ", finding.frame);
+        let tag = severity_tag(finding.severity, wide);
+        let room = width.saturating_sub(head.chars().count() + tag.len());
+        let mut spans = vec![
+            Span::raw(head),
+            Span::styled(tag, p.severity(finding.severity)),
+            Span::raw(fit(&rest, room)),
+        ];
+        if is_sel && app.focus == Pane::Findings {
+            for s in &mut spans {
+                s.style = s.style.patch(p.selected());
+            }
+        }
+        lines.push(Line::from(spans));
+    }
+    if lines.is_empty() {
+        let note = if !app.finding_filter.is_empty() {
+            "No finding matches the filter."
+        } else if app.findings_total == 0 && app.progress.is_running() {
+            "No findings yet."
+        } else if app.findings_total == 0 {
+            "No findings."
+        } else {
+            "No findings for this pool."
+        };
+        lines.push(Line::styled(note, p.dim()));
+    }
+    if app.findings_dropped > 0 && lines.len() < body.height as usize {
+        lines.push(Line::styled(
+            fit(
+                &format!("{} more not kept (--max-findings)", app.findings_dropped),
+                width,
+            ),
+            p.dim(),
+        ));
+    }
+    f.render_widget(Paragraph::new(lines), body);
+}

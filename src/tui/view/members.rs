@@ -1,0 +1,117 @@
+//! The selected subject's members, lettered as in the chart: their share of first places over the
+//! whole capture against what the reference expected for the same answers, and how the analyser
+//! describes them now (weight, load). For a subject with gauges only, each gauge's latest value
+//! and its range.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::text::{compact, fit, percent};
+use super::{inner, pane};
+use crate::tui::app::{App, Entry, Pane};
+use crate::tui::chart::{self, PlotKind};
+
+pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
+    let entry = app.selected_entry();
+    let kind = entry.and_then(|e| chart::kind(&e.series));
+    let title = match kind {
+        Some(PlotKind::Gauges) => " Gauges ",
+        _ => " Members ",
+    };
+    f.render_widget(pane(app, Pane::Members, title.to_string()), area);
+    let body = inner(area);
+    let width = body.width as usize;
+    let lines = match (entry, kind) {
+        (Some(e), Some(PlotKind::Gauges)) => gauge_lines(app, e, width),
+        (Some(e), _) if !chart::member_ids(&e.series).is_empty() => member_lines(app, e, width),
+        (Some(_), _) => vec![Line::styled("No members yet.", app.palette.dim())],
+        (None, _) => Vec::new(),
+    };
+    f.render_widget(Paragraph::new(lines), body);
+}
+
+fn member_lines(app: &App, e: &Entry, width: usize) -> Vec<Line<'static>> {
+    let s = &e.series;
+    let totals = s.totals();
+    let n = totals.answers as f64;
+    let has_reference = totals.members.values().any(|c| c.expected_first > 0.0);
+    let ids = chart::member_ids(s);
+    // As wide as the longest id, so that the description has the rest of the line.
+    let longest = ids.iter().map(|i| i.chars().count()).max().unwrap_or(0);
+    let id_w = longest
+        .max("member".len())
+        .min(width.saturating_sub(16).max(4))
+        .min(22);
+    let mut out = vec![Line::styled(
+        fit(
+            &format!("  {:<id_w$} {:>4} {:>4}  now", "member", "seen", "exp"),
+            width,
+        ),
+        app.palette.dim(),
+    )];
+    let rows = app.viewport.members.max(1);
+    for (i, id) in ids.iter().enumerate().skip(app.member_offset).take(rows) {
+        let c = totals.members.get(id);
+        let seen = if n > 0.0 {
+            percent(c.map_or(0, |c| c.first) as f64 / n)
+        } else {
+            "-".into()
+        };
+        let exp = match (has_reference && n > 0.0, s.expected_share.get(id)) {
+            (true, _) => percent(c.map_or(0.0, |c| c.expected_first) / n),
+            (false, Some(x)) => percent(*x),
+            (false, None) => "-".into(),
+        };
+        let now = s.members.get(id).cloned().unwrap_or_else(|| "gone".into());
+        let text = format!(" {:<id_w$} {seen:>4} {exp:>4}  {now}", fit(id, id_w));
+        out.push(Line::from(vec![
+            Span::styled(chart::symbol(i).to_string(), app.palette.series(i)),
+            Span::raw(fit(&text, width.saturating_sub(1))),
+        ]));
+    }
+    out
+}
+
+fn gauge_lines(app: &App, e: &Entry, width: usize) -> Vec<Line<'static>> {
+    let names = chart::gauge_names(&e.series);
+    let symbols = chart::gauge_symbols(&names);
+    let mut out = vec![Line::styled(
+        fit(
+            &format!("  {:<8} {:>5} {:>5} {:>5}", "gauge", "now", "min", "max"),
+            width,
+        ),
+        app.palette.dim(),
+    )];
+    let rows = app.viewport.members.max(1);
+    for (i, (name, sym)) in names
+        .iter()
+        .zip(symbols)
+        .enumerate()
+        .skip(app.member_offset)
+        .take(rows)
+    {
+        let values: Vec<f64> = e
+            .series
+            .windows
+            .iter()
+            .filter_map(|w| w.gauges.get(name).copied())
+            .collect();
+        let last = values.last().copied().unwrap_or(f64::NAN);
+        let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let text = format!(
+            " {:<8} {:>5} {:>5} {:>5}",
+            fit(name, 8),
+            compact(last),
+            compact(min),
+            compact(max)
+        );
+        out.push(Line::from(vec![
+            Span::styled(sym.to_string(), app.palette.series(i)),
+            Span::raw(fit(&text, width.saturating_sub(1))),
+        ]));
+    }
+    out
+}

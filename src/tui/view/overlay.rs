@@ -1,0 +1,99 @@
+//! Views over the panes: the key help, and the detail of a finding with its frame decoded again.
+
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
+use ratatui::Frame;
+
+use super::text::{fit, lines};
+use crate::tui::app::{App, DetailState, DetailView, Overlay};
+use crate::tui::keys::HELP;
+use crate::tui::wrap::wrap;
+
+pub fn draw(f: &mut Frame<'_>, body: Rect, app: &App) {
+    match &app.overlay {
+        Overlay::None => {}
+        Overlay::Help => help(f, body, app),
+        Overlay::Detail(d) => detail(f, body, app, d),
+    }
+}
+
+fn frame_block<'a>(app: &App, title: String) -> Block<'a> {
+    Block::bordered()
+        .border_type(BorderType::Double)
+        .border_style(app.palette.border(true))
+        .title(title)
+        .title_style(app.palette.title())
+}
+
+fn help(f: &mut Frame<'_>, body: Rect, app: &App) {
+    let keys_w = HELP
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut text: Vec<String> = HELP
+        .iter()
+        .map(|(k, what)| format!("{k:<keys_w$}  {what}"))
+        .collect();
+    text.push(String::new());
+    text.push("Chart: A-Z each member's share of first places, a-z what the".into());
+    text.push("reference expected; subjects without answers plot their gauges.".into());
+    if !app.palette.has_colour() {
+        text.push("Colours are off (NO_COLOR, a plain TERM, or --color never).".into());
+    }
+    let inner_w = body.width.saturating_sub(2) as usize;
+    let text = wrap(&text, inner_w);
+    let w = text
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0)
+        .saturating_add(4)
+        .min(body.width as usize) as u16;
+    let h = (text.len() + 2).min(body.height as usize) as u16;
+    let area = Rect::new(
+        body.x + (body.width - w) / 2,
+        body.y + (body.height - h) / 2,
+        w,
+        h,
+    );
+    f.render_widget(Clear, area);
+    let block = frame_block(app, " Keys (Esc or ? closes) ".into());
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let padded: Vec<String> = text.iter().map(|l| format!(" {l}")).collect();
+    f.render_widget(Paragraph::new(lines(&padded)), inner);
+}
+
+fn detail(f: &mut Frame<'_>, body: Rect, app: &App, d: &DetailView) {
+    f.render_widget(Clear, body);
+    let state = match d.state {
+        DetailState::Loading => "decoding",
+        DetailState::Ready(_) => "decoded",
+        DetailState::Failed(_) => "not decoded",
+    };
+    let title = format!(
+        " Frame {} ({state}), {}: Esc closes, ↑↓ scroll ",
+        d.finding.frame, d.finding.rule
+    );
+    let block = frame_block(app, fit(&title, body.width.saturating_sub(2) as usize));
+    let inner = block.inner(body);
+    f.render_widget(block, body);
+    let text = wrap(&d.lines, inner.width as usize);
+    let shown: Vec<Line> = text
+        .iter()
+        .skip(d.scroll)
+        .take(inner.height as usize)
+        .enumerate()
+        .map(|(i, l)| {
+            // The finding's own lines stand out from the frame's tree.
+            if i + d.scroll == 0 {
+                Line::styled(l.clone(), app.palette.severity(d.finding.severity))
+            } else {
+                Line::raw(l.clone())
+            }
+        })
+        .collect();
+    f.render_widget(Paragraph::new(shown), inner);
+}

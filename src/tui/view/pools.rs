@@ -1,0 +1,69 @@
+//! The pool list: every subject (RSerPool pool, DHCP server pair, failover pool) with its count of
+//! deviations, the selected one marked `>`.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::text::fit;
+use super::{inner, pane};
+use crate::tui::app::{App, Pane};
+use crate::tui::snapshot::LoadState;
+
+pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
+    let shown = app.subject_rows.len();
+    let mut title = format!(" Pools ({shown}) ");
+    if !app.pool_filter.is_empty() {
+        title = format!(" Pools /{} ({shown}) ", app.pool_filter);
+    }
+    f.render_widget(pane(app, Pane::Pools, title), area);
+    let body = inner(area);
+    let width = body.width as usize;
+    let rows = body.height as usize;
+    let selected = app.selected_position();
+    let p = &app.palette;
+    let mut lines: Vec<Line> = Vec::new();
+    for (i, e) in app
+        .visible_subjects()
+        .enumerate()
+        .skip(app.pool_offset)
+        .take(rows)
+    {
+        let is_sel = Some(i) == selected;
+        let count = e.deviations.to_string();
+        let name_room = width.saturating_sub(count.len() + 3);
+        let name = fit(e.name(), name_room);
+        let pad = width.saturating_sub(2 + name.chars().count() + count.len());
+        let marker = if is_sel { "> " } else { "  " };
+        let mut spans = vec![
+            Span::raw(marker),
+            Span::raw(name),
+            Span::raw(" ".repeat(pad)),
+            Span::styled(count, if e.deviations > 0 { p.alert() } else { p.dim() }),
+        ];
+        if is_sel && app.focus == Pane::Pools {
+            for s in &mut spans {
+                s.style = s.style.patch(p.selected());
+            }
+        }
+        lines.push(Line::from(spans));
+    }
+    if lines.is_empty() {
+        let note = if !app.pool_filter.is_empty() {
+            "No pool matches the filter."
+        } else if app.progress.state == LoadState::Loading {
+            "Reading…"
+        } else {
+            "No pools."
+        };
+        lines.push(Line::styled(note, p.dim()));
+    }
+    if app.dropped_subjects > 0 && lines.len() < rows {
+        lines.push(Line::styled(
+            fit(&format!("+{} not tracked", app.dropped_subjects), width),
+            p.dim(),
+        ));
+    }
+    f.render_widget(Paragraph::new(lines), body);
+}
