@@ -3,6 +3,7 @@
 pub mod check;
 pub mod hash;
 pub mod input;
+pub mod limits;
 pub mod read;
 pub mod simulate;
 

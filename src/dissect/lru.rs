@@ -49,8 +49,11 @@ impl<K: Hash + Eq + Clone, V> LruMap<K, V> {
         &mut entry.0
     }
 
-    /// Evicts the least recently used eighth of the entries (at least one).
-    fn evict_oldest(&mut self, mut evicted: impl FnMut(V)) {
+    /// Evicts the least recently used eighth of the entries (at least one, none when empty).
+    pub fn evict_oldest(&mut self, mut evicted: impl FnMut(V)) {
+        if self.map.is_empty() {
+            return;
+        }
         let n = (self.map.len() / 8).max(1);
         let mut ticks: Vec<u64> = self.map.values().map(|(_, t)| *t).collect();
         let (_, &mut threshold, _) = ticks.select_nth_unstable(n - 1);
