@@ -285,6 +285,12 @@ impl FileSource {
         &self.interfaces
     }
 
+    /// Bytes of the read buffer now: [`INITIAL_BUFFER`] at first, doubled only while the bytes of
+    /// a longer record keep arriving.
+    pub fn buffer_capacity(&self) -> usize {
+        self.capacity
+    }
+
     fn offset(&self) -> u64 {
         self.reader.consumed() as u64
     }
@@ -385,11 +391,13 @@ impl FileSource {
                 ));
             }
             if want >= self.capacity {
-                // Doubling keeps refills rare; the bound keeps one corrupt length from costing
-                // more than the largest legal record.
-                let new = want
-                    .saturating_add(8)
-                    .max(self.capacity.saturating_mul(2))
+                // Doubling towards the record's length, refilling in between: the buffer follows
+                // the bytes that really arrive, so a corrupt length in a short file costs one
+                // step, not the length it claims; refills stay rare.
+                let new = self
+                    .capacity
+                    .saturating_mul(2)
+                    .min(want.saturating_add(8))
                     .min(MAX_RECORD + 8);
                 self.reader.grow(new);
                 self.capacity = new;
