@@ -3,12 +3,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use poolshark::dissect::ipfrag::MAX_DATAGRAM_PAYLOAD;
 use poolshark::dissect::{Dissector, Limits};
 use poolshark::source::{Frame, Timestamp};
 use poolshark_fuzz::{records, tight_limits};
-
-/// A reassembled IP datagram cannot hold more (16-bit fragment offset and length).
-const MAX_IP_PAYLOAD: usize = 65535;
 
 fuzz_target!(|data: &[u8]| {
     let (tight, frames) = records(data);
@@ -33,7 +31,7 @@ fuzz_target!(|data: &[u8]| {
             if p.frame_offset.is_none() {
                 // Reassembled: bounded by the limits, never by the input.
                 assert!(
-                    p.data.len() <= limits.sctp_message_bytes.max(MAX_IP_PAYLOAD),
+                    p.data.len() <= limits.sctp_message_bytes.max(MAX_DATAGRAM_PAYLOAD),
                     "reassembled payload of {} bytes",
                     p.data.len()
                 );
