@@ -113,15 +113,19 @@ impl RunStats {
             + self.dissect.tcp_connections_evicted
             + self.dissect.sctp_associations_evicted
             + self.dispatch.conversations_evicted;
-        if evicted > 0 || self.dissect.tcp_bytes_skipped > 0 {
+        if evicted > 0
+            || self.dissect.tcp_bytes_skipped > 0
+            || self.dispatch.stream_bytes_dropped > 0
+        {
             s.push_str(&format!(
-                "; bounded state: {} incomplete IP datagrams, {} SCTP messages, {} associations, {} TCP connections, {} other conversations evicted, {} TCP bytes skipped",
+                "; bounded state: {} incomplete IP datagrams, {} SCTP messages, {} associations, {} TCP connections, {} other conversations evicted, {} TCP bytes skipped, {} framed-stream bytes dropped",
                 self.dissect.ip_datagrams_evicted,
                 self.dissect.sctp_messages_evicted,
                 self.dissect.sctp_associations_evicted,
                 self.dissect.tcp_connections_evicted,
                 self.dispatch.conversations_evicted,
-                self.dissect.tcp_bytes_skipped
+                self.dissect.tcp_bytes_skipped,
+                self.dispatch.stream_bytes_dropped
             ));
         }
         s
@@ -139,6 +143,9 @@ impl Pipeline {
         let mut dispatch = opts.dispatch;
         if dispatch.conversations == 0 {
             dispatch.conversations = opts.limits.conversations;
+        }
+        if dispatch.framer_bytes == 0 {
+            dispatch.framer_bytes = opts.limits.framer_bytes;
         }
         Pipeline {
             dissector: Dissector::new(opts.limits),

@@ -4,7 +4,6 @@ use clap::Args;
 
 use super::anyhow_like::{Error, Result};
 use crate::dissect::dispatch::{DecodeAs, DispatchOptions};
-use crate::dissect::Limits;
 use crate::pipeline::Options;
 use crate::proto::rserpool::Encoding;
 use crate::source::file::FileSource;
@@ -34,6 +33,9 @@ pub struct DecodeArgs {
         default_value = "auto"
     )]
     pub rserpool_encoding: String,
+
+    #[command(flatten)]
+    pub limits: super::limits::LimitArgs,
 }
 
 impl CaptureArgs {
@@ -63,12 +65,13 @@ impl DecodeArgs {
                 ))
             })?),
         };
-        let limits = Limits::default();
+        let limits = self.limits.limits();
         Ok(Options {
             dispatch: DispatchOptions {
                 decode_as: self.decode_as.clone(),
                 rserpool_encoding,
                 conversations: limits.conversations,
+                framer_bytes: limits.framer_bytes,
             },
             limits,
         })

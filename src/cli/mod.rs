@@ -5,6 +5,7 @@ pub mod check;
 pub mod generate;
 pub mod hash;
 pub mod input;
+pub mod limits;
 pub mod read;
 pub mod simulate;
 pub mod stats;

@@ -9,7 +9,7 @@ use std::str::FromStr;
 
 use super::framing::{LengthFramer, LengthRule};
 use super::lru::LruMap;
-use super::{ConversationKey, Payload, Transport};
+use super::{ConversationKey, Limits, Payload, Transport};
 use crate::error::DecodeError;
 use crate::proto::rserpool::{self, Encoding};
 use crate::proto::{failover, AppProtocol, Message};
@@ -106,6 +106,9 @@ pub struct DispatchOptions {
     pub rserpool_encoding: Option<Encoding>,
     /// Conversations whose state is kept at once (encodings, TCP framers).
     pub conversations: usize,
+    /// Bytes of incomplete messages the TCP framers hold, all conversations together (0: the
+    /// default of [`Limits`]).
+    pub framer_bytes: usize,
 }
 
 /// Decides the protocol of a payload from the rules, PPIDs and ports alone.
@@ -187,16 +190,25 @@ pub struct Dispatcher {
     opts: DispatchOptions,
     encodings: LruMap<ConversationKey, Encoding>,
     framers: LruMap<(ConversationKey, IpAddr, u16), LengthFramer>,
+    /// Bytes all framers hold now, and the bound on it.
+    framer_held: usize,
+    framer_bytes: usize,
     counters: DispatchCounters,
 }
 
 impl Dispatcher {
     pub fn new(opts: DispatchOptions) -> Self {
         let cap = opts.conversations.max(16);
+        let framer_bytes = match opts.framer_bytes {
+            0 => Limits::default().framer_bytes,
+            n => n,
+        };
         Dispatcher {
             opts,
             encodings: LruMap::new(cap),
             framers: LruMap::new(cap),
+            framer_held: 0,
+            framer_bytes,
             counters: DispatchCounters::default(),
         }
     }
@@ -244,11 +256,16 @@ impl Dispatcher {
         };
         let conv = p.conversation();
         let key = (conv, p.src, p.src_port);
-        let mut evicted = 0u64;
-        let framer =
-            self.framers
-                .get_or_insert_with(&key, || LengthFramer::new(rule), |_| evicted += 1);
-        self.counters.conversations_evicted += evicted;
+        let (mut evicted, mut lost) = (0u64, 0usize);
+        let framer = self.framers.get_or_insert_with(
+            &key,
+            || LengthFramer::new(rule),
+            |f| {
+                evicted += 1;
+                lost += f.pending();
+            },
+        );
+        let held_before = framer.pending();
         if p.stream_offset == Some(0) || p.gap_before {
             framer.reset();
         }
@@ -261,6 +278,12 @@ impl Dispatcher {
             out.push(r);
         }
         self.counters.stream_bytes_dropped += framer.dropped() - before;
+        self.framer_held = (self.framer_held + framer.pending())
+            .saturating_sub(held_before)
+            .saturating_sub(lost);
+        self.counters.conversations_evicted += evicted;
+        self.counters.stream_bytes_dropped += lost as u64;
+        self.shed_framers();
         let mut stream_errors = Vec::new();
         let in_payload = |o: u64| o.checked_sub(start).and_then(|o| usize::try_from(o).ok());
         for r in out {
@@ -283,6 +306,30 @@ impl Dispatcher {
             }
         }
         stream_errors
+    }
+
+    /// Forgets the partial messages of the least recently used framers until the bytes held are
+    /// within the bound again (many connections each holding most of a 64 KiB message could
+    /// otherwise hold gigabytes).
+    fn shed_framers(&mut self) {
+        while self.framer_held > self.framer_bytes {
+            let (mut evicted, mut freed) = (0u64, 0usize);
+            self.framers.evict_oldest(|f| {
+                evicted += 1;
+                freed += f.pending();
+            });
+            if evicted == 0 {
+                break;
+            }
+            self.framer_held = self.framer_held.saturating_sub(freed);
+            self.counters.conversations_evicted += evicted;
+            self.counters.stream_bytes_dropped += freed as u64;
+        }
+    }
+
+    /// Bytes the TCP framers hold now, all conversations together.
+    pub fn framer_held_bytes(&self) -> usize {
+        self.framer_held
     }
 
     fn parse<'m>(

@@ -170,6 +170,9 @@ pub struct Limits {
     pub conversations: usize,
     /// Seconds of capture time an incomplete IP datagram is kept.
     pub ip_fragment_timeout_secs: u32,
+    /// Bytes of incomplete application messages held by the TCP stream framers, all connections
+    /// together (each may hold one message of up to 64 KiB).
+    pub framer_bytes: usize,
 }
 
 impl Default for Limits {
@@ -182,6 +185,7 @@ impl Default for Limits {
             tcp_reassembly_bytes: 16 << 20,
             conversations: 65536,
             ip_fragment_timeout_secs: 30,
+            framer_bytes: 16 << 20,
         }
     }
 }

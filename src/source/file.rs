@@ -27,6 +27,9 @@ use input::ErrorSlot;
 pub const INITIAL_BUFFER: usize = 256 * 1024;
 /// The largest record (pcap record or pcapng block) read; a larger one means a corrupt file.
 pub const MAX_RECORD: usize = 64 << 20;
+/// Interfaces described in one pcapng section; more are ignored (reported), so a file of
+/// interface blocks cannot make the reader's memory grow with its size.
+pub const MAX_INTERFACES: usize = 1 << 16;
 
 const SHB_TYPE: u32 = 0x0A0D_0D0A;
 const BYTE_ORDER_MAGIC: u32 = 0x1A2B_3C4D;
@@ -282,6 +285,12 @@ impl FileSource {
         &self.interfaces
     }
 
+    /// Bytes of the read buffer now: [`INITIAL_BUFFER`] at first, doubled only while the bytes of
+    /// a longer record keep arriving.
+    pub fn buffer_capacity(&self) -> usize {
+        self.capacity
+    }
+
     fn offset(&self) -> u64 {
         self.reader.consumed() as u64
     }
@@ -382,11 +391,13 @@ impl FileSource {
                 ));
             }
             if want >= self.capacity {
-                // Doubling keeps refills rare; the bound keeps one corrupt length from costing
-                // more than the largest legal record.
-                let new = want
-                    .saturating_add(8)
-                    .max(self.capacity.saturating_mul(2))
+                // Doubling towards the record's length, refilling in between: the buffer follows
+                // the bytes that really arrive, so a corrupt length in a short file costs one
+                // step, not the length it claims; refills stay rare.
+                let new = self
+                    .capacity
+                    .saturating_mul(2)
+                    .min(want.saturating_add(8))
                     .min(MAX_RECORD + 8);
                 self.reader.grow(new);
                 self.capacity = new;
@@ -421,6 +432,15 @@ impl FileSource {
                 self.interfaces.clear();
                 Ok(())
             }
+            Ok((_, PcapBlockOwned::NG(Block::InterfaceDescription(_))))
+                if self.interfaces.len() >= MAX_INTERFACES =>
+            {
+                Err(nonfatal(
+                    number,
+                    offset,
+                    format!("more than {MAX_INTERFACES} interfaces in one pcapng section: interface description ignored"),
+                ))
+            }
             Ok((_, PcapBlockOwned::NG(Block::InterfaceDescription(idb)))) => {
                 let (iface, problem) = Interface::from_idb(&idb, self.section_big_endian);
                 self.interfaces.push(iface);
@@ -440,7 +460,7 @@ impl FileSource {
                         format!("malformed pcapng section header block: {e}"),
                     ))
                 } else {
-                    if block_type == 1 {
+                    if block_type == 1 && self.interfaces.len() < MAX_INTERFACES {
                         // Keep the interface numbering of the section.
                         self.interfaces.push(Interface {
                             linktype: u32::MAX,

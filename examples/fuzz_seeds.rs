@@ -1,0 +1,227 @@
+//! Builds the seed corpora of the fuzz targets (fuzz/) from capture files, with poolshark's own
+//! reader, dissector and dispatcher:
+//!
+//! * `pcap_read`, `pipeline`: small captures whole; of the larger ones, runs of consecutive frames
+//!   written again as pcap (a few runs spread over the file).
+//! * `dissect`: the same runs of frames in the target's own input format (see `fuzz/src/lib.rs`).
+//! * `rserpool`, `dhcpv4`, `dhcpv6`, `failover`: every distinct message the captures carry, as its
+//!   target takes it.
+//!
+//! `cargo run --release --example fuzz_seeds [CAPTURES_DIR] [CORPUS_DIR]`; by default the shared
+//! captures beside the checkout (`../shared/captures`) and `fuzz/corpus`.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{BTreeMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use poolshark::dissect::Transport;
+use poolshark::generate::{PcapWriter, TsResolution};
+use poolshark::pipeline::{Decoded, Options, Pipeline, Sink};
+use poolshark::proto::{AppProtocol, Message};
+use poolshark::source::file::FileSource;
+use poolshark::source::{linktype, FrameSource, Timestamp};
+
+/// Captures up to this size are seeds whole.
+const WHOLE_FILE: u64 = 16 << 10;
+/// Frames per run cut from a larger capture.
+const RUN_FRAMES: usize = 24;
+/// Runs taken from one larger capture.
+const RUNS: usize = 8;
+/// Messages kept per target and capture (the big captures repeat themselves).
+const MESSAGES: usize = 300;
+
+/// The link types of the `dissect` target's records, in the order of its `LINKTYPES`.
+const DISSECT_LINKTYPES: [u32; 8] = [
+    linktype::ETHERNET,
+    linktype::RAW,
+    linktype::LINUX_SLL,
+    linktype::LINUX_SLL2,
+    linktype::NULL,
+    linktype::LOOP,
+    linktype::IPV4,
+    linktype::IPV6,
+];
+
+struct Corpus {
+    root: PathBuf,
+    seen: HashSet<(&'static str, u64)>,
+    written: BTreeMap<&'static str, usize>,
+}
+
+impl Corpus {
+    fn add(&mut self, target: &'static str, bytes: &[u8]) -> io::Result<bool> {
+        let mut h = DefaultHasher::new();
+        bytes.hash(&mut h);
+        let id = h.finish();
+        if !self.seen.insert((target, id)) {
+            return Ok(false);
+        }
+        let dir = self.root.join(target);
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join(format!("seed-{id:016x}")), bytes)?;
+        *self.written.entry(target).or_default() += 1;
+        Ok(true)
+    }
+}
+
+struct OwnedFrame {
+    ts: Timestamp,
+    linktype: u32,
+    data: Vec<u8>,
+}
+
+fn read_frames(path: &Path) -> Vec<OwnedFrame> {
+    let Ok(mut src) = FileSource::open(path) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    loop {
+        match src.next_frame() {
+            Ok(Some(f)) => out.push(OwnedFrame {
+                ts: f.ts,
+                linktype: f.linktype,
+                data: f.data.to_vec(),
+            }),
+            Ok(None) => break,
+            Err(e) if e.fatal => break,
+            Err(_) => {}
+        }
+    }
+    out
+}
+
+/// A run of frames as a pcap file (frames of another link type than the first left out).
+fn as_pcap(run: &[OwnedFrame]) -> io::Result<Vec<u8>> {
+    let lt = run.first().map_or(linktype::ETHERNET, |f| f.linktype);
+    let mut w = PcapWriter::new(Vec::new(), lt, TsResolution::Micro)?;
+    for f in run.iter().filter(|f| f.linktype == lt) {
+        w.write(f.ts, &f.data)?;
+    }
+    w.flush()?;
+    Ok(w.into_inner())
+}
+
+/// A run of frames as the `dissect` target's input: mode byte, then
+/// `link u8 | dt u8 | len u16 | bytes` per frame.
+fn as_dissect_input(run: &[OwnedFrame]) -> Vec<u8> {
+    let mut out = vec![0u8];
+    let mut prev: Option<Timestamp> = None;
+    for f in run {
+        let Some(link) = DISSECT_LINKTYPES.iter().position(|&l| l == f.linktype) else {
+            continue;
+        };
+        let Ok(len) = u16::try_from(f.data.len()) else {
+            continue;
+        };
+        let dt = prev.map_or(0, |p| f.ts.since(p).clamp(0.0, 255.0) as u8);
+        prev = Some(f.ts);
+        out.extend_from_slice(&[link as u8, dt]);
+        out.extend_from_slice(&len.to_be_bytes());
+        out.extend_from_slice(&f.data);
+    }
+    out
+}
+
+/// Collects the bytes of every message the pipeline decodes, by target.
+struct MessageSink {
+    found: Vec<(&'static str, Vec<u8>)>,
+    per_target: BTreeMap<&'static str, usize>,
+}
+
+impl Sink for MessageSink {
+    fn message(&mut self, d: &Decoded<'_>) {
+        // UDP and SCTP: the payload is the message. TCP: the framed message, written again
+        // (byte for byte for a well-formed message).
+        let bytes = match (d.payload.transport, d.message) {
+            (Transport::Tcp, Message::Failover(m)) => match m.emit() {
+                Ok(b) => b,
+                Err(_) => return,
+            },
+            (Transport::Tcp, Message::Rserpool(m)) => m.emit(),
+            (Transport::Tcp, _) => return,
+            _ => d.payload.data.to_vec(),
+        };
+        let (target, input) = match d.protocol {
+            AppProtocol::Asap => ("rserpool", [&[0u8][..], &bytes].concat()),
+            AppProtocol::Enrp => ("rserpool", [&[1u8][..], &bytes].concat()),
+            AppProtocol::Dhcpv4 => ("dhcpv4", bytes),
+            AppProtocol::Dhcpv6 => ("dhcpv6", bytes),
+            // The first byte is the size of the pieces the stream is fed in, less one.
+            AppProtocol::Failover => ("failover", [&[0xffu8][..], &bytes].concat()),
+        };
+        let n = self.per_target.entry(target).or_default();
+        if *n < MESSAGES {
+            *n += 1;
+            self.found.push((target, input));
+        }
+    }
+}
+
+fn captures(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let p = e?.path();
+        if p.is_dir() {
+            captures(&p, out)?;
+        } else if let Some(name) = p.file_name().and_then(|n| n.to_str()) {
+            if name.ends_with(".pcap") || name.ends_with(".pcapng") || name.ends_with(".gz") {
+                out.push(p);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn main() -> io::Result<()> {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut args = std::env::args_os().skip(1).map(PathBuf::from);
+    let from = args
+        .next()
+        .unwrap_or_else(|| here.join("../shared/captures"));
+    let to = args.next().unwrap_or_else(|| here.join("fuzz/corpus"));
+    let mut files = Vec::new();
+    captures(&from, &mut files)?;
+    files.sort();
+    let mut corpus = Corpus {
+        root: to.clone(),
+        seen: HashSet::new(),
+        written: BTreeMap::new(),
+    };
+    for path in &files {
+        let frames = read_frames(path);
+        let size = std::fs::metadata(path)?.len();
+        if size <= WHOLE_FILE {
+            let bytes = std::fs::read(path)?;
+            corpus.add("pcap_read", &bytes)?;
+            corpus.add("pipeline", &bytes)?;
+            corpus.add("dissect", &as_dissect_input(&frames))?;
+        } else {
+            let step = (frames.len() / RUNS).max(RUN_FRAMES);
+            for start in (0..frames.len()).step_by(step).take(RUNS) {
+                let run = &frames[start..(start + RUN_FRAMES).min(frames.len())];
+                let pcap = as_pcap(run)?;
+                corpus.add("pcap_read", &pcap)?;
+                corpus.add("pipeline", &pcap)?;
+                corpus.add("dissect", &as_dissect_input(run))?;
+            }
+        }
+        let Ok(mut source) = FileSource::open(path) else {
+            continue;
+        };
+        let mut sink = MessageSink {
+            found: Vec::new(),
+            per_target: BTreeMap::new(),
+        };
+        let mut pipeline = Pipeline::new(Options::default());
+        let _ = pipeline.run(&mut source, &mut sink);
+        for (target, bytes) in sink.found {
+            corpus.add(target, &bytes)?;
+        }
+    }
+    for (target, n) in &corpus.written {
+        println!("{target}: {n} seeds");
+    }
+    println!("from {} captures into {}", files.len(), to.display());
+    Ok(())
+}
