@@ -73,6 +73,27 @@ fn failover_message_counts_are_the_readme_counts() {
         "shares of a protocol add up to 1: {total}"
     );
 
+    // Rates are over the span of the decoded messages, as tshark's statistics divide by the
+    // capture's duration: here tshark's first and last DHCP or failover frame.
+    if common::have_tshark() {
+        let out = std::process::Command::new("tshark")
+            .args(["-r", &cap, "-Y", "dhcp or dhcpfo", "-T", "fields", "-e"])
+            .arg("frame.time_epoch")
+            .output()
+            .expect("tshark");
+        let times: Vec<f64> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect();
+        let span = times.last().unwrap() - times.first().unwrap();
+        assert!(span > 600.0, "13 minutes: {span}");
+        for m in j["messages"].as_array().expect("messages") {
+            let count = m["count"].as_f64().unwrap();
+            let rate = m["rate"].as_f64().unwrap();
+            assert!((rate - count / span).abs() < 1e-6 * rate.max(1.0), "{m}");
+        }
+    }
+
     let series = j["series"].as_array().expect("series");
     let pool = series
         .iter()
