@@ -114,6 +114,16 @@ pub struct DhcpLbArgs {
     /// that does not own its bucket may answer.
     #[arg(long, value_name = "SECONDS")]
     pub lb_threshold: Option<u32>,
+
+    /// DHCP transactions (client, xid) followed at once; the least recent are evicted and
+    /// counted [default: 100000].
+    #[arg(long, value_name = "N")]
+    pub max_dhcp_transactions: Option<usize>,
+
+    /// Client transmissions awaiting a verdict at once; the oldest are judged early, counted
+    /// [default: 200000].
+    #[arg(long, value_name = "N")]
+    pub max_dhcp_pending: Option<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -221,6 +231,8 @@ fn dhcp_lb_analyser(args: &DhcpLbArgs, profiles: &Profiles) -> Result<DhcpLbAnal
         profile: profiles.dhcp.clone(),
         hba: args.hba.clone(),
         threshold: args.lb_threshold,
+        max_transactions: args.max_dhcp_transactions,
+        max_pending: args.max_dhcp_pending,
     };
     Ok(DhcpLbAnalyser::new(Settings::resolve(file.as_ref(), &cli)?))
 }

@@ -148,6 +148,8 @@ pub struct Overrides {
     pub profile: Option<String>,
     pub hba: Option<String>,
     pub threshold: Option<u32>,
+    pub max_transactions: Option<usize>,
+    pub max_pending: Option<usize>,
 }
 
 fn seconds(v: f64, what: &str) -> Result<u64, String> {
@@ -237,6 +239,12 @@ impl Settings {
         if let Some(p) = &cli.profile {
             s.profile = Some((profile_named(p)?, Source::CommandLine));
         }
+        if let Some(n) = cli.max_transactions {
+            s.max_transactions = n.max(1);
+        }
+        if let Some(n) = cli.max_pending {
+            s.max_pending = n.max(1);
+        }
         if let Some(h) = &cli.hba {
             let hba = h.parse::<Hba>().map_err(|e| format!("--hba: {e}"))?;
             s.hba = Some((hba, Source::CommandLine));
@@ -289,8 +297,15 @@ identifiers = ["192.0.2.2"]
             profile: Some("kea".into()),
             hba: Some("kea".into()),
             threshold: Some(7),
+            max_transactions: Some(10),
+            max_pending: Some(0),
         };
         let s = Settings::resolve(Some(&f), &cli).unwrap();
+        assert_eq!(
+            (s.max_transactions, s.max_pending),
+            (10, 1),
+            "bounds of at least one"
+        );
         assert_eq!(s.profile.map(|p| p.0.name), Some("kea"));
         assert_eq!(s.hba, Some((Hba::kea(), Source::CommandLine)));
         assert_eq!(s.threshold, Some((7, Source::CommandLine)));

@@ -52,6 +52,8 @@ fn analysis() -> AnalysisArgs {
             config: None,
             hba: None,
             lb_threshold: None,
+            max_dhcp_transactions: None,
+            max_dhcp_pending: None,
         },
         failover: FailoverArgs {
             max_lease_misbalance: 15,
