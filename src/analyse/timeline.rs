@@ -118,6 +118,10 @@ pub struct Timeline {
     series: BTreeMap<Subject, Series>,
     /// Subjects not tracked because of `max_subjects`.
     dropped_subjects: u64,
+    /// Windows of all subjects together: past `max_total_windows` the subject with the most
+    /// windows is coarsened, so many subjects cannot each fill `max_windows`.
+    total_windows: usize,
+    max_total_windows: usize,
 }
 
 impl Timeline {
@@ -129,6 +133,28 @@ impl Timeline {
             origin: None,
             series: BTreeMap::new(),
             dropped_subjects: 0,
+            total_windows: 0,
+            max_total_windows: 1 << 18,
+        }
+    }
+
+    /// Bounds all subjects' windows together (at least `max_windows`).
+    pub fn with_total_windows(mut self, max_total_windows: usize) -> Self {
+        self.max_total_windows = max_total_windows.max(self.max_windows);
+        self
+    }
+
+    /// Windows held by all subjects together.
+    pub fn total_windows(&self) -> usize {
+        self.total_windows
+    }
+
+    /// Halves the windows of the subject that holds the most.
+    fn coarsen_largest(&mut self) {
+        if let Some(s) = self.series.values_mut().max_by_key(|s| s.windows.len()) {
+            let before = s.windows.len();
+            s.coarsen();
+            self.total_windows = self.total_windows + s.windows.len() - before;
         }
     }
 
@@ -176,17 +202,24 @@ impl Timeline {
                 },
             );
         }
+        if self.total_windows >= self.max_total_windows {
+            self.coarsen_largest();
+        }
         let s = self.series.get_mut(subject)?;
         if !kind.is_empty() && s.kind != kind {
             s.kind = kind.to_string();
         }
         let ns = elapsed_ns(origin, t);
         let mut index = ns / s.interval_ns;
+        let before = s.windows.len();
         if s.windows.len() >= self.max_windows && s.windows.last().is_none_or(|w| w.index < index) {
             s.coarsen();
             index = ns / s.interval_ns;
         }
-        Some(s.window(index))
+        s.window(index);
+        // Coarsening leaves at least one window, and window() adds at most one.
+        self.total_windows = self.total_windows + s.windows.len() - before;
+        s.windows.last_mut()
     }
 
     /// Records one answer: `chosen` in the order given (first place first) and, per member, the
@@ -329,5 +362,25 @@ mod tests {
         }
         assert_eq!(tl.series().len(), 4);
         assert_eq!(tl.dropped_subjects(), 7);
+    }
+
+    #[test]
+    fn many_subjects_share_one_window_budget() {
+        let mut tl = Timeline::new(1_000_000_000)
+            .with_bounds(64, 100)
+            .with_total_windows(256);
+        for sec in 0..2000 {
+            for p in 0..50 {
+                let pool = Subject::Pool(format!("p{p}"));
+                tl.answer(Timestamp::new(sec, 0), &pool, "pool", &ids(&["a"]), &[]);
+            }
+            let held: usize = tl.series().values().map(|s| s.windows.len()).sum();
+            assert_eq!(held, tl.total_windows());
+            assert!(held <= 257, "{held} windows at second {sec}");
+        }
+        // Nothing is lost by coarsening: every answer is still counted.
+        for s in tl.series().values() {
+            assert_eq!(s.totals().answers, 2000);
+        }
     }
 }
