@@ -407,3 +407,38 @@ fn the_timeline_counts_every_answer_and_its_expectation() {
         Some(0.0)
     );
 }
+
+/// The capture's README gives each pool's PEs at the first registrar (RR-Pool 5 PEs, WRR-Pool
+/// weights 3/1/2, ...); by the end of the capture they are gone, so the replay's pool table
+/// carries the most it held at once beside the count at the end.
+#[test]
+fn the_most_pes_of_each_pool_are_the_readmes() {
+    let Some(cap) = common::shared_capture("rserpool/rsplib-multi-pe.pcap") else {
+        return;
+    };
+    let run = check(&cap, &[]);
+    let mut seen = std::collections::BTreeMap::new();
+    for p in run.json["pools"].as_array().expect("pools") {
+        if p["registrar"] == "0x11111111" {
+            seen.insert(
+                p["handle"].as_str().unwrap().to_string(),
+                p["most_pes"].as_u64().unwrap(),
+            );
+        }
+    }
+    let readme = [
+        ("RR-Pool", 5),
+        ("WRR-Pool", 3),
+        ("RAND-Pool", 4),
+        ("WRAND-Pool", 3),
+        ("PRIO-Pool", 4),
+        ("LU-Pool", 4),
+        ("LUD-Pool", 3),
+        ("PLU-Pool", 3),
+        ("RLU-Pool", 3),
+    ]
+    .into_iter()
+    .map(|(h, n)| (h.to_string(), n))
+    .collect();
+    assert_eq!(seen, readme);
+}

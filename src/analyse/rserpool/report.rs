@@ -139,8 +139,8 @@ pub fn text(r: &Replay, out: &mut String) {
             .clamp(4, 40);
         let _ = writeln!(
             out,
-            "  {:<width$}  {:<9}  {:>5}  {:>11}  {:>10}",
-            "pool", "policy", "PEs", "resolutions", "deviations"
+            "  {:<width$}  {:<9}  {:>9}  {:>11}  {:>10}",
+            "pool", "policy", "PEs (max)", "resolutions", "deviations"
         );
         for (handle, e) in &state.pools {
             let mut dev = e.deviations(shown).to_string();
@@ -149,10 +149,10 @@ pub fn text(r: &Replay, out: &mut String) {
             }
             let _ = writeln!(
                 out,
-                "  {:<width$}  {:<9}  {:>5}  {:>11}  {:>10}",
+                "  {:<width$}  {:<9}  {:>9}  {:>11}  {:>10}",
                 handle.to_string(),
                 policy_name(e.membership.last_policy()),
-                e.membership.len(),
+                format!("{} ({})", e.membership.len(), e.most_members),
                 e.resolutions,
                 dev
             );
@@ -239,6 +239,7 @@ pub fn json(r: &Replay, out: &mut Map<String, Value>) {
                 "handle": handle.to_string(),
                 "policy": policy_name(e.membership.last_policy()),
                 "pes": e.membership.len(),
+                "most_pes": e.most_members,
                 "resolutions": e.resolutions,
                 "deviations": e.deviations(shown),
                 "profile": profiles.get(shown).map(|p| p.name),

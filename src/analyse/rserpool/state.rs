@@ -22,6 +22,8 @@ pub struct PoolEntry {
     /// What the series is, for people ("RSerPool pool (policy LU)").
     pub kind: String,
     pub membership: Membership,
+    /// The most members the pool had at once (at the end of a capture it may have none left).
+    pub most_members: usize,
     /// One per profile of the run, in the run's order.
     pub profiles: Vec<ProfilePool>,
     /// Handle Resolution Responses paired with their request.
@@ -39,6 +41,7 @@ impl PoolEntry {
             subject: Subject::Pool(handle.to_string()),
             kind: String::new(),
             membership: Membership::default(),
+            most_members: 0,
             profiles: profiles.iter().map(|p| ProfilePool::new(p)).collect(),
             resolutions: 0,
             common_deviations: 0,
@@ -208,6 +211,10 @@ fn merge_pool(ours: &mut PoolEntry, theirs: PoolEntry) {
         mine.deviations += t.deviations;
         mine.unmodelled_resolutions += t.unmodelled_resolutions;
     }
+    ours.most_members = ours
+        .most_members
+        .max(theirs.most_members)
+        .max(ours.membership.len());
     ours.describe_due = true;
     ours.refresh_kind();
 }

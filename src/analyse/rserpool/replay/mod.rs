@@ -343,6 +343,7 @@ impl Replay {
     /// The membership changed: the series' name and its `pes` gauge follow.
     fn gauge(report: &mut Report, t: Timestamp, e: &mut PoolEntry) {
         e.refresh_kind();
+        e.most_members = e.most_members.max(e.membership.len());
         report
             .timeline
             .gauge(t, &e.subject, &e.kind, "pes", e.membership.len() as f64);
