@@ -928,7 +928,7 @@ fn text_report_and_usage_errors() {
         .find(|l| l.trim_start().starts_with("WRR "))
         .expect("WRR row");
     let cols: Vec<&str> = row.split_whitespace().collect();
-    assert_eq!(cols, ["WRR", "WRR", "3", "6", "0"]);
+    assert_eq!(cols, ["WRR", "WRR", "3", "(3)", "6", "0"]);
     let bad = common::poolshark()
         .args(["check", "--profile", "rfc9999"])
         .arg(&capture.0)
