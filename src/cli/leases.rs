@@ -451,6 +451,7 @@ impl View<'_> {
                     "due": p.due(self.balancing),
                     "moves": moves,
                     "lts_after": p.plan.lts_after,
+                    "poolreq": p.plan.poolreq,
                     "panic_due": p.panic_due(self.balancing),
                     "oldest_free": oldest_json(p.oldest_free),
                     "oldest_backup": oldest_json(p.oldest_backup),

@@ -156,14 +156,14 @@ impl FailoverAnalyser {
                     capture_start,
                     ..
                 } => out.push_str(&format!(
-                    "  lease file {} ({role}): {} leases loaded as the state at the first frame ({:.0})\n",
+                    "  lease file {} ({role}): {} leases loaded as the state at the first message ({:.0})\n",
                     s.label, loaded.leases, capture_start
                 )),
                 Outcome::TooLate {
                     latest,
                     capture_start,
                 } => out.push_str(&format!(
-                    "  lease file {} ({role}): not used: it shows time {latest}, {:.0} s after the first frame ({:.0}); a seed must be the state at the capture's start or before (a file saved before the capture)\n",
+                    "  lease file {} ({role}): not used: it shows time {latest}, {:.0} s after the first message ({:.0}); a seed must be the state at the capture's start or before (a file saved before the capture)\n",
                     s.label,
                     *latest as f64 - capture_start,
                     capture_start

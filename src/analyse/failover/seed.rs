@@ -6,7 +6,7 @@
 //! runs and two restarts): seeding the start with it would judge the first runs against the end
 //! state. So a file is admitted when the latest time it shows as past
 //! ([`from_file::latest_past_time`]: a lease's `starts` or `cltt`, a peer state's `at`) is not
-//! after the capture's first frame; a file without any such time cannot be
+//! after the time of the capture's first decoded message; a file without any such time cannot be
 //! placed in time and is admitted as it is.
 //!
 //! Leases the capture never mentions keep the file's state; those it updates take the update, as
