@@ -34,9 +34,10 @@ pub struct CheckArgs {
     pub fail_on: Severity,
 
     /// A failover server's dhcpd.leases as the state the replay starts from, as
-    /// `[primary=|secondary=]FILE` (the role, when not given, from the file; one file per
-    /// server). It must be the state at the capture's start or before it (a file saved before
-    /// the capture): a file showing a later time, such as one saved at the end, is not used.
+    /// `[primary=|secondary=]FILE` (the role is the file's when its failover state tells, else
+    /// the one given; one file per server). It must be the state at the capture's start or
+    /// before it (a file saved before the capture): a file showing a later time, such as one
+    /// saved at the end, is not used.
     #[arg(
         long = "leases",
         value_name = "[ROLE=]FILE",

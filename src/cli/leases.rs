@@ -32,6 +32,15 @@ pub struct LeasesArgs {
     #[arg(long, value_name = "NAME", default_value = "isc-code", value_parser = ["isc-code", "isc-doc"])]
     pub profile: String,
 
+    /// The moment to judge, in seconds since the epoch (lease ages, next run); default: the
+    /// latest time the file shows as past.
+    #[arg(long, value_name = "EPOCH")]
+    pub now: Option<i64>,
+
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+
+    // Last: the flattened options set the help heading of whatever follows.
     #[command(flatten)]
     pub failover: FailoverArgs,
 
@@ -40,14 +49,6 @@ pub struct LeasesArgs {
     /// no lease is given away by affinity.
     #[arg(long, value_name = "SPEC", help_heading = "ISC DHCP failover")]
     pub hba: Option<String>,
-
-    /// The moment to judge, in seconds since the epoch (lease ages, next run); default: the
-    /// latest time the file shows as past.
-    #[arg(long, value_name = "EPOCH")]
-    pub now: Option<i64>,
-
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
