@@ -32,6 +32,18 @@ pub struct CheckArgs {
     /// Exit 1 when a finding is at or above this severity.
     #[arg(long, value_name = "info|warning|error", default_value = "warning")]
     pub fail_on: Severity,
+
+    /// A failover server's dhcpd.leases as the state the replay starts from, as
+    /// `[primary=|secondary=]FILE` (the role is the file's when its failover state tells, else
+    /// the one given; one file per server). It must be the state at the capture's start or
+    /// before it (a file saved before the capture): a file showing a later time, such as one
+    /// saved at the end, is not used.
+    #[arg(
+        long = "leases",
+        value_name = "[ROLE=]FILE",
+        help_heading = "ISC DHCP failover"
+    )]
+    pub leases: Vec<super::leases::SeedArg>,
 }
 
 /// How the analysers are set up: shared by `check`, `stats` and the TUI.
@@ -202,6 +214,14 @@ impl Profiles {
 
 /// The analysers `check` runs, configured from the command line.
 pub fn analysers(args: &AnalysisArgs) -> Result<Vec<Box<dyn Analyser>>> {
+    analysers_seeded(args, Vec::new())
+}
+
+/// [`analysers`] with the failover replay starting from lease files.
+pub fn analysers_seeded(
+    args: &AnalysisArgs,
+    seeds: Vec<failover::seed::LeaseSeed>,
+) -> Result<Vec<Box<dyn Analyser>>> {
     let profiles = Profiles::from_names(&args.profiles)?;
     // RSerPool: every Handle Resolution Response against the reference selection policies.
     let rserpool =
@@ -209,8 +229,9 @@ pub fn analysers(args: &AnalysisArgs) -> Result<Vec<Box<dyn Analyser>>> {
     let a: Vec<Box<dyn Analyser>> = vec![
         Box::new(rserpool),
         Box::new(dhcp_lb_analyser(&args.dhcp_lb, &profiles)?),
-        Box::new(FailoverAnalyser::new(
+        Box::new(FailoverAnalyser::with_seeds(
             args.failover.config(profiles.failover.as_deref())?,
+            seeds,
         )),
     ];
     Ok(a)
@@ -239,8 +260,9 @@ fn dhcp_lb_analyser(args: &DhcpLbArgs, profiles: &Profiles) -> Result<DhcpLbAnal
 
 pub fn run(args: CheckArgs) -> Result<i32> {
     let opts = args.input.options()?;
+    let seeds = super::leases::read_seeds(&args.leases)?;
     let mut sink = CheckSink {
-        analysers: analysers(&args.analysis)?,
+        analysers: analysers_seeded(&args.analysis, seeds)?,
         report: Report::new(args.analysis.max_findings, 60_000_000_000),
     };
     let mut source = args.input.open()?;

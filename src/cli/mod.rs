@@ -5,6 +5,7 @@ pub mod check;
 pub mod generate;
 pub mod hash;
 pub mod input;
+pub mod leases;
 pub mod limits;
 pub mod read;
 pub mod simulate;
@@ -51,6 +52,9 @@ pub enum Command {
     Simulate(simulate::SimulateArgs),
     /// Show the RFC 3074 hash bucket of a client key and which server owns it.
     Hash(hash::HashArgs),
+    /// An ISC DHCP failover server's dhcpd.leases: leases per pool, lts, and the balancer's
+    /// verdict (what a run would move, whether a POOLREQ is due).
+    Leases(leases::LeasesArgs),
     /// Write a large mixed capture (RSerPool, DHCP, failover, background), from a seed.
     Generate(generate::GenerateArgs),
 }
@@ -77,6 +81,7 @@ pub fn main() -> i32 {
         Command::Tui(a) => tui::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Hash(a) => hash::run(a),
+        Command::Leases(a) => leases::run(a),
         Command::Generate(a) => generate::run(a),
     };
     match r {

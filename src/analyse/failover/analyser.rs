@@ -1,10 +1,12 @@
 //! The failover pool balance replay as an [`Analyser`]: failover messages from the pipeline become
 //! events (roles learnt from CONNECT), the servers' DHCPOFFERs become offer events (the client
 //! taken from the DISCOVER with the same xid), and the replay's findings and free/backup counts go
-//! into the report.
+//! into the report. Lease files given as seeds ([`super::seed`]) are loaded before the first
+//! message when they may stand for the state at the capture's start.
 
 use std::net::IpAddr;
 
+use super::seed::{self, LeaseSeed, Outcome};
 use super::{derive, offer, Client, Config, Event, EventKind, Replay, Roles};
 use crate::analyse::finding::{Finding, Subject};
 use crate::analyse::{Analyser, Report};
@@ -98,15 +100,108 @@ pub struct FailoverAnalyser {
     events: EventSource,
     replay: Replay,
     buf: Vec<Finding>,
+    /// Seeds waiting for the first message.
+    pending: Vec<LeaseSeed>,
+    /// What became of each seed, in the order given.
+    seeds: Vec<(LeaseSeed, Outcome)>,
 }
 
 impl FailoverAnalyser {
     pub fn new(cfg: Config) -> Self {
+        Self::with_seeds(cfg, Vec::new())
+    }
+
+    /// An analyser whose replay starts from `seeds` (one lease file per server at most makes
+    /// sense), loaded in order at the first message if [`seed::admit`] lets them.
+    pub fn with_seeds(cfg: Config, seeds: Vec<LeaseSeed>) -> Self {
         FailoverAnalyser {
             events: EventSource::default(),
             replay: Replay::new(cfg),
             buf: Vec::new(),
+            pending: seeds,
+            seeds: Vec::new(),
         }
+    }
+
+    /// The seeds given and what became of them (known once the first message was seen).
+    pub fn seeds(&self) -> &[(LeaseSeed, Outcome)] {
+        &self.seeds
+    }
+
+    fn plant_seeds(&mut self, capture_start: f64) {
+        for s in std::mem::take(&mut self.pending) {
+            let outcome = match seed::admit(&s.file, capture_start) {
+                Ok(latest) => Outcome::Loaded {
+                    loaded: self
+                        .replay
+                        .load_lease_file_as(&s.file, capture_start, s.role),
+                    latest,
+                    capture_start,
+                },
+                Err(latest) => Outcome::TooLate {
+                    latest,
+                    capture_start,
+                },
+            };
+            self.seeds.push((s, outcome));
+        }
+    }
+
+    fn seeds_text(&self, out: &mut String) {
+        for (s, o) in &self.seeds {
+            let role = s.role.map_or("both servers".to_string(), |r| r.to_string());
+            match o {
+                Outcome::Loaded {
+                    loaded,
+                    capture_start,
+                    ..
+                } => out.push_str(&format!(
+                    "  lease file {} ({role}): {} leases loaded as the state at the first message ({:.0})\n",
+                    s.label, loaded.leases, capture_start
+                )),
+                Outcome::TooLate {
+                    latest,
+                    capture_start,
+                } => out.push_str(&format!(
+                    "  lease file {} ({role}): not used: it shows time {latest}, {:.0} s after the first message ({:.0}); a seed must be the state at the capture's start or before (a file saved before the capture)\n",
+                    s.label,
+                    *latest as f64 - capture_start,
+                    capture_start
+                )),
+                Outcome::NoTraffic => out.push_str(&format!(
+                    "  lease file {} ({role}): not used: the capture has no message\n",
+                    s.label
+                )),
+            }
+        }
+    }
+
+    fn seeds_json(&self) -> Vec<serde_json::Value> {
+        self.seeds
+            .iter()
+            .map(|(s, o)| {
+                let (used, leases, latest, start) = match o {
+                    Outcome::Loaded {
+                        loaded,
+                        latest,
+                        capture_start,
+                    } => (true, Some(loaded.leases), *latest, Some(*capture_start)),
+                    Outcome::TooLate {
+                        latest,
+                        capture_start,
+                    } => (false, None, Some(*latest), Some(*capture_start)),
+                    Outcome::NoTraffic => (false, None, None, None),
+                };
+                serde_json::json!({
+                    "file": s.label,
+                    "role": s.role.map(|r| r.name()),
+                    "used": used,
+                    "leases": leases,
+                    "latest_time": latest,
+                    "capture_start": start,
+                })
+            })
+            .collect()
     }
 
     pub fn replay(&self) -> &Replay {
@@ -152,12 +247,18 @@ impl Analyser for FailoverAnalyser {
     }
 
     fn message(&mut self, d: &Decoded<'_>, report: &mut Report) {
+        if !self.pending.is_empty() {
+            self.plant_seeds(d.frame.ts.as_f64());
+        }
         if let Some(ev) = self.events.event(d) {
             self.push(&ev, report);
         }
     }
 
     fn finish(&mut self, last: Option<Timestamp>, report: &mut Report) {
+        for s in std::mem::take(&mut self.pending) {
+            self.seeds.push((s, Outcome::NoTraffic));
+        }
         self.replay.finish(&mut self.buf);
         for f in self.buf.drain(..) {
             report.push(f, last.unwrap_or_default());
@@ -166,6 +267,10 @@ impl Analyser for FailoverAnalyser {
 
     fn report_text(&self, out: &mut String) {
         if self.events.messages() == 0 {
+            if !self.seeds.is_empty() {
+                out.push_str("failover: no failover message\n");
+                self.seeds_text(out);
+            }
             return;
         }
         out.push_str(&format!(
@@ -180,6 +285,7 @@ impl Analyser for FailoverAnalyser {
                 .secondary()
                 .map_or("unknown".into(), |a| a.to_string()),
         ));
+        self.seeds_text(out);
         for p in self.replay.state().pools() {
             let c = p.counts();
             let runs = self.replay.pool_stats(&p.name);
@@ -201,6 +307,12 @@ impl Analyser for FailoverAnalyser {
 
     fn report_json(&self, out: &mut serde_json::Map<String, serde_json::Value>) {
         if self.events.messages() == 0 {
+            if !self.seeds.is_empty() {
+                out.insert(
+                    "failover".into(),
+                    serde_json::json!({ "lease_seeds": self.seeds_json(), "pools": [] }),
+                );
+            }
             return;
         }
         let pools: Vec<serde_json::Value> = self
@@ -228,6 +340,7 @@ impl Analyser for FailoverAnalyser {
                 "primary": self.events.roles().primary().map(|a| a.to_string()),
                 "secondary": self.events.roles().secondary().map(|a| a.to_string()),
                 "pools": pools,
+                "lease_seeds": self.seeds_json(),
             }),
         );
     }

@@ -10,8 +10,9 @@
 
 use super::event::Client;
 use super::state::{LeaseFields, LeaseState, NEVER_USED};
+use crate::analyse::dhcp_lb::Role;
 use crate::proto::failover::BindingStatus;
-use crate::source::leases::{Binding, LeaseFile, LeaseTime};
+use crate::source::leases::{Binding, LeaseEntry, LeaseFile, LeaseTime};
 
 /// What loading a lease file did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -39,7 +40,15 @@ pub fn binding_status(b: Binding) -> BindingStatus {
 }
 
 /// Loads every lease of `file` into `state`; `now` (seconds) stands for when they were seen.
+/// Both servers' memory of each lease's client is taken from the file.
 pub fn load(state: &mut LeaseState, file: &LeaseFile, now: f64) -> Loaded {
+    load_as(state, file, now, None)
+}
+
+/// [`load`] for a file that `role` wrote: a lease the state already holds (from the other
+/// server's file) keeps the other server's memory of its client; the binding state, `ends` and
+/// start of state are this file's.
+pub fn load_as(state: &mut LeaseState, file: &LeaseFile, now: f64, role: Option<Role>) -> Loaded {
     let mut report = Loaded::default();
     let mut entries: Vec<_> = file.leases.iter().collect();
     entries.sort_by_key(|e| e.line);
@@ -58,11 +67,16 @@ pub fn load(state: &mut LeaseState, file: &LeaseFile, now: f64) -> Loaded {
             None => NEVER_USED,
         };
         let since = e.starts.and_then(LeaseTime::epoch).unwrap_or(NEVER_USED);
+        let clients = match (role, state.get(address)) {
+            (Some(Role::Primary), Some(old)) => [client, old.client(Role::Secondary).clone()],
+            (Some(Role::Secondary), Some(old)) => [old.client(Role::Primary).clone(), client],
+            _ => [client.clone(), client],
+        };
         let fields = LeaseFields {
             status: binding_status(b),
             via: None,
             unacked_by: None,
-            clients: [client.clone(), client],
+            clients,
             ends,
             since,
             offered: None,
@@ -75,6 +89,74 @@ pub fn load(state: &mut LeaseState, file: &LeaseFile, now: f64) -> Loaded {
         }
     }
     report
+}
+
+/// Which server wrote a lease file, as its `failover peer ... state` blocks tell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileRole {
+    /// Every peer block agrees. dhcpd (3.1 on) writes `mclt` into the block only on the
+    /// secondary, which learns the MCLT from the primary; the primary's blocks have none.
+    Told { role: Role, peer: String },
+    /// No failover peer state in the file.
+    Silent,
+    /// The blocks disagree: the server is primary in one pair and secondary in another.
+    Mixed,
+}
+
+impl FileRole {
+    /// The role the file tells, if it does.
+    pub fn told(&self) -> Option<Role> {
+        match self {
+            FileRole::Told { role, .. } => Some(*role),
+            FileRole::Silent | FileRole::Mixed => None,
+        }
+    }
+}
+
+/// What the file's failover peer state blocks say about the server that wrote it.
+pub fn role_of(file: &LeaseFile) -> FileRole {
+    let role = |p: &crate::source::leases::PeerState| {
+        if p.mclt.is_some() {
+            Role::Secondary
+        } else {
+            Role::Primary
+        }
+    };
+    let Some(first) = file.peers.first() else {
+        return FileRole::Silent;
+    };
+    let r = role(first);
+    if file.peers.iter().any(|p| role(p) != r) {
+        return FileRole::Mixed;
+    }
+    FileRole::Told {
+        role: r,
+        peer: String::from_utf8_lossy(&first.name).into_owned(),
+    }
+}
+
+/// The times of `e` that record something that happened: `starts` (the lease or its state
+/// began) and `cltt` (the client's last transaction). `ends`, `tstp`, `tsfp` and `atsfp` may lie
+/// ahead of the moment dhcpd wrote the block, even for a FREE or BACKUP lease (the shared
+/// secondary's file has a BACKUP lease written at 04:33:42 that ends at 04:35:42).
+fn past_times(e: &LeaseEntry) -> impl Iterator<Item = i64> + '_ {
+    [e.starts, e.cltt]
+        .into_iter()
+        .flatten()
+        .filter_map(LeaseTime::epoch)
+}
+
+/// The latest time the file shows as past (seconds since the epoch): a lower bound for when it
+/// was written. `None` when it records no such time (only never-used leases, say).
+pub fn latest_past_time(file: &LeaseFile) -> Option<i64> {
+    let leases = file.leases.iter().flat_map(past_times);
+    let peers = file
+        .peers
+        .iter()
+        .flat_map(|p| [p.my.as_ref(), p.partner.as_ref()])
+        .flatten()
+        .filter_map(|l| l.at.and_then(LeaseTime::epoch));
+    leases.chain(peers).max()
 }
 
 #[cfg(test)]
@@ -127,5 +209,59 @@ mod tests {
             Some(&[0u8, 1, 2, 3, 4, 5][..])
         );
         assert_eq!(p.get(Ipv4Addr::new(10, 0, 0, 4)).unwrap().ends, i64::MAX);
+    }
+
+    #[test]
+    fn the_role_is_told_by_the_mclt_that_only_the_secondary_writes() {
+        let primary = leases::parse(
+            b"failover peer \"fo\" state { my state normal at epoch 10; partner state normal at epoch 20; }\n",
+        );
+        assert_eq!(
+            role_of(&primary),
+            FileRole::Told {
+                role: Role::Primary,
+                peer: "fo".into()
+            }
+        );
+        let secondary = leases::parse(
+            b"failover peer \"fo\" state { my state normal at epoch 10; mclt 60; }\n",
+        );
+        assert_eq!(role_of(&secondary).told(), Some(Role::Secondary));
+        let mixed = leases::parse(
+            b"failover peer \"a\" state { mclt 60; }\nfailover peer \"b\" state { my state normal; }\n",
+        );
+        assert_eq!(role_of(&mixed), FileRole::Mixed);
+        assert_eq!(
+            role_of(&leases::parse(b"lease 10.0.0.1 { }\n")),
+            FileRole::Silent
+        );
+        // The peer states' times count among the file's past times.
+        assert_eq!(latest_past_time(&primary), Some(20));
+    }
+
+    #[test]
+    fn a_second_file_keeps_the_other_servers_memory_of_the_client() {
+        let primary = leases::parse(b"lease 10.0.0.1 { binding state free; uid \"A\"; }\n");
+        let secondary = leases::parse(b"lease 10.0.0.1 { binding state backup; uid \"C\"; }\n");
+        let mut s = LeaseState::new(PoolMap::default(), 10);
+        load_as(&mut s, &primary, 0.0, Some(Role::Primary));
+        load_as(&mut s, &secondary, 0.0, Some(Role::Secondary));
+        let l = s.get(Ipv4Addr::new(10, 0, 0, 1)).unwrap();
+        assert_eq!(l.status, BindingStatus::Backup, "the later file's state");
+        assert_eq!(
+            l.key(Role::Primary),
+            Some(ClientKey::ClientId(b"A".to_vec()))
+        );
+        assert_eq!(
+            l.key(Role::Secondary),
+            Some(ClientKey::ClientId(b"C".to_vec()))
+        );
+        // Without a role, a file sets both.
+        load_as(&mut s, &primary, 0.0, None);
+        let l = s.get(Ipv4Addr::new(10, 0, 0, 1)).unwrap();
+        assert_eq!(
+            l.key(Role::Secondary),
+            Some(ClientKey::ClientId(b"A".to_vec()))
+        );
     }
 }

@@ -12,7 +12,9 @@
 //!
 //! Pure modules: no I/O. The lease file reader is [`crate::source::leases`];
 //! [`replay::Replay::load_lease_file`] (or [`from_file::load`]) puts what it read into the same
-//! lease state.
+//! lease state; [`snapshot::snapshot`] gives the balancer's verdict on one server's file (`poolshark
+//! leases`), and [`seed`] decides whether a file may stand for the state at the start of a capture
+//! (`check --leases`).
 //!
 //! How faithful the replay is was measured on the shared ISC DHCP 4.4.3 capture against both
 //! servers' own balancing logs (tests/failover_balance_logs.rs): at 75 of the 78 logged runs the
@@ -30,7 +32,9 @@ pub mod profile;
 pub mod replay;
 pub mod rules;
 pub mod schedule;
+pub mod seed;
 pub mod series;
+pub mod snapshot;
 pub mod state;
 #[cfg(test)]
 mod tests;
@@ -43,4 +47,5 @@ pub use profile::{Params, Profile, ISC_CODE, ISC_DOC};
 pub use replay::{Config, ObservedRun, PoolStats, Replay};
 pub use schedule::{next_check, Window};
 pub use series::{Point, Series};
+pub use snapshot::{snapshot, Balancing, PoolVerdict, Snapshot};
 pub use state::{Counts, Lease, LeaseState};

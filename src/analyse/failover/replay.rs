@@ -235,7 +235,17 @@ impl Replay {
         file: &crate::source::leases::LeaseFile,
         now: f64,
     ) -> super::from_file::Loaded {
-        let loaded = super::from_file::load(&mut self.state, file, now);
+        self.load_lease_file_as(file, now, None)
+    }
+
+    /// [`Self::load_lease_file`] for the file of `role` (see [`super::from_file::load_as`]).
+    pub fn load_lease_file_as(
+        &mut self,
+        file: &crate::source::leases::LeaseFile,
+        now: f64,
+        role: Option<Role>,
+    ) -> super::from_file::Loaded {
+        let loaded = super::from_file::load_as(&mut self.state, file, now, role);
         let max = self.cfg.max_series_points;
         for p in self.state.pools() {
             self.tracks
