@@ -236,48 +236,57 @@ impl Pool {
     /// The reference answer of up to `items` members, without advancing any state. Draws from
     /// `rng` for the randomised policies only.
     pub fn answer(&self, items: usize, rng: &mut Rng) -> Vec<u32> {
-        let n = items.min(self.members.len());
-        let picked = match self.policy.method() {
-            Method::Sorted => self.sorted_answer(n),
-            Method::Random => self.random_answer(n, rng),
-        };
-        picked
-            .into_iter()
-            .filter_map(|i| self.members.get(i).map(|m| m.pe_id))
+        let mut scratch = Scratch::default();
+        self.answer_indices(items, rng, &mut scratch);
+        scratch
+            .picked
+            .iter()
+            .filter_map(|&i| self.members.get(i).map(|m| m.pe_id))
             .collect()
     }
 
-    fn sorted_answer(&self, n: usize) -> Vec<usize> {
+    /// The reference answer as member indices, left in `scratch.picked`; the scratch buffers are
+    /// reused so that a simulation of thousands of answers allocates nothing per answer.
+    pub(crate) fn answer_indices(&self, items: usize, rng: &mut Rng, scratch: &mut Scratch) {
+        let n = items.min(self.members.len());
+        scratch.picked.clear();
+        match self.policy.method() {
+            Method::Sorted => self.sorted_answer(n, scratch),
+            Method::Random => self.random_answer(n, rng, scratch),
+        }
+    }
+
+    fn sorted_answer(&self, n: usize, scratch: &mut Scratch) {
         if self.policy == PolicyKind::WeightedRoundRobin && self.profile.wrr == WrrRule::SpreadList
         {
-            return wrr::spread_answer(&self.members, n);
+            scratch.picked = wrr::spread_answer(&self.members, n);
+            return;
         }
-        let mut order: Vec<(super::member::SortKey, usize)> = self
-            .members
-            .iter()
-            .enumerate()
-            .map(|(i, m)| (dispatch::sort_key(self.policy, self.profile, m), i))
-            .collect();
+        let order = &mut scratch.order;
+        order.clear();
+        order.extend(
+            self.members
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (dispatch::sort_key(self.policy, self.profile, m), i)),
+        );
         order.sort_unstable();
-        order.into_iter().take(n).map(|(_, i)| i).collect()
+        scratch.picked.extend(order.iter().take(n).map(|&(_, i)| i));
     }
 
     /// Draws without replacement, walking the members by PE id as RSPLIB's value tree does.
-    fn random_answer(&self, n: usize, rng: &mut Rng) -> Vec<usize> {
-        let mut candidates: Vec<(u32, usize, u64)> = self
-            .members
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                (
-                    m.pe_id,
-                    i,
-                    dispatch::draw_weight(self.policy, self.profile, m),
-                )
-            })
-            .collect();
+    fn random_answer(&self, n: usize, rng: &mut Rng, scratch: &mut Scratch) {
+        let candidates = &mut scratch.candidates;
+        candidates.clear();
+        candidates.extend(self.members.iter().enumerate().map(|(i, m)| {
+            (
+                m.pe_id,
+                i,
+                dispatch::draw_weight(self.policy, self.profile, m),
+            )
+        }));
         candidates.sort_unstable_by_key(|c| c.0);
-        draw_without_replacement(&mut candidates, n, rng)
+        draw_into(candidates, n, rng, &mut scratch.picked);
     }
 
     /// Advances the state as if the registrar had answered `observed`: the first maxIncrement
@@ -294,6 +303,12 @@ impl Pool {
                 Some(i) => indices.push(i),
             }
         }
+        self.advance(&indices);
+        report
+    }
+
+    /// `commit` of an answer given as distinct member indices (what `answer_indices` gives).
+    pub(crate) fn advance(&mut self, indices: &[usize]) {
         let profile = self.profile;
         let policy = self.policy;
         let max_inc = usize::try_from(self.max_increment).unwrap_or(usize::MAX);
@@ -334,7 +349,6 @@ impl Pool {
                 dispatch::update(policy, profile, m);
             }
         }
-        report
     }
 
     /// The reference answer, with the state advanced as the profile says.
@@ -391,7 +405,19 @@ pub(crate) fn draw_without_replacement(
     rng: &mut Rng,
 ) -> Vec<usize> {
     let mut out = Vec::with_capacity(n.min(candidates.len()));
-    while out.len() < n {
+    draw_into(candidates, n, rng, &mut out);
+    out
+}
+
+/// `draw_without_replacement` appending to `out`.
+fn draw_into(
+    candidates: &mut Vec<(u32, usize, u64)>,
+    n: usize,
+    rng: &mut Rng,
+    out: &mut Vec<usize>,
+) {
+    let start = out.len();
+    while out.len() - start < n {
         let total = candidates.iter().fold(0u64, |a, c| a.saturating_add(c.2));
         if total == 0 {
             break;
@@ -411,5 +437,13 @@ pub(crate) fn draw_without_replacement(
         let c = candidates.remove(pos);
         out.push(c.1);
     }
-    out
+}
+
+/// Buffers an answer is worked out in, kept between answers by a simulation.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    order: Vec<(super::member::SortKey, usize)>,
+    candidates: Vec<(u32, usize, u64)>,
+    /// The answer, as member indices.
+    pub(crate) picked: Vec<usize>,
 }

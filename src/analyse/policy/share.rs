@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::pool::{draw_without_replacement, Pool, Share};
+use super::pool::{draw_without_replacement, Pool, Scratch, Share};
 use super::rng::Rng;
 
 /// Above this many partial answers the exact enumeration gives way to a simulation.
@@ -99,7 +99,8 @@ fn simulated_inclusion(weights: &[u64], n: usize) -> Vec<f64> {
     counts.iter().map(|&c| c as f64 / draws as f64).collect()
 }
 
-/// Runs a copy of the pool forward and counts.
+/// Runs a copy of the pool forward and counts. The copy keeps its members in the order of the
+/// original (an answer never reorders them), so they are counted by index.
 pub fn simulated_shares(pool: &Pool, n: usize) -> Vec<Share> {
     let members = pool.members();
     let horizon = (HORIZON * 16 / members.len().max(16)).max(100);
@@ -107,20 +108,20 @@ pub fn simulated_shares(pool: &Pool, n: usize) -> Vec<Share> {
     let mut rng = Rng::new(SIMULATION_SEED);
     let mut first = vec![0u64; members.len()];
     let mut included = vec![0u64; members.len()];
+    let mut scratch = Scratch::default();
     for _ in 0..horizon {
-        let answer = copy.select(n, &mut rng);
-        for (pos, id) in answer.iter().enumerate() {
-            if let Some(i) = members.iter().position(|m| m.pe_id == *id) {
-                if pos == 0 {
-                    if let Some(c) = first.get_mut(i) {
-                        *c += 1;
-                    }
-                }
-                if let Some(c) = included.get_mut(i) {
+        copy.answer_indices(n, &mut rng, &mut scratch);
+        for (pos, &i) in scratch.picked.iter().enumerate() {
+            if pos == 0 {
+                if let Some(c) = first.get_mut(i) {
                     *c += 1;
                 }
             }
+            if let Some(c) = included.get_mut(i) {
+                *c += 1;
+            }
         }
+        copy.advance(&scratch.picked);
     }
     let h = horizon as f64;
     members
