@@ -397,6 +397,70 @@ impl Pool {
     }
 }
 
+impl Pool {
+    /// What the long-run shares of answers of `items` members depend on (see [`ShareKey`]).
+    pub fn share_key(&self, items: usize) -> ShareKey {
+        let mut seqs: Vec<u64> = self.members.iter().map(|m| m.seq).collect();
+        seqs.sort_unstable();
+        seqs.dedup();
+        let first_round = self.members.iter().map(|m| m.round).min().unwrap_or(0);
+        ShareKey {
+            profile: self.profile.name,
+            policy: self.policy,
+            max_increment: self.max_increment,
+            items: items.min(self.members.len()),
+            members: self
+                .members
+                .iter()
+                .map(|m| MemberKey {
+                    pe_id: m.pe_id,
+                    settings: m.settings,
+                    seq_rank: seqs.binary_search(&m.seq).unwrap_or(0),
+                    round: m.round.saturating_sub(first_round),
+                    virtual_counter: m.virtual_counter,
+                    credit: m.credit,
+                    degradation: m.degradation,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A pool's state as far as its answers depend on it: sequence numbers only by their order (they
+/// are only ever compared, and a fresh one is larger than all), WRR rounds only from the lowest
+/// (compared, and advanced by one), the selection counts not at all. Two pools with equal keys
+/// give the same answers from now on, so the same expected shares.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ShareKey {
+    profile: &'static str,
+    policy: PolicyKind,
+    max_increment: u32,
+    items: usize,
+    members: Vec<MemberKey>,
+}
+
+impl ShareKey {
+    /// Members the key describes (what it costs to keep).
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct MemberKey {
+    pe_id: u32,
+    settings: PeSettings,
+    seq_rank: usize,
+    round: u64,
+    virtual_counter: u32,
+    credit: i128,
+    degradation: u64,
+}
+
 /// Draws `n` entries of `candidates` (id, member index, weight) without replacement, in
 /// proportion to weight; stops early when no weight is left. Entries are walked in the order given.
 pub(crate) fn draw_without_replacement(
