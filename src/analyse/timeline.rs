@@ -237,23 +237,31 @@ impl Timeline {
         };
         w.answers += 1;
         for (i, m) in chosen.iter().enumerate() {
-            let c = w.members.entry(m.clone()).or_default();
-            c.any += 1;
-            if i == 0 {
-                c.first += 1;
-            }
+            bump(&mut w.members, m, |c| {
+                c.any += 1;
+                if i == 0 {
+                    c.first += 1;
+                }
+            });
         }
         for (m, first, any) in expected {
-            let c = w.members.entry(m.clone()).or_default();
-            c.expected_first += first;
-            c.expected_any += any;
+            bump(&mut w.members, m, |c| {
+                c.expected_first += first;
+                c.expected_any += any;
+            });
         }
     }
 
     /// Sets a gauge (its last value in the window is kept).
     pub fn gauge(&mut self, t: Timestamp, subject: &Subject, kind: &str, name: &str, value: f64) {
         if let Some(w) = self.at(t, subject, kind) {
-            w.gauges.insert(name.to_string(), value);
+            // Looked up first: a gauge is set at every answer, its name rarely new.
+            match w.gauges.get_mut(name) {
+                Some(v) => *v = value,
+                None => {
+                    w.gauges.insert(name.to_string(), value);
+                }
+            }
         }
     }
 
@@ -292,6 +300,22 @@ impl Timeline {
             s.expected_share.remove(member);
         }
     }
+}
+
+/// Changes a member's counts in a window, the name copied only when it is new there (every
+/// answer comes here once per member).
+fn bump(
+    members: &mut BTreeMap<String, MemberCounts>,
+    name: &str,
+    f: impl FnOnce(&mut MemberCounts),
+) {
+    if let Some(c) = members.get_mut(name) {
+        f(c);
+        return;
+    }
+    let mut c = MemberCounts::default();
+    f(&mut c);
+    members.insert(name.to_string(), c);
 }
 
 fn elapsed_ns(origin: Timestamp, t: Timestamp) -> u64 {

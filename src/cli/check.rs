@@ -2,13 +2,16 @@
 //! report every deviation.
 //!
 //! Exit 0 when no finding is at or above `--fail-on` (default warning), 1 when one is, 2 on a usage
-//! or input error, so it can gate a CI job.
+//! or input error, so it can gate a CI job. Several files are checked in parallel, each on its
+//! own; the exit code is the worst of theirs.
 
 use std::io::Write;
 
 use super::anyhow_like::{Error, Result};
 use super::exit;
-use super::input::CaptureArgs;
+use super::files::{for_each_ordered, Tracked};
+use super::input::CaptureFilesArgs;
+use super::progress::Bars;
 use crate::analyse::dhcp_lb::{ConfigFile, DhcpLbAnalyser, Overrides, Settings};
 use crate::analyse::failover::{self, analyser::FailoverAnalyser, PoolRange};
 use crate::analyse::finding::{Findings, Severity};
@@ -20,12 +23,13 @@ use crate::source::{Frame, SourceError};
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
     #[command(flatten)]
-    pub input: CaptureArgs,
+    pub input: CaptureFilesArgs,
 
     #[command(flatten)]
     pub analysis: AnalysisArgs,
 
-    /// Output format.
+    /// Output format (several files: a `== FILE` header before each report, or a JSON array of
+    /// the reports, each with its `file`).
     #[arg(long, value_enum, default_value = "text")]
     pub format: CheckFormat,
 
@@ -260,23 +264,165 @@ fn dhcp_lb_analyser(args: &DhcpLbArgs, profiles: &Profiles) -> Result<DhcpLbAnal
 
 pub fn run(args: CheckArgs) -> Result<i32> {
     let opts = args.input.options()?;
+    args.input.check_files()?;
+    // Bad analysis options are reported once, before any file is read.
+    analysers(&args.analysis)?;
+    let bars = Bars::new(args.input.progress.no_progress, true);
+    let files = &args.input.files;
+    if let [file] = files.as_slice() {
+        let checked = check_file(&args, &opts, file, None, &bars)?;
+        let mut out = std::io::stdout().lock();
+        match &checked.report {
+            Rendered::Text(s) => out.write_all(s.as_bytes())?,
+            Rendered::Json(v) => write_json(&mut out, v)?,
+        }
+        out.flush()?;
+        for n in &checked.notes {
+            bars.eprintln(n);
+        }
+        return Ok(checked.code);
+    }
+    let mut worst = exit::OK;
+    let mut out = std::io::stdout().lock();
+    let mut written: Result<()> = Ok(());
+    if args.format == CheckFormat::Json {
+        written = out.write_all(b"[\n").map_err(Error::from);
+    }
+    for_each_ordered(
+        files,
+        args.input.threads(),
+        |file| check_file(&args, &opts, file, Some(file), &bars),
+        |i, checked| {
+            let file = files.get(i).map_or("", String::as_str);
+            let (code, report, notes) = match checked {
+                Ok(c) => (c.code, Ok(c.report), c.notes),
+                Err(e) => (
+                    exit::USAGE,
+                    Err(e.to_string()),
+                    vec![format!("poolshark: {e}")],
+                ),
+            };
+            worst = worst.max(code);
+            if written.is_ok() {
+                written = write_file_report(&mut out, i, file, report, args.format);
+            }
+            for n in &notes {
+                bars.eprintln(n);
+            }
+        },
+    );
+    written?;
+    if args.format == CheckFormat::Json {
+        out.write_all(b"\n]\n")?;
+    }
+    out.flush()?;
+    Ok(worst)
+}
+
+/// One file's report among several: text under a `== FILE` header, JSON as an element of the
+/// array with the file's name (and `error` when it could not be read).
+fn write_file_report(
+    out: &mut dyn Write,
+    i: usize,
+    file: &str,
+    report: std::result::Result<Rendered, String>,
+    format: CheckFormat,
+) -> Result<()> {
+    match format {
+        CheckFormat::Text => {
+            writeln!(out, "== {file}")?;
+            if let Ok(Rendered::Text(s)) = report {
+                out.write_all(s.as_bytes())?;
+            }
+        }
+        CheckFormat::Json => {
+            if i > 0 {
+                out.write_all(b",\n")?;
+            }
+            let v = match report {
+                Ok(Rendered::Json(serde_json::Value::Object(mut m))) => {
+                    m.insert("file".into(), file.into());
+                    serde_json::Value::Object(m)
+                }
+                Ok(_) => serde_json::json!({"file": file}),
+                Err(e) => serde_json::json!({"file": file, "error": e}),
+            };
+            serde_json::to_writer_pretty(&mut *out, &v)?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn write_json(out: &mut dyn Write, v: &serde_json::Value) -> Result<()> {
+    serde_json::to_writer_pretty(&mut *out, v)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}
+
+/// What one file gave: its report, and its exit code on its own.
+struct Checked {
+    report: Rendered,
+    code: i32,
+    /// Lines for standard error once the file is done: its summary, why it stopped.
+    notes: Vec<String>,
+}
+
+/// A report made, not yet written.
+pub enum Rendered {
+    Text(String),
+    Json(serde_json::Value),
+}
+
+/// Checks one file with its own pipeline and analysers; `label` names it in what goes to
+/// standard error when there are several. Errors: the file cannot be opened.
+fn check_file(
+    args: &CheckArgs,
+    opts: &crate::pipeline::Options,
+    file: &str,
+    label: Option<&str>,
+    bars: &Bars,
+) -> Result<Checked> {
+    let input = args.input.capture(file);
     let seeds = super::leases::read_seeds(&args.leases)?;
     let mut sink = CheckSink {
         analysers: analysers_seeded(&args.analysis, seeds)?,
         report: Report::new(args.analysis.max_findings, 60_000_000_000),
     };
-    let mut source = args.input.open()?;
-    let mut pipeline = Pipeline::new(opts);
-    let fatal = pipeline.run(&mut source, &mut sink).err();
+    let (mut source, progress) = match bars.open(file) {
+        Some(opened) => {
+            let (s, p) = opened?;
+            (s, Some(p))
+        }
+        None => (input.open()?, None),
+    };
+    let mut pipeline = Pipeline::new(opts.clone());
+    let fatal = {
+        let mut tracked = Tracked {
+            inner: &mut sink,
+            progress,
+            label,
+        };
+        pipeline.run(&mut source, &mut tracked).err()
+    };
     let stats = pipeline.stats();
-    let mut out = std::io::stdout().lock();
-    let failed = report(&mut sink, &stats, args.format, args.fail_on, &mut out)?;
-    eprintln!("poolshark: {}", stats.summary_line());
-    if let Some(e) = fatal {
-        eprintln!("poolshark: stopped reading {}: {e}", args.input.file);
-        return Ok(exit::USAGE);
-    }
-    Ok(if failed { exit::FINDINGS } else { exit::OK })
+    let report = render(&mut sink, &stats, args.format);
+    let failed = sink.report.findings.any_at_least(args.fail_on);
+    let prefix = label.map(|f| format!("{f}: ")).unwrap_or_default();
+    let mut notes = vec![format!("poolshark: {prefix}{}", stats.summary_line())];
+    let code = if let Some(e) = fatal {
+        notes.push(format!("poolshark: stopped reading {file}: {e}"));
+        exit::USAGE
+    } else if failed {
+        exit::FINDINGS
+    } else {
+        exit::OK
+    };
+    Ok(Checked {
+        report,
+        code,
+        notes,
+    })
 }
 
 /// Ends the analysers' run and writes the findings report (what `check` prints, also after a
@@ -288,6 +434,20 @@ pub fn report(
     fail_on: Severity,
     out: &mut dyn Write,
 ) -> Result<bool> {
+    match render(sink, stats, format) {
+        Rendered::Text(s) => out.write_all(s.as_bytes())?,
+        Rendered::Json(v) => write_json(out, &v)?,
+    }
+    out.flush()?;
+    Ok(sink.report.findings.any_at_least(fail_on))
+}
+
+/// Ends the analysers' run and makes the findings report.
+pub fn render(
+    sink: &mut CheckSink,
+    stats: &crate::pipeline::RunStats,
+    format: CheckFormat,
+) -> Rendered {
     for a in &mut sink.analysers {
         a.finish(stats.last, &mut sink.report);
     }
@@ -304,7 +464,7 @@ pub fn report(
                 a.report_text(&mut s);
             }
             s.push_str(&summary_text(findings));
-            out.write_all(s.as_bytes())?;
+            Rendered::Text(s)
         }
         CheckFormat::Json => {
             let mut m = serde_json::Map::new();
@@ -316,12 +476,9 @@ pub fn report(
                 a.report_json(&mut m);
             }
             m.insert("summary".into(), summary_json(findings, stats));
-            serde_json::to_writer_pretty(&mut *out, &serde_json::Value::Object(m))?;
-            out.write_all(b"\n")?;
+            Rendered::Json(serde_json::Value::Object(m))
         }
     }
-    out.flush()?;
-    Ok(findings.any_at_least(fail_on))
 }
 
 fn summary_text(f: &Findings) -> String {

@@ -1,5 +1,7 @@
 //! Options every command that reads a capture shares, and opening the capture.
 
+use std::num::NonZeroUsize;
+
 use clap::Args;
 
 use super::anyhow_like::{Error, Result};
@@ -15,6 +17,67 @@ pub struct CaptureArgs {
 
     #[command(flatten)]
     pub decode: DecodeArgs,
+}
+
+/// One or more capture files analysed side by side (`check`, `stats`), each with its own
+/// pipeline and analysers.
+#[derive(Args, Debug, Clone)]
+pub struct CaptureFilesArgs {
+    /// Capture files: pcap or pcapng, optionally gzip-compressed; `-` reads standard input (at
+    /// most once). Several files are analysed in parallel and reported one after the other.
+    #[arg(value_name = "FILE", required = true, num_args = 1..)]
+    pub files: Vec<String>,
+
+    /// Files analysed at once [default: the cores available].
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<NonZeroUsize>,
+
+    #[command(flatten)]
+    pub progress: ProgressArgs,
+
+    #[command(flatten)]
+    pub decode: DecodeArgs,
+}
+
+/// The progress bar's switch, shared by the commands that read a file.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct ProgressArgs {
+    /// No progress bar (one is drawn on standard error when it is a terminal and a file is large).
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+impl CaptureFilesArgs {
+    pub fn options(&self) -> Result<Options> {
+        self.decode.options()
+    }
+
+    /// The arguments of one file, as the single-file commands take them.
+    pub fn capture(&self, file: &str) -> CaptureArgs {
+        CaptureArgs {
+            file: file.to_string(),
+            decode: self.decode.clone(),
+        }
+    }
+
+    /// Standard input can be read once: `-` may be given once.
+    pub fn check_files(&self) -> Result<()> {
+        if self.files.iter().filter(|f| *f == "-").count() > 1 {
+            return Err(Error::msg(
+                "`-` (standard input) is given more than once: it can be read only once",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Threads to use: `--jobs`, else the cores available, never more than there are files.
+    pub fn threads(&self) -> usize {
+        let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+        self.jobs
+            .map_or(cores, NonZeroUsize::get)
+            .min(self.files.len())
+            .max(1)
+    }
 }
 
 /// How payloads are dispatched and decoded: shared by the commands that read a file and by

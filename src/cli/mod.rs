@@ -2,11 +2,13 @@
 
 pub mod capture;
 pub mod check;
+pub mod files;
 pub mod generate;
 pub mod hash;
 pub mod input;
 pub mod leases;
 pub mod limits;
+pub mod progress;
 pub mod read;
 pub mod simulate;
 pub mod stats;

@@ -1,10 +1,12 @@
 //! `poolshark read FILE [-V] [--format text|json|jsonl]`: decode a capture.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 
 use super::anyhow_like::Result;
 use super::exit;
-use super::input::CaptureArgs;
+use super::files::Tracked;
+use super::input::{CaptureArgs, ProgressArgs};
+use super::progress::Bars;
 use crate::dissect::FrameSummary;
 use crate::output::json::JsonRecords;
 use crate::output::text::{write_line, write_tree, FrameLine};
@@ -24,15 +26,34 @@ pub struct ReadArgs {
     /// Output format: a line per frame (text), a JSON array, or one JSON object per line.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+
+    // The bar is drawn only when standard output is not the terminal (sent to a file, a pipe).
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 pub fn run(args: ReadArgs) -> Result<i32> {
     let opts = args.input.options()?;
-    let mut source = args.input.open()?;
+    // The bar would be torn by the output if that went to the same terminal.
+    let bars = Bars::new(args.progress.no_progress, !io::stdout().is_terminal());
+    let (mut source, progress) = match bars.open(&args.input.file) {
+        Some(opened) => {
+            let (s, p) = opened?;
+            (s, Some(p))
+        }
+        None => (args.input.open()?, None),
+    };
     let stdout = io::stdout().lock();
     let mut sink = ReadSink::new(stdout, args.format, args.verbose);
     let mut pipeline = Pipeline::new(opts);
-    let fatal = pipeline.run(&mut source, &mut sink).err();
+    let fatal = {
+        let mut tracked = Tracked {
+            inner: &mut sink,
+            progress,
+            label: None,
+        };
+        pipeline.run(&mut source, &mut tracked).err()
+    };
     sink.finish()?;
     let stats = pipeline.stats();
     eprintln!("poolshark: {}", stats.summary_line());

@@ -7,7 +7,9 @@ use std::io::Write;
 use super::anyhow_like::{Error, Result};
 use super::check::{analysers, AnalysisArgs};
 use super::exit;
-use super::input::CaptureArgs;
+use super::files::{for_each_ordered, Tracked};
+use super::input::CaptureFilesArgs;
+use super::progress::Bars;
 use crate::analyse::msgstats::MessageStats;
 use crate::analyse::timeline::Timeline;
 use crate::analyse::{Analyser, Report};
@@ -19,7 +21,7 @@ use crate::source::{Frame, SourceError};
 #[derive(clap::Args, Debug)]
 pub struct StatsArgs {
     #[command(flatten)]
-    pub input: CaptureArgs,
+    pub input: CaptureFilesArgs,
 
     #[command(flatten)]
     pub analysis: AnalysisArgs,
@@ -28,6 +30,8 @@ pub struct StatsArgs {
     #[arg(long, default_value = "60s", value_parser = parse_duration_ns)]
     pub interval: u64,
 
+    /// Output format (several files: a `== FILE` header before each, a JSON array of objects
+    /// with their `file`, or CSV with a first column `file`).
     #[arg(long, value_enum, default_value = "text")]
     pub format: StatsFormat,
 }
@@ -94,6 +98,137 @@ impl Sink for StatsSink {
 
 pub fn run(args: StatsArgs) -> Result<i32> {
     let opts = args.input.options()?;
+    args.input.check_files()?;
+    // Bad analysis options are reported once, before any file is read.
+    analysers(&args.analysis)?;
+    let bars = Bars::new(args.input.progress.no_progress, true);
+    let files = &args.input.files;
+    let mut stdout = std::io::stdout().lock();
+    if let [file] = files.as_slice() {
+        let done = stats_file(&args, &opts, file, None, &bars)?;
+        stdout.write_all(done.text.as_bytes())?;
+        stdout.flush()?;
+        for n in &done.notes {
+            bars.eprintln(n);
+        }
+        return Ok(done.code);
+    }
+    let mut worst = exit::OK;
+    let mut written: Result<()> = Ok(());
+    let mut started = false;
+    for_each_ordered(
+        files,
+        args.input.threads(),
+        |file| stats_file(&args, &opts, file, Some(file), &bars),
+        |i, done| {
+            let file = files.get(i).map_or("", String::as_str);
+            let (done, notes) = match done {
+                Ok(mut d) => {
+                    let notes = std::mem::take(&mut d.notes);
+                    (Ok(d), notes)
+                }
+                Err(e) => (Err(e.to_string()), vec![format!("poolshark: {e}")]),
+            };
+            worst = worst.max(done.as_ref().map_or(exit::USAGE, |d| d.code));
+            if written.is_ok() {
+                let text = several(args.format, file, &done, &mut started);
+                written = stdout
+                    .write_all(text.as_bytes())
+                    .and_then(|_| stdout.flush())
+                    .map_err(Error::from);
+            }
+            for n in &notes {
+                bars.eprintln(n);
+            }
+        },
+    );
+    written?;
+    if args.format == StatsFormat::Json {
+        stdout.write_all(if started { b"\n]\n" } else { b"[]\n" })?;
+    }
+    stdout.flush()?;
+    Ok(worst)
+}
+
+/// One file's statistics among several: text under a `== FILE` header; JSON as an element of an
+/// array, with its `file` (and `error` when it could not be read); CSV with a first column
+/// `file` and one header line in all. `started`: something was written before.
+fn several(
+    format: StatsFormat,
+    file: &str,
+    done: &std::result::Result<FileStats, String>,
+    started: &mut bool,
+) -> String {
+    let first = !std::mem::replace(started, true);
+    let mut s = String::new();
+    match format {
+        StatsFormat::Text => {
+            s.push_str(&format!("== {file}\n"));
+            if let Ok(d) = done {
+                s.push_str(&d.text);
+            }
+        }
+        StatsFormat::Json => {
+            s.push_str(if first { "[\n" } else { ",\n" });
+            let v = match done {
+                Ok(d) => match d.json.clone() {
+                    Some(serde_json::Value::Object(mut m)) => {
+                        m.insert("file".into(), file.into());
+                        serde_json::Value::Object(m)
+                    }
+                    _ => serde_json::json!({"file": file}),
+                },
+                Err(e) => serde_json::json!({"file": file, "error": e}),
+            };
+            s.push_str(&serde_json::to_string_pretty(&v).unwrap_or_default());
+        }
+        StatsFormat::Csv => {
+            let Ok(d) = done else {
+                return s;
+            };
+            let mut lines = d.text.lines();
+            if let Some(header) = lines.next() {
+                if first {
+                    s.push_str(&format!("file,{header}\n"));
+                }
+            }
+            let name = csv_field(file);
+            for line in lines {
+                s.push_str(&format!("{name},{line}\n"));
+            }
+        }
+    }
+    s
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// What one file gave: its statistics as the single-file command prints them, and its exit code.
+struct FileStats {
+    text: String,
+    /// The JSON that `text` shows, for `--format json`.
+    json: Option<serde_json::Value>,
+    code: i32,
+    /// Lines for standard error once the file is done: its summary, why it stopped.
+    notes: Vec<String>,
+}
+
+/// One file through its own pipeline, analysers and message statistics; `label` names it in
+/// what goes to standard error when there are several. Errors: the file cannot be opened.
+fn stats_file(
+    args: &StatsArgs,
+    opts: &crate::pipeline::Options,
+    file: &str,
+    label: Option<&str>,
+    bars: &Bars,
+) -> Result<FileStats> {
+    let input = args.input.capture(file);
     let mut sink = StatsSink {
         analysers: analysers(&args.analysis)?,
         report: Report {
@@ -102,15 +237,29 @@ pub fn run(args: StatsArgs) -> Result<i32> {
         },
         messages: MessageStats::new(),
     };
-    let mut source = args.input.open()?;
-    let mut pipeline = Pipeline::new(opts);
-    let fatal = pipeline.run(&mut source, &mut sink).err();
+    let (mut source, progress) = match bars.open(file) {
+        Some(opened) => {
+            let (s, p) = opened?;
+            (s, Some(p))
+        }
+        None => (input.open()?, None),
+    };
+    let mut pipeline = Pipeline::new(opts.clone());
+    let fatal = {
+        let mut tracked = Tracked {
+            inner: &mut sink,
+            progress,
+            label,
+        };
+        pipeline.run(&mut source, &mut tracked).err()
+    };
     let stats = pipeline.stats();
     for a in &mut sink.analysers {
         a.finish(stats.last, &mut sink.report);
     }
     let rows = sink.messages.rows();
     let mut text = String::new();
+    let mut json = None;
     match args.format {
         StatsFormat::Text => {
             out::message_table_text(&rows, &mut text);
@@ -120,18 +269,25 @@ pub fn run(args: StatsArgs) -> Result<i32> {
             let j = out::json(&rows, &sink.report.timeline);
             text = serde_json::to_string_pretty(&j).map_err(|e| Error::msg(e.to_string()))?;
             text.push('\n');
+            json = Some(j);
         }
         StatsFormat::Csv => out::csv(&rows, &sink.report.timeline, &mut text),
     }
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(text.as_bytes())?;
-    stdout.flush()?;
-    eprintln!("poolshark: {}", stats.summary_line());
-    if let Some(e) = fatal {
-        eprintln!("poolshark: stopped reading {}: {e}", args.input.file);
-        return Ok(exit::USAGE);
-    }
-    Ok(exit::OK)
+    let prefix = label.map(|f| format!("{f}: ")).unwrap_or_default();
+    let mut notes = vec![format!("poolshark: {prefix}{}", stats.summary_line())];
+    let code = match fatal {
+        Some(e) => {
+            notes.push(format!("poolshark: stopped reading {file}: {e}"));
+            exit::USAGE
+        }
+        None => exit::OK,
+    };
+    Ok(FileStats {
+        text,
+        json,
+        code,
+        notes,
+    })
 }
 
 #[cfg(test)]

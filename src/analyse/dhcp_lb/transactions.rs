@@ -294,9 +294,11 @@ impl Tracker {
         let key: Key = (t.req.family, t.req.xid, t.req.match_key.clone());
         if let Some(txn) = self.txns.get_mut(&key) {
             txn.open.retain(|s| *s != t.seq);
-            if txn.open.is_empty()
-                && ns_between(txn.last_seen, self.last_time) > i128::from(self.lookahead_ns)
-            {
+            // With nothing open it can match nothing (copies and answers are matched against
+            // open transmissions only) and a new request makes it anew: kept, it would only
+            // hold memory until the --max-transactions bound evicts it (an answer seen after
+            // the request keeps `last_seen` within the lookahead when the request is judged).
+            if txn.open.is_empty() {
                 self.txns.remove(&key);
             }
         }
@@ -376,10 +378,34 @@ mod tests {
         let c = tr.pop_ready().unwrap();
         assert!(c.answers[0].late, "7 s after the request");
         assert!(tr.pop_ready().is_none());
+        // Every transmission judged: nothing is kept of the transaction, though its last answer
+        // came well after its first request.
+        assert!(tr.txns.is_empty());
+    }
+
+    #[test]
+    fn a_transaction_goes_with_its_last_open_transmission() {
+        let mut tr = Tracker::new(5_000_000_000, 20_000_000_000, 100, 100);
+        // DISCOVER, OFFER, REQUEST 15 s later (same xid), ACK 19 s after it.
+        assert_eq!(tr.request(req(1, 100, 1, 0, "10.0.0.1")), Some(0));
+        assert_eq!(tr.answer(&ans(2, 100, 2), 0), Some(0));
+        assert_eq!(tr.request(req(3, 115, 3, 0, "10.0.0.1")), Some(1));
+        assert_eq!(tr.answer(&ans(4, 134, 5), 0), Some(1));
+        tr.tick(Timestamp::new(136, 0));
+        assert_eq!(tr.pop_ready().map(|t| t.seq), Some(0));
+        assert_eq!(tr.txns.len(), 1, "the REQUEST is still open");
+        // Judged 21 s after the REQUEST, 2 s after the ACK that last touched the transaction.
+        assert_eq!(tr.pop_ready().map(|t| t.seq), Some(1));
+        assert!(tr.txns.is_empty());
+        // The same xid again is a new transaction, and a stray answer matches nothing.
+        assert_eq!(tr.answer(&ans(5, 137, 5), 0), None);
+        assert_eq!(tr.request(req(6, 140, 1, 0, "10.0.0.1")), Some(2));
+        assert_eq!(tr.answer(&ans(7, 140, 2), 1), Some(2));
     }
 
     #[test]
     fn bounded() {
+        // Transmissions judged early to keep the pending bound take their transactions along.
         let mut tr = Tracker::new(1, 1_000_000_000_000, 20, 20);
         for i in 0..100u32 {
             let mut r = req(u64::from(i), i64::from(i), 1, 0, "255.255.255.255");
@@ -389,8 +415,16 @@ mod tests {
                 assert!(tr.pop_ready().is_some());
             }
         }
-        assert!(tr.counters.transactions_evicted > 0);
         assert!(tr.counters.judged_early > 0);
+        assert!(tr.txns.len() <= 20);
+        // Transactions still open past the transaction bound: the least recently seen go.
+        let mut tr = Tracker::new(1, 1_000_000_000_000, 20, 1000);
+        for i in 0..100u32 {
+            let mut r = req(u64::from(i), i64::from(i), 1, 0, "255.255.255.255");
+            r.xid = i;
+            tr.request(r);
+        }
+        assert!(tr.counters.transactions_evicted > 0);
         assert!(tr.txns.len() <= 20);
         // One xid repeated with ever new secs: the open list stays bounded.
         let mut tr = Tracker::new(1, 1_000_000_000_000, 1000, 1000);

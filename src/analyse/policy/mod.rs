@@ -50,10 +50,11 @@ mod tests;
 pub use chi_square::chi_square_p;
 pub use kind::{Method, PolicyKind};
 pub use member::Member;
-pub use pool::{Commit, Pool, PoolError, Registration, Share};
+pub use pool::{Commit, Pool, PoolError, Registration, Share, ShareKey};
 pub use profile::{Profile, DRAFT01, PROFILES, RFC5356, RSPLIB};
 pub use rng::Rng;
 pub use settings::{
     parse_scaled, percent_of, scaled_from_legacy_24bit, scaled_from_percent, PeSettings,
     SettingChange,
 };
+pub use share::ShareCache;

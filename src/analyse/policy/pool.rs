@@ -236,48 +236,57 @@ impl Pool {
     /// The reference answer of up to `items` members, without advancing any state. Draws from
     /// `rng` for the randomised policies only.
     pub fn answer(&self, items: usize, rng: &mut Rng) -> Vec<u32> {
-        let n = items.min(self.members.len());
-        let picked = match self.policy.method() {
-            Method::Sorted => self.sorted_answer(n),
-            Method::Random => self.random_answer(n, rng),
-        };
-        picked
-            .into_iter()
-            .filter_map(|i| self.members.get(i).map(|m| m.pe_id))
+        let mut scratch = Scratch::default();
+        self.answer_indices(items, rng, &mut scratch);
+        scratch
+            .picked
+            .iter()
+            .filter_map(|&i| self.members.get(i).map(|m| m.pe_id))
             .collect()
     }
 
-    fn sorted_answer(&self, n: usize) -> Vec<usize> {
+    /// The reference answer as member indices, left in `scratch.picked`; the scratch buffers are
+    /// reused so that a simulation of thousands of answers allocates nothing per answer.
+    pub(crate) fn answer_indices(&self, items: usize, rng: &mut Rng, scratch: &mut Scratch) {
+        let n = items.min(self.members.len());
+        scratch.picked.clear();
+        match self.policy.method() {
+            Method::Sorted => self.sorted_answer(n, scratch),
+            Method::Random => self.random_answer(n, rng, scratch),
+        }
+    }
+
+    fn sorted_answer(&self, n: usize, scratch: &mut Scratch) {
         if self.policy == PolicyKind::WeightedRoundRobin && self.profile.wrr == WrrRule::SpreadList
         {
-            return wrr::spread_answer(&self.members, n);
+            scratch.picked = wrr::spread_answer(&self.members, n);
+            return;
         }
-        let mut order: Vec<(super::member::SortKey, usize)> = self
-            .members
-            .iter()
-            .enumerate()
-            .map(|(i, m)| (dispatch::sort_key(self.policy, self.profile, m), i))
-            .collect();
+        let order = &mut scratch.order;
+        order.clear();
+        order.extend(
+            self.members
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (dispatch::sort_key(self.policy, self.profile, m), i)),
+        );
         order.sort_unstable();
-        order.into_iter().take(n).map(|(_, i)| i).collect()
+        scratch.picked.extend(order.iter().take(n).map(|&(_, i)| i));
     }
 
     /// Draws without replacement, walking the members by PE id as RSPLIB's value tree does.
-    fn random_answer(&self, n: usize, rng: &mut Rng) -> Vec<usize> {
-        let mut candidates: Vec<(u32, usize, u64)> = self
-            .members
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                (
-                    m.pe_id,
-                    i,
-                    dispatch::draw_weight(self.policy, self.profile, m),
-                )
-            })
-            .collect();
+    fn random_answer(&self, n: usize, rng: &mut Rng, scratch: &mut Scratch) {
+        let candidates = &mut scratch.candidates;
+        candidates.clear();
+        candidates.extend(self.members.iter().enumerate().map(|(i, m)| {
+            (
+                m.pe_id,
+                i,
+                dispatch::draw_weight(self.policy, self.profile, m),
+            )
+        }));
         candidates.sort_unstable_by_key(|c| c.0);
-        draw_without_replacement(&mut candidates, n, rng)
+        draw_into(candidates, n, rng, &mut scratch.picked);
     }
 
     /// Advances the state as if the registrar had answered `observed`: the first maxIncrement
@@ -294,6 +303,12 @@ impl Pool {
                 Some(i) => indices.push(i),
             }
         }
+        self.advance(&indices);
+        report
+    }
+
+    /// `commit` of an answer given as distinct member indices (what `answer_indices` gives).
+    pub(crate) fn advance(&mut self, indices: &[usize]) {
         let profile = self.profile;
         let policy = self.policy;
         let max_inc = usize::try_from(self.max_increment).unwrap_or(usize::MAX);
@@ -334,7 +349,6 @@ impl Pool {
                 dispatch::update(policy, profile, m);
             }
         }
-        report
     }
 
     /// The reference answer, with the state advanced as the profile says.
@@ -383,6 +397,70 @@ impl Pool {
     }
 }
 
+impl Pool {
+    /// What the long-run shares of answers of `items` members depend on (see [`ShareKey`]).
+    pub fn share_key(&self, items: usize) -> ShareKey {
+        let mut seqs: Vec<u64> = self.members.iter().map(|m| m.seq).collect();
+        seqs.sort_unstable();
+        seqs.dedup();
+        let first_round = self.members.iter().map(|m| m.round).min().unwrap_or(0);
+        ShareKey {
+            profile: self.profile.name,
+            policy: self.policy,
+            max_increment: self.max_increment,
+            items: items.min(self.members.len()),
+            members: self
+                .members
+                .iter()
+                .map(|m| MemberKey {
+                    pe_id: m.pe_id,
+                    settings: m.settings,
+                    seq_rank: seqs.binary_search(&m.seq).unwrap_or(0),
+                    round: m.round.saturating_sub(first_round),
+                    virtual_counter: m.virtual_counter,
+                    credit: m.credit,
+                    degradation: m.degradation,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A pool's state as far as its answers depend on it: sequence numbers only by their order (they
+/// are only ever compared, and a fresh one is larger than all), WRR rounds only from the lowest
+/// (compared, and advanced by one), the selection counts not at all. Two pools with equal keys
+/// give the same answers from now on, so the same expected shares.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ShareKey {
+    profile: &'static str,
+    policy: PolicyKind,
+    max_increment: u32,
+    items: usize,
+    members: Vec<MemberKey>,
+}
+
+impl ShareKey {
+    /// Members the key describes (what it costs to keep).
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct MemberKey {
+    pe_id: u32,
+    settings: PeSettings,
+    seq_rank: usize,
+    round: u64,
+    virtual_counter: u32,
+    credit: i128,
+    degradation: u64,
+}
+
 /// Draws `n` entries of `candidates` (id, member index, weight) without replacement, in
 /// proportion to weight; stops early when no weight is left. Entries are walked in the order given.
 pub(crate) fn draw_without_replacement(
@@ -391,7 +469,19 @@ pub(crate) fn draw_without_replacement(
     rng: &mut Rng,
 ) -> Vec<usize> {
     let mut out = Vec::with_capacity(n.min(candidates.len()));
-    while out.len() < n {
+    draw_into(candidates, n, rng, &mut out);
+    out
+}
+
+/// `draw_without_replacement` appending to `out`.
+fn draw_into(
+    candidates: &mut Vec<(u32, usize, u64)>,
+    n: usize,
+    rng: &mut Rng,
+    out: &mut Vec<usize>,
+) {
+    let start = out.len();
+    while out.len() - start < n {
         let total = candidates.iter().fold(0u64, |a, c| a.saturating_add(c.2));
         if total == 0 {
             break;
@@ -411,5 +501,13 @@ pub(crate) fn draw_without_replacement(
         let c = candidates.remove(pos);
         out.push(c.1);
     }
-    out
+}
+
+/// Buffers an answer is worked out in, kept between answers by a simulation.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    order: Vec<(super::member::SortKey, usize)>,
+    candidates: Vec<(u32, usize, u64)>,
+    /// The answer, as member indices.
+    pub(crate) picked: Vec<usize>,
 }

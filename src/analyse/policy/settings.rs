@@ -9,7 +9,7 @@ pub const MAX_VALUE: u32 = u32::MAX;
 /// What a pool element registered: its policy and the words the policy parameter carried.
 /// Words the policy does not carry are 0 (weight: 1, so that a weighted policy fed settings that
 /// never named a weight behaves like its unweighted sibling).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PeSettings {
     pub policy: PolicyKind,
     pub weight: u32,

@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 
-use super::pool::{draw_without_replacement, Pool, Share};
+use super::kind::Method;
+use super::pool::{draw_without_replacement, Pool, Scratch, Share, ShareKey};
 use super::rng::Rng;
 
 /// Above this many partial answers the exact enumeration gives way to a simulation.
@@ -99,39 +100,146 @@ fn simulated_inclusion(weights: &[u64], n: usize) -> Vec<f64> {
     counts.iter().map(|&c| c as f64 / draws as f64).collect()
 }
 
-/// Runs a copy of the pool forward and counts.
+/// Runs a copy of the pool forward and counts. The copy keeps its members in the order of the
+/// original (an answer never reorders them), so they are counted by index.
+///
+/// A sorted policy's answers are a function of the pool's state, and the state repeats (round
+/// robin comes back to its first member, LU cycles through its least loaded members, degradation
+/// counters reach their cap): once a state recurs (equal [`ShareKey`]s), the answers between the
+/// two occurrences repeat to the end of the horizon, and are counted that many times instead of
+/// being simulated. States are compared at every step at first (short cycles), then every
+/// [`SAMPLE_EVERY`] steps (a repeat among samples is a period too, if not the shortest).
 pub fn simulated_shares(pool: &Pool, n: usize) -> Vec<Share> {
     let members = pool.members();
     let horizon = (HORIZON * 16 / members.len().max(16)).max(100);
+    let deterministic = pool.policy().method() == Method::Sorted;
     let mut copy = pool.clone();
     let mut rng = Rng::new(SIMULATION_SEED);
-    let mut first = vec![0u64; members.len()];
-    let mut included = vec![0u64; members.len()];
-    for _ in 0..horizon {
-        let answer = copy.select(n, &mut rng);
-        for (pos, id) in answer.iter().enumerate() {
-            if let Some(i) = members.iter().position(|m| m.pe_id == *id) {
-                if pos == 0 {
-                    if let Some(c) = first.get_mut(i) {
-                        *c += 1;
-                    }
-                }
-                if let Some(c) = included.get_mut(i) {
-                    *c += 1;
-                }
+    let mut tally = Tally::new(members.len());
+    let mut scratch = Scratch::default();
+    // Answers so far (member indices, flat) and where each step's starts.
+    let mut answers: Vec<usize> = Vec::new();
+    let mut starts: Vec<usize> = Vec::new();
+    let mut seen: HashMap<ShareKey, usize> = HashMap::new();
+    let mut step = 0;
+    while step < horizon {
+        if deterministic
+            && (step < DENSE_STEPS || step % SAMPLE_EVERY == 0)
+            && seen.len() < MAX_STATES
+        {
+            let key = copy.share_key(n);
+            if let Some(&from) = seen.get(&key) {
+                tally.repeat(&answers, &starts, from, step, horizon - step);
+                break;
             }
+            seen.insert(key, step);
         }
+        copy.answer_indices(n, &mut rng, &mut scratch);
+        tally.add(&scratch.picked, 1);
+        if deterministic && seen.len() < MAX_STATES {
+            starts.push(answers.len());
+            answers.extend_from_slice(&scratch.picked);
+        }
+        copy.advance(&scratch.picked);
+        step += 1;
     }
     let h = horizon as f64;
     members
         .iter()
-        .zip(first.iter().zip(&included))
+        .zip(tally.first.iter().zip(&tally.included))
         .map(|(m, (&f, &inc))| Share {
             pe_id: m.pe_id,
             first: f as f64 / h,
             included: inc as f64 / h,
         })
         .collect()
+}
+
+/// States compared at every step at the start of a simulation.
+const DENSE_STEPS: usize = 64;
+/// Then one state in this many.
+const SAMPLE_EVERY: usize = 32;
+/// States remembered at most; past it the simulation runs to the end without looking.
+const MAX_STATES: usize = 320;
+
+/// How often each member came first and came at all.
+struct Tally {
+    first: Vec<u64>,
+    included: Vec<u64>,
+}
+
+impl Tally {
+    fn new(members: usize) -> Self {
+        Tally {
+            first: vec![0; members],
+            included: vec![0; members],
+        }
+    }
+
+    /// One answer, counted `times` times.
+    fn add(&mut self, answer: &[usize], times: u64) {
+        for (pos, &i) in answer.iter().enumerate() {
+            if pos == 0 {
+                if let Some(c) = self.first.get_mut(i) {
+                    *c += times;
+                }
+            }
+            if let Some(c) = self.included.get_mut(i) {
+                *c += times;
+            }
+        }
+    }
+
+    /// The state before step `now` is the one before step `from`: the `left` steps still to
+    /// come repeat the answers of steps `from..now` over and over.
+    fn repeat(
+        &mut self,
+        answers: &[usize],
+        starts: &[usize],
+        from: usize,
+        now: usize,
+        left: usize,
+    ) {
+        let period = now - from;
+        let (rounds, rest) = (left / period, left % period);
+        for s in from..now {
+            let times = rounds as u64 + u64::from(s - from < rest);
+            let begin = starts.get(s).copied().unwrap_or(answers.len());
+            let end = starts.get(s + 1).copied().unwrap_or(answers.len());
+            self.add(answers.get(begin..end).unwrap_or_default(), times);
+        }
+    }
+}
+
+/// Members held in the keys of a [`ShareCache`] at most; past it the cache starts again.
+const CACHE_MEMBERS: usize = 1 << 14;
+
+/// Expected shares already worked out, by the pool state they came from. A replay asks again
+/// after every change of a pool's membership, and re-registrations that change nothing the
+/// answers depend on bring a pool back to a state it was in (round robin: one of a few orders of
+/// its members), so most answers come from here instead of a fresh simulation.
+#[derive(Debug, Default)]
+pub struct ShareCache {
+    map: HashMap<ShareKey, Vec<Share>>,
+    members: usize,
+}
+
+impl ShareCache {
+    /// `pool.expected_share(items)`, from the cache when the pool was in this state before.
+    pub fn expected_share(&mut self, pool: &Pool, items: usize) -> Vec<Share> {
+        let key = pool.share_key(items);
+        if let Some(s) = self.map.get(&key) {
+            return s.clone();
+        }
+        let shares = pool.expected_share(items);
+        if self.members.saturating_add(key.len()) > CACHE_MEMBERS {
+            self.map.clear();
+            self.members = 0;
+        }
+        self.members = self.members.saturating_add(key.len());
+        self.map.insert(key, shares.clone());
+        shares
+    }
 }
 
 #[cfg(test)]
@@ -158,6 +266,136 @@ mod tests {
         assert_eq!(inc, vec![0.0, 1.0, 1.0]);
         let (first, inc) = draw_shares(&[0, 0], 1);
         assert_eq!((first, inc), (vec![0.0, 0.0], vec![0.0, 0.0]));
+    }
+
+    fn round_robin_after(selections: usize, kind: super::super::PolicyKind) -> Pool {
+        use super::super::{PeSettings, RSPLIB};
+        let mut p = Pool::new(&RSPLIB, kind).unwrap();
+        for id in [10, 20, 30, 40] {
+            p.register(id, PeSettings::new(kind).with_weight(id / 10))
+                .unwrap();
+        }
+        let mut rng = Rng::new(1);
+        for _ in 0..selections {
+            p.select(1, &mut rng);
+        }
+        p
+    }
+
+    #[test]
+    fn states_that_differ_only_in_sequence_numbers_share_a_key_and_their_shares() {
+        use super::super::PolicyKind;
+        for kind in [PolicyKind::RoundRobin, PolicyKind::WeightedRoundRobin] {
+            // Round robin comes back to the same order of its members after a cycle, with
+            // larger sequence numbers (and WRR with later rounds).
+            let a = round_robin_after(3, kind);
+            let cycle = (1..=100)
+                .find(|k| round_robin_after(3 + k, kind).share_key(1) == a.share_key(1))
+                .expect("the state comes back");
+            if kind == PolicyKind::RoundRobin {
+                assert_eq!(cycle, 4);
+            }
+            let b = round_robin_after(3 + cycle, kind);
+            let c = round_robin_after(4, kind);
+            assert_ne!(a.members(), b.members(), "{kind:?}: absolute state differs");
+            assert_eq!(a.share_key(1), b.share_key(1), "{kind:?}");
+            assert_ne!(a.share_key(1), c.share_key(1), "{kind:?}");
+            assert_ne!(a.share_key(1), a.share_key(2), "{kind:?}");
+            assert_eq!(a.expected_share(1), b.expected_share(1), "{kind:?}");
+            assert_eq!(a.expected_share(2), b.expected_share(2), "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn the_cache_answers_what_the_pool_would() {
+        use super::super::PolicyKind;
+        let mut cache = ShareCache::default();
+        let a = round_robin_after(3, PolicyKind::RoundRobin);
+        let b = round_robin_after(7, PolicyKind::RoundRobin);
+        let c = round_robin_after(4, PolicyKind::RoundRobin);
+        assert_eq!(cache.expected_share(&a, 1), a.expected_share(1));
+        assert_eq!(cache.expected_share(&b, 1), b.expected_share(1));
+        assert_eq!(cache.map.len(), 1, "b is a's state again");
+        assert_eq!(cache.expected_share(&c, 1), c.expected_share(1));
+        assert_eq!(cache.map.len(), 2);
+    }
+
+    /// The simulation without the shortcut through repeated states.
+    fn plain_shares(pool: &Pool, n: usize) -> Vec<(u64, u64)> {
+        let horizon = (HORIZON * 16 / pool.len().max(16)).max(100);
+        let mut copy = pool.clone();
+        let mut rng = Rng::new(SIMULATION_SEED);
+        let mut tally = Tally::new(pool.len());
+        for _ in 0..horizon {
+            let answer = copy.select(n, &mut rng);
+            let idx: Vec<usize> = answer
+                .iter()
+                .filter_map(|id| pool.members().iter().position(|m| m.pe_id == *id))
+                .collect();
+            tally.add(&idx, 1);
+        }
+        tally.first.into_iter().zip(tally.included).collect()
+    }
+
+    #[test]
+    fn repeated_states_give_exactly_what_the_whole_simulation_gives() {
+        use super::super::{PeSettings, PolicyKind, PROFILES};
+        let mut checked = 0;
+        let mut shortened = 0;
+        for profile in PROFILES {
+            for kind in PolicyKind::ALL {
+                if kind.method() != Method::Sorted || !profile.defines(kind) {
+                    continue;
+                }
+                for (members, steps) in [(1u32, 0usize), (3, 0), (4, 5), (5, 17), (7, 3)] {
+                    let mut p = Pool::new(profile, kind).unwrap();
+                    for i in 0..members {
+                        let settings = PeSettings::new(kind)
+                            .with_weight(1 + i % 3)
+                            .with_priority(i % 2)
+                            .with_load((i % 3) * 0x1000_0000)
+                            .with_load_degradation(0x0100_0000 * (1 + i % 2));
+                        p.register(100 + i, settings).unwrap();
+                    }
+                    let mut rng = Rng::new(u64::from(members));
+                    for s in 0..steps {
+                        p.select(1 + s % 2, &mut rng);
+                    }
+                    for n in 1..=3 {
+                        let fast = simulated_shares(&p, n);
+                        let h = (HORIZON * 16 / p.len().max(16)).max(100) as f64;
+                        let fast: Vec<(u64, u64)> = fast
+                            .iter()
+                            .map(|s| {
+                                (
+                                    (s.first * h).round() as u64,
+                                    (s.included * h).round() as u64,
+                                )
+                            })
+                            .collect();
+                        let plain = plain_shares(&p, n);
+                        assert_eq!(
+                            fast, plain,
+                            "{} {kind:?}, {members} members after {steps} answers, {n} items",
+                            profile.name
+                        );
+                        checked += 1;
+                        let mut key_seen = std::collections::HashSet::new();
+                        let mut c = p.clone();
+                        for _ in 0..DENSE_STEPS {
+                            if !key_seen.insert(c.share_key(n)) {
+                                shortened += 1;
+                                break;
+                            }
+                            c.select(n, &mut rng);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 100, "{checked}");
+        // Most of these pools come back to a state within a few dozen answers.
+        assert!(shortened * 2 > checked, "{shortened} of {checked}");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! goodness-of-fit findings of randomised pools.
 
 use super::{Replay, Scope, FIT_BLOCK};
+use crate::analyse::policy::ShareCache;
 use crate::analyse::rserpool::directory::RegistrarId;
 use crate::analyse::rserpool::event::{Meta, PeInfo};
 use crate::analyse::rserpool::handle::{pe_hex, pe_list, pe_text, PoolHandle};
@@ -133,6 +134,33 @@ impl Replay {
         observed: &[u32],
         probabilities: &[(u32, f64, f64)],
     ) {
+        // Out of `self` while a pool entry of `self` is borrowed.
+        let mut cache = std::mem::take(&mut self.shares);
+        self.record_answer_with(
+            &mut cache,
+            report,
+            meta,
+            reg,
+            pool,
+            items,
+            observed,
+            probabilities,
+        );
+        self.shares = cache;
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record_answer_with(
+        &mut self,
+        cache: &mut ShareCache,
+        report: &mut Report,
+        meta: &Meta,
+        reg: RegistrarId,
+        pool: &PoolHandle,
+        items: Option<u32>,
+        observed: &[u32],
+        probabilities: &[(u32, f64, f64)],
+    ) {
         let Some(e) = self.entry(reg, pool, false) else {
             return;
         };
@@ -155,7 +183,7 @@ impl Replay {
         let Some(p) = e.profiles.first().and_then(|p| p.pool()) else {
             return;
         };
-        let shares = p.expected_share(p.items_for(items));
+        let shares = cache.expected_share(p, p.items_for(items));
         for share in shares {
             let text = p
                 .member(share.pe_id)

@@ -18,7 +18,7 @@ use super::rules::{Draft, Rule};
 use super::selection::describe_settings;
 use super::state::{PoolEntry, RegistrarState, Totals};
 use crate::analyse::finding::{Finding, Subject};
-use crate::analyse::policy::Profile;
+use crate::analyse::policy::{Profile, ShareCache};
 use crate::analyse::Report;
 use crate::source::Timestamp;
 
@@ -85,6 +85,8 @@ pub struct Replay {
     last_time: Option<Timestamp>,
     pools_total: usize,
     members_total: usize,
+    /// The lead profile's expected shares, by pool state (see `ShareCache`).
+    shares: ShareCache,
 }
 
 /// When something happened: the frame (for findings) and its time.
@@ -125,6 +127,7 @@ impl Replay {
             last_time: None,
             pools_total: 0,
             members_total: 0,
+            shares: ShareCache::default(),
         }
     }
 

@@ -1,0 +1,157 @@
+//! Several capture files in one run (`check`, `stats`): each file on its own pipeline and
+//! analysers, the files shared out over a few threads, their results handed back in the order the
+//! files were given, each as soon as it and those before it are done.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use super::progress::FileProgress;
+use crate::dissect::FrameSummary;
+use crate::pipeline::{Decoded, Sink};
+use crate::source::{Frame, SourceError};
+
+/// Runs `job` on every file with up to `threads` threads and calls `emit` with each result, in
+/// the order of `files`, on the calling thread.
+pub fn for_each_ordered<T, J, E>(files: &[String], threads: usize, job: J, mut emit: E)
+where
+    T: Send,
+    J: Fn(&str) -> T + Sync,
+    E: FnMut(usize, T),
+{
+    if threads <= 1 || files.len() <= 1 {
+        for (i, f) in files.iter().enumerate() {
+            emit(i, job(f));
+        }
+        return;
+    }
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<(usize, T)>();
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                let tx = tx.clone();
+                let (next, job) = (&next, &job);
+                s.spawn(move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(f) = files.get(i) else {
+                        break;
+                    };
+                    if tx.send((i, job(f))).is_err() {
+                        break;
+                    }
+                })
+            })
+            .collect();
+        drop(tx);
+        // Results that came before their turn wait here.
+        let mut early: BTreeMap<usize, T> = BTreeMap::new();
+        let mut due = 0;
+        for (i, t) in rx {
+            early.insert(i, t);
+            while let Some(t) = early.remove(&due) {
+                emit(due, t);
+                due += 1;
+            }
+        }
+        for w in workers {
+            if let Err(panic) = w.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
+}
+
+/// A command's sink with what every file adds: the progress bar moved as frames go by, and
+/// reading problems told with the file's name when there are several files.
+pub struct Tracked<'a, S> {
+    pub inner: &'a mut S,
+    pub progress: Option<FileProgress>,
+    /// The file's name, when several files are read.
+    pub label: Option<&'a str>,
+}
+
+impl<S: Sink> Sink for Tracked<'_, S> {
+    fn message(&mut self, d: &Decoded<'_>) {
+        self.inner.message(d);
+    }
+
+    fn end_frame(&mut self, frame: &Frame<'_>, summary: &FrameSummary) {
+        self.inner.end_frame(frame, summary);
+        if let Some(p) = &mut self.progress {
+            p.frame();
+        }
+    }
+
+    fn source_error(&mut self, e: &SourceError) {
+        let line = match self.label {
+            Some(file) => format!("poolshark: {file}: {e}"),
+            None => format!("poolshark: {e}"),
+        };
+        match &self.progress {
+            Some(p) => p.println(&line),
+            None => eprintln!("{line}"),
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.inner.stopped()
+    }
+}
+
+impl<S> Drop for Tracked<'_, S> {
+    fn drop(&mut self) {
+        if let Some(p) = &self.progress {
+            p.finish();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("f{i}")).collect()
+    }
+
+    #[test]
+    fn results_come_in_the_order_of_the_files_whatever_finishes_first() {
+        for threads in [1, 2, 3, 8] {
+            let files = names(7);
+            let mut got = Vec::new();
+            for_each_ordered(
+                &files,
+                threads,
+                |f| {
+                    // Early files take longest, so later ones finish first.
+                    let i: u64 = f.trim_start_matches('f').parse().unwrap_or(0);
+                    std::thread::sleep(std::time::Duration::from_millis(5 * (7 - i)));
+                    f.to_uppercase()
+                },
+                |i, t| got.push((i, t)),
+            );
+            let want: Vec<(usize, String)> = (0..7).map(|i| (i, format!("F{i}"))).collect();
+            assert_eq!(got, want, "threads {threads}");
+        }
+    }
+
+    #[test]
+    fn files_run_at_the_same_time_with_several_threads() {
+        let files = names(2);
+        let running = AtomicUsize::new(0);
+        let most = AtomicUsize::new(0);
+        for_each_ordered(
+            &files,
+            2,
+            |_| {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                running.fetch_sub(1, Ordering::SeqCst);
+            },
+            |_, ()| {},
+        );
+        assert_eq!(most.load(Ordering::SeqCst), 2);
+    }
+}
