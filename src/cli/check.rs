@@ -9,7 +9,7 @@ use std::io::Write;
 
 use super::anyhow_like::{Error, Result};
 use super::exit;
-use super::files::{for_each_ordered, Tracked};
+use super::files::{for_each_ordered, run_file};
 use super::input::CaptureFilesArgs;
 use super::progress::Bars;
 use crate::analyse::dhcp_lb::{ConfigFile, DhcpLbAnalyser, Overrides, Settings};
@@ -17,7 +17,7 @@ use crate::analyse::failover::{self, analyser::FailoverAnalyser, PoolRange};
 use crate::analyse::finding::{Findings, Severity};
 use crate::analyse::{Analyser, Report};
 use crate::dissect::FrameSummary;
-use crate::pipeline::{Decoded, Pipeline, Sink};
+use crate::pipeline::{Decoded, Sink};
 use crate::source::{Frame, SourceError};
 
 #[derive(clap::Args, Debug)]
@@ -389,23 +389,7 @@ fn check_file(
         analysers: analysers_seeded(&args.analysis, seeds)?,
         report: Report::new(args.analysis.max_findings, 60_000_000_000),
     };
-    let (mut source, progress) = match bars.open(file) {
-        Some(opened) => {
-            let (s, p) = opened?;
-            (s, Some(p))
-        }
-        None => (input.open()?, None),
-    };
-    let mut pipeline = Pipeline::new(opts.clone());
-    let fatal = {
-        let mut tracked = Tracked {
-            inner: &mut sink,
-            progress,
-            label,
-        };
-        pipeline.run(&mut source, &mut tracked).err()
-    };
-    let stats = pipeline.stats();
+    let (stats, fatal) = run_file(file, &input, opts, bars, label, &mut sink)?;
     let report = render(&mut sink, &stats, args.format);
     let failed = sink.report.findings.any_at_least(args.fail_on);
     let prefix = label.map(|f| format!("{f}: ")).unwrap_or_default();

@@ -62,6 +62,34 @@ where
     });
 }
 
+/// Reads one file through a pipeline of its own into `sink`, with its progress bar when `bars`
+/// draws one. Returns the run's statistics and the error that ended the file early, if one did;
+/// fails only when the file cannot be opened.
+pub fn run_file<S: Sink>(
+    file: &str,
+    input: &super::input::CaptureArgs,
+    opts: &crate::pipeline::Options,
+    bars: &super::progress::Bars,
+    label: Option<&str>,
+    sink: &mut S,
+) -> super::anyhow_like::Result<(crate::pipeline::RunStats, Option<SourceError>)> {
+    let (mut source, progress) = match bars.open(file) {
+        Some(opened) => {
+            let (s, p) = opened?;
+            (s, Some(p))
+        }
+        None => (input.open()?, None),
+    };
+    let mut pipeline = crate::pipeline::Pipeline::new(opts.clone());
+    let mut tracked = Tracked {
+        inner: sink,
+        progress,
+        label,
+    };
+    let fatal = pipeline.run(&mut source, &mut tracked).err();
+    Ok((pipeline.stats(), fatal))
+}
+
 /// A command's sink with what every file adds: the progress bar moved as frames go by, and
 /// reading problems told with the file's name when there are several files.
 pub struct Tracked<'a, S> {

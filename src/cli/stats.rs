@@ -7,7 +7,7 @@ use std::io::Write;
 use super::anyhow_like::{Error, Result};
 use super::check::{analysers, AnalysisArgs};
 use super::exit;
-use super::files::{for_each_ordered, Tracked};
+use super::files::{for_each_ordered, run_file};
 use super::input::CaptureFilesArgs;
 use super::progress::Bars;
 use crate::analyse::msgstats::MessageStats;
@@ -15,7 +15,7 @@ use crate::analyse::timeline::Timeline;
 use crate::analyse::{Analyser, Report};
 use crate::dissect::FrameSummary;
 use crate::output::stats as out;
-use crate::pipeline::{Decoded, Pipeline, Sink};
+use crate::pipeline::{Decoded, Sink};
 use crate::source::{Frame, SourceError};
 
 #[derive(clap::Args, Debug)]
@@ -237,23 +237,7 @@ fn stats_file(
         },
         messages: MessageStats::new(),
     };
-    let (mut source, progress) = match bars.open(file) {
-        Some(opened) => {
-            let (s, p) = opened?;
-            (s, Some(p))
-        }
-        None => (input.open()?, None),
-    };
-    let mut pipeline = Pipeline::new(opts.clone());
-    let fatal = {
-        let mut tracked = Tracked {
-            inner: &mut sink,
-            progress,
-            label,
-        };
-        pipeline.run(&mut source, &mut tracked).err()
-    };
-    let stats = pipeline.stats();
+    let (stats, fatal) = run_file(file, &input, opts, bars, label, &mut sink)?;
     for a in &mut sink.analysers {
         a.finish(stats.last, &mut sink.report);
     }
