@@ -127,6 +127,15 @@ impl OperationError {
                 );
             }
             off += tlv.next;
+            let cut = super::wire::padded(tlv.len) - tlv.next;
+            if cut > 0 {
+                ctx.error(
+                    base + buf.len(),
+                    format!(
+                        "the last error cause lacks its {cut} byte(s) of padding: its parameter's length leaves them out"
+                    ),
+                );
+            }
             let kind = CauseKind::of(code);
             let info = if info.is_empty() {
                 CauseInfo::Empty

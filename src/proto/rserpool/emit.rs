@@ -92,6 +92,10 @@ impl Message {
         for p in &self.params {
             ctx.emit_param(p, &mut out);
         }
+        // The last parameter's padding that the length left out is not part of the message: it
+        // is in `trailing` when the buffer held it, as in an SCTP chunk's padding.
+        let uncounted = usize::from(self.uncounted_padding.min(3));
+        out.truncate(out.len().saturating_sub(uncounted).max(4));
         let len = u16::try_from(out.len()).unwrap_or(u16::MAX);
         if let Some(slot) = out.get_mut(2..4) {
             slot.copy_from_slice(&len.to_be_bytes());

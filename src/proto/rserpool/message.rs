@@ -7,7 +7,7 @@ use super::causes::Cause;
 use super::header::{
     AsapType, EnrpType, UpdateAction, FLAG_HOME, FLAG_MORE, FLAG_REJECT, FLAG_SUBSCRIBE,
 };
-use super::parameters::{parse_params, Ctx, Parameter, PoolElement, ServerInformation};
+use super::parameters::{walk_params, Ctx, Parameter, PoolElement, ServerInformation};
 use super::policy::Policy;
 use super::transports::Transport;
 use super::wire::{be16, be32};
@@ -89,6 +89,10 @@ pub struct Message {
     /// Bytes the buffer held after the message's declared length (up to 3 zero bytes of padding
     /// are normal), emitted again as they were.
     pub trailing: Vec<u8>,
+    /// Bytes of the last parameter's padding that the message length leaves out (0 to 3): 0 when
+    /// the length counts them, as RSPLIB does, or the parameter needs none; more when the sender
+    /// followed SCTP's convention, where the last padding sits outside the length.
+    pub uncounted_padding: u8,
 }
 
 /// Decodes one message from `buf` (see [`super::parse`]).
@@ -111,6 +115,7 @@ pub(crate) fn parse_message(
         fixed: Fixed::None,
         params: Vec::new(),
         trailing: Vec::new(),
+        uncounted_padding: 0,
     };
     let Some(declared) = be16(buf, 2).map(usize::from) else {
         ctx.error(
@@ -203,7 +208,9 @@ pub(crate) fn parse_message(
         },
     };
     let params = body.get(fixed_len..).unwrap_or_default();
-    msg.params = parse_params(&mut ctx, params, 4 + fixed_len, depth);
+    let (params, cut) = walk_params(&mut ctx, params, 4 + fixed_len, depth);
+    msg.params = params;
+    msg.uncounted_padding = cut;
     msg
 }
 
@@ -225,6 +232,7 @@ impl Message {
             fixed,
             params,
             trailing: Vec::new(),
+            uncounted_padding: 0,
         }
     }
 

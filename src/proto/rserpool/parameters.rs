@@ -179,13 +179,37 @@ impl ServerInformation {
     }
 }
 
-/// Walks the parameters in `buf` (which sits at `base` in the message).
+/// Walks the parameters nested in a parameter's value (`buf`, at `base` in the message). Inside a
+/// parameter every nested parameter is padded and the padding counts in the parent's length; a
+/// last parameter whose padding the parent's length leaves out is reported.
 pub(crate) fn parse_params(
     ctx: &mut Ctx<'_>,
     buf: &[u8],
     base: usize,
     depth: usize,
 ) -> Vec<Parameter> {
+    let (params, cut) = walk_params(ctx, buf, base, depth);
+    if cut > 0 {
+        ctx.error(
+            base + buf.len(),
+            format!(
+                "the last nested parameter lacks its {cut} byte(s) of padding: its parent's length leaves them out"
+            ),
+        );
+    }
+    params
+}
+
+/// Walks a message's parameters (`buf`, at `base`). Returns them and how many bytes of padding
+/// the last one lacks: a message length may leave the last parameter's padding out (SCTP's
+/// convention) or count it (RSPLIB's), and the message remembers which.
+pub(crate) fn walk_params(
+    ctx: &mut Ctx<'_>,
+    buf: &[u8],
+    base: usize,
+    depth: usize,
+) -> (Vec<Parameter>, u8) {
+    let mut cut = 0;
     let mut out = Vec::new();
     if depth > MAX_DEPTH {
         ctx.error(
@@ -195,7 +219,7 @@ pub(crate) fn parse_params(
         if !buf.is_empty() {
             out.push(Parameter::Unprocessed(buf.to_vec()));
         }
-        return out;
+        return (out, 0);
     }
     let mut off = 0;
     while off < buf.len() {
@@ -217,6 +241,8 @@ pub(crate) fn parse_params(
             );
         }
         off += tlv.next;
+        // Only the TLV that ends the buffer can come short of its padding.
+        cut = u8::try_from(super::wire::padded(tlv.len) - tlv.next).unwrap_or(0);
         match param_kind(code, ctx.enc) {
             Some(kind) => out.push(parse_value(ctx, kind, code, value, at + 4, depth)),
             None => {
@@ -233,7 +259,7 @@ pub(crate) fn parse_params(
             }
         }
     }
-    out
+    (out, cut)
 }
 
 /// Decodes the value of a parameter of a known kind; one that does not fit its kind becomes

@@ -729,3 +729,69 @@ fn accessors_for_the_analysers() {
     assert_eq!(all[26].hropt_items(), Some(u32::MAX));
     assert!(!all[0].rejected());
 }
+
+#[test]
+fn a_length_that_leaves_the_last_padding_out_round_trips_and_nested_ones_are_reported() {
+    // A Handle Resolution whose pool handle "abcde" needs 3 bytes of padding.
+    let canonical = Message::new(
+        Protocol::Asap,
+        Encoding::Rfc,
+        AsapType::HandleResolution as u8,
+        0,
+        Fixed::None,
+        vec![Parameter::PoolHandle(b"abcde".to_vec())],
+    )
+    .emit();
+    assert_eq!(canonical.len(), 16);
+    assert_eq!(
+        canonical[2..4],
+        [0, 16],
+        "RSPLIB's way: the length counts the padding"
+    );
+    // SCTP's way: the length (13) leaves the padding out; the padding may follow or not.
+    let mut sctp_way = canonical.clone();
+    sctp_way[3] = 13;
+    for b in [&sctp_way[..], &sctp_way[..13]] {
+        let (m, e) = parse(b, Protocol::Asap, Encoding::Rfc);
+        assert!(e.is_empty(), "{e:?}");
+        assert_eq!(m.uncounted_padding, 3);
+        assert_eq!(m.pool_handle(), Some(&b"abcde"[..]));
+        assert_eq!(m.emit(), b, "byte for byte");
+    }
+    let (m, _) = parse(&canonical, Protocol::Asap, Encoding::Rfc);
+    assert_eq!(m.uncounted_padding, 0);
+
+    // Inside a parameter every nested parameter is padded: a PE whose length leaves its last
+    // nested parameter's padding out is reported at the end of the PE.
+    let msg = Message::new(
+        Protocol::Asap,
+        Encoding::Rfc,
+        AsapType::Registration as u8,
+        0,
+        Fixed::None,
+        vec![
+            handle(),
+            Parameter::PoolElement(PoolElement {
+                pe_id: 7,
+                home_server_id: 0,
+                registration_life: 1,
+                params: vec![Parameter::Cookie(b"xyz".to_vec())],
+            }),
+        ],
+    );
+    let mut b = msg.emit();
+    let pe_at = b.len() - 24; // PE header 4 + fixed 12 + cookie 4 + 3 + 1 padding
+    assert_eq!(b[pe_at + 2..pe_at + 4], [0, 24]);
+    b[pe_at + 3] = 23;
+    b[3] -= 1;
+    b.pop();
+    let (m, e) = parse(&b, Protocol::Asap, Encoding::Rfc);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!(e[0].offset, pe_at + 23);
+    assert!(
+        e[0].what.contains("lacks its 1 byte(s) of padding"),
+        "{}",
+        e[0].what
+    );
+    assert_eq!(m.pool_elements().count(), 1, "decoded all the same");
+}
