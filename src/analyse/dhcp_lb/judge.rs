@@ -284,7 +284,6 @@ pub fn judge(
             );
             let owner_down = ctx.silences.down_at(pair.server(owner), time, ctx.now);
             let balancing = !matches!(fo, PairState::NotNormal { .. }) && owner_down.is_none();
-            let stid_text = hex(&stid.bytes);
             // The timeline: who answered, against who the reference expects.
             if own_ans.is_some() || oth_ans.is_some() {
                 let mut chosen = Vec::new();
@@ -317,12 +316,16 @@ pub fn judge(
                     stats.answers[idx(other)] += 1;
                 }
             }
-            let common = json!({
-                "bucket": bucket,
-                "stid": stid_text,
-                "hba": pair.hba.to_string(),
-                "profile": pair.profile.name,
-            });
+            // The evidence is built only for a finding: most transactions have none.
+            let expected_v = || {
+                json!({
+                    "bucket": bucket,
+                    "stid": hex(&stid.bytes),
+                    "hba": pair.hba.to_string(),
+                    "profile": pair.profile.name,
+                    "answer_from": [name(owner)],
+                })
+            };
             let observed = |extra: serde_json::Value| {
                 let mut o = json!({
                     "answer_from": t.answers.iter().filter(|a| !a.late).map(|a| reg.name(a.server)).collect::<Vec<_>>(),
@@ -334,10 +337,6 @@ pub fn judge(
                 }
                 o
             };
-            let mut expected_v = common.clone();
-            if let Some(m) = expected_v.as_object_mut() {
-                m.insert("answer_from".into(), json!([name(owner)]));
-            }
             if balancing {
                 if let Some(a) = &oth_ans {
                     let (rule, severity, why) = if late {
@@ -371,7 +370,7 @@ pub fn judge(
                             severity,
                             a.frame,
                             &name(other),
-                            expected_v.clone(),
+                            expected_v(),
                             observed(json!({})),
                             format!(
                                 "{} answered the {kind} of frame {} (xid {:#x}, bucket {bucket} under {}) {why}",
@@ -414,7 +413,7 @@ pub fn judge(
                             &name(owner),
                             bucket,
                             &pair.hba.to_string(),
-                            expected_v.clone(),
+                            expected_v(),
                             observed(json!({"retried_in_frame": t.retried})),
                             "while balancing",
                         ),
@@ -489,7 +488,7 @@ pub fn judge(
                             &name(owner),
                             bucket,
                             &pair.hba.to_string(),
-                            expected_v,
+                            expected_v(),
                             observed(json!({"retried_in_frame": t.retried, "pair_normal": false})),
                             why,
                         ),
