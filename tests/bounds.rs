@@ -140,3 +140,98 @@ fn max_options_reach_the_pipeline_and_the_summary_counts_evictions() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// Under `auto`, findings held per profile past the bound are tallied: whatever the bound, the
+/// counts per rule and severity and the findings per timeline window are the same; only the list
+/// is shorter, and what it lists is what the unbounded run lists.
+#[test]
+fn auto_findings_past_the_hold_bound_are_counted_exactly() {
+    use poolshark::analyse::finding::Severity;
+    use poolshark::analyse::rserpool::RserpoolReplay;
+    use poolshark::analyse::{Analyser, Report};
+    use poolshark::pipeline::{Decoded, Options, Pipeline, Sink};
+
+    struct Feed {
+        analyser: RserpoolReplay,
+        report: Report,
+    }
+    impl Sink for Feed {
+        fn message(&mut self, d: &Decoded<'_>) {
+            self.analyser.message(d, &mut self.report);
+        }
+    }
+
+    let dir = std::env::temp_dir().join(format!("poolshark-hold-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("mix.pcap");
+    let out = common::poolshark()
+        .args(["generate", "--frames", "60000", "--seed", "7", "--out"])
+        .arg(&file)
+        .output()
+        .expect("poolshark generate");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let run = |limit: Option<usize>| {
+        let analyser = match limit {
+            Some(n) => RserpoolReplay::auto().holding(n),
+            None => RserpoolReplay::auto(),
+        };
+        let mut feed = Feed {
+            analyser,
+            report: Report::new(1_000_000, 1_000_000_000),
+        };
+        let mut pipeline = Pipeline::new(Options::default());
+        let mut source = FileSource::open(&file).expect("open");
+        while let Ok(Some(f)) = source.next_frame() {
+            pipeline.feed(&f, &mut feed);
+        }
+        feed.analyser.finish(None, &mut feed.report);
+        feed
+    };
+    let whole = run(None);
+    let tallied = run(Some(3));
+    std::fs::remove_dir_all(&dir).ok();
+
+    let (w, t) = (&whole.report.findings, &tallied.report.findings);
+    assert_eq!(whole.analyser.counters().findings_not_held, 0);
+    let not_held = tallied.analyser.counters().findings_not_held;
+    assert!(not_held > 0, "the bound of 3 was reached");
+    assert_eq!(w.by_rule(), t.by_rule());
+    for s in [Severity::Info, Severity::Warning, Severity::Error] {
+        assert_eq!(w.count(s), t.count(s), "{s}");
+    }
+    assert_eq!(w.total(), t.total());
+    assert!(
+        t.list().len() < w.list().len(),
+        "{} < {}",
+        t.list().len(),
+        w.list().len()
+    );
+    assert_eq!(t.list().len() as u64 + t.dropped(), t.total());
+    for f in t.list() {
+        assert!(
+            w.list().contains(f),
+            "listed only when the whole run lists it: {f}"
+        );
+    }
+    // The same findings in the same windows of the same subjects.
+    let windows = |r: &Report| -> Vec<(String, u64, u64)> {
+        r.timeline
+            .series()
+            .iter()
+            .flat_map(|(subject, s)| {
+                s.windows
+                    .iter()
+                    .filter(|w| w.findings > 0)
+                    .map(move |w| (format!("{subject:?}"), w.index, w.findings))
+            })
+            .collect()
+    };
+    let (ww, tw) = (windows(&whole.report), windows(&tallied.report));
+    assert!(ww.len() > 1, "findings in several windows: {ww:?}");
+    assert_eq!(ww, tw);
+}

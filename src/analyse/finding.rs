@@ -136,6 +136,13 @@ impl Findings {
         }
     }
 
+    /// Counts `n` findings that are not listed (their analyser kept only a tally of them).
+    pub fn count_unlisted(&mut self, rule: &'static str, severity: Severity, n: u64) {
+        *self.by_rule.entry(rule).or_default() += n;
+        *self.by_severity.entry(severity).or_default() += n;
+        self.dropped += n;
+    }
+
     pub fn list(&self) -> &[Finding] {
         &self.kept
     }

@@ -38,6 +38,19 @@ impl Report {
         self.timeline.finding(t, &f.subject);
         self.findings.push(f);
     }
+
+    /// Counts `n` findings of one rule, subject and time that are not listed.
+    pub fn tally(
+        &mut self,
+        rule: &'static str,
+        severity: finding::Severity,
+        subject: &finding::Subject,
+        t: Timestamp,
+        n: u64,
+    ) {
+        self.timeline.findings(t, subject, n);
+        self.findings.count_unlisted(rule, severity, n);
+    }
 }
 
 /// One replay: RSerPool pools, DHCP load balancing, failover pool balance.

@@ -267,9 +267,36 @@ impl Timeline {
 
     /// Counts a finding in its window.
     pub fn finding(&mut self, t: Timestamp, subject: &Subject) {
-        if let Some(w) = self.at(t, subject, "") {
-            w.findings += 1;
+        self.findings(t, subject, 1);
+    }
+
+    /// Counts `n` findings at `t`. A finding reported late (held until the end of the run) goes
+    /// into the window that holds `t`, or the last one before it, not into the last window.
+    pub fn findings(&mut self, t: Timestamp, subject: &Subject, n: u64) {
+        if let (Some(origin), Some(s)) = (self.origin, self.series.get_mut(subject)) {
+            let index = elapsed_ns(origin, t) / s.interval_ns;
+            if s.windows.last().is_some_and(|w| w.index > index) {
+                let at = s.windows.partition_point(|w| w.index <= index);
+                if let Some(w) = s.windows.get_mut(at.saturating_sub(1)) {
+                    w.findings += n;
+                }
+                return;
+            }
         }
+        if let Some(w) = self.at(t, subject, "") {
+            w.findings += n;
+        }
+    }
+
+    /// The start of the base window (of `interval_ns`) that holds `t`: a time that stays in the
+    /// same window of every series, however much they coarsen. `None` before the first record.
+    pub fn window_start(&self, t: Timestamp) -> Option<Timestamp> {
+        let origin = self.origin?;
+        let ns = elapsed_ns(origin, t);
+        let start = u128::from(ns - ns % self.interval_ns.max(1)) + u128::from(origin.nanos);
+        let secs = i64::try_from(start / 1_000_000_000).ok()?;
+        let nanos = u32::try_from(start % 1_000_000_000).ok()?;
+        Some(Timestamp::new(origin.secs.saturating_add(secs), nanos))
     }
 
     /// Describes a member as it is now (e.g. "weight 3"), and the reference's long-run share.

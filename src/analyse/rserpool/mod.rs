@@ -41,7 +41,8 @@
 //! # Profiles
 //!
 //! `--profile rfc5356|draft01|rsplib` replays under that reading. `auto` (the default) replays
-//! every registrar under all three, holds the per-answer findings of each, and at the end reports
+//! every registrar under all three, holds the per-answer findings of each (10,000 per profile
+//! whole, the rest tallied so that their counts stay exact), and at the end reports
 //! for each registrar those of the profile with the fewest deviations plus resolutions it cannot
 //! model (ties: rsplib, then rfc5356, then draft01), with a sentence saying how far the others
 //! are. Under `auto` the timeline records the expectations of rsplib.
@@ -95,6 +96,13 @@ impl RserpoolReplay {
         RserpoolReplay {
             replay: replay::Replay::new(vec![&RSPLIB, &RFC5356, &DRAFT01], true),
         }
+    }
+
+    /// Under `auto`, holds at most `n` whole findings per profile until the end chooses one; the
+    /// others are tallied by rule, subject and time window, so counts stay exact (default 10,000).
+    pub fn holding(mut self, n: usize) -> Self {
+        self.replay.set_held_limit(n);
+        self
     }
 
     /// From `--profile`: `rfc5356`, `draft01`, `rsplib`, or `auto` / none.

@@ -203,7 +203,7 @@ pub fn text(r: &Replay, out: &mut String) {
     if dropped > 0 {
         notes.push(format!(
             "bounded state: {} request(s) dropped, {} timed out, {} registrar(s) and {} pool(s) \
-             evicted, {} pool(s) and {} member(s) not modelled, {} finding(s) not held",
+             evicted, {} pool(s) and {} member(s) not modelled, {} finding(s) counted but not listed",
             p.dropped,
             p.timed_out,
             d.evicted,

@@ -17,7 +17,7 @@ use super::pending::Pending;
 use super::rules::{Draft, Rule};
 use super::selection::describe_settings;
 use super::state::{PoolEntry, RegistrarState, Totals};
-use crate::analyse::finding::{Finding, Subject};
+use crate::analyse::finding::{Finding, Severity, Subject};
 use crate::analyse::policy::{Profile, ShareCache};
 use crate::analyse::Report;
 use crate::source::Timestamp;
@@ -26,8 +26,11 @@ use crate::source::Timestamp;
 const MAX_REGISTRARS: usize = 1024;
 /// Associations with requests waiting at once.
 const MAX_ASSOCIATIONS: usize = 65_536;
-/// Findings held per profile under `auto` until the end decides which profile's are reported.
-const MAX_BUFFERED: usize = 100_000;
+/// Findings held whole per profile under `auto` until the end decides which profile's are
+/// reported; past it they are tallied (rule, subject, time window), so counts stay exact.
+const MAX_BUFFERED: usize = 10_000;
+/// Distinct tallies of findings past `MAX_BUFFERED`; past it their time window is not kept.
+const MAX_TALLIES: usize = 65_536;
 /// Pools and members held across all registrars (each registrar and pool has its own bound too;
 /// these keep their product in check). New ones beyond are not modelled, and counted.
 const MAX_TOTAL_POOLS: usize = 65_536;
@@ -53,17 +56,59 @@ pub struct Counters {
     pub pools_rebuilt: u64,
     /// Registrar state dropped with its registrar (directory bound).
     pub registrars_forgotten: u64,
-    /// Findings not held under `auto` (past the bound); they are counted nowhere else.
+    /// Findings past the bound under `auto`, tallied rather than held (counted in the findings
+    /// of their rule all the same, but not listed).
     pub findings_not_held: u64,
     /// Pools and members not modelled because the totals were reached.
     pub pools_refused: u64,
     pub members_refused: u64,
 }
 
+/// A finding held under `auto`, its evidence kept as JSON text (a parsed object costs several
+/// times as much) until the end decides whether it is reported.
 struct Held {
     registrar: RegistrarId,
     time: Timestamp,
+    /// The finding with `expected` and `observed` left null.
     finding: Finding,
+    /// `[expected, observed]`.
+    evidence: Box<str>,
+}
+
+impl Held {
+    fn new(registrar: RegistrarId, time: Timestamp, mut finding: Finding) -> Self {
+        let evidence =
+            serde_json::Value::Array(vec![finding.expected.take(), finding.observed.take()])
+                .to_string()
+                .into_boxed_str();
+        Held {
+            registrar,
+            time,
+            finding,
+            evidence,
+        }
+    }
+
+    fn into_finding(self) -> Finding {
+        let mut f = self.finding;
+        if let Ok(serde_json::Value::Array(mut v)) = serde_json::from_str(&self.evidence) {
+            f.observed = v.pop().unwrap_or_default();
+            f.expected = v.pop().unwrap_or_default();
+        }
+        f
+    }
+}
+
+/// Findings of one profile past the bound, counted by what the report needs of them.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Tally {
+    profile: usize,
+    registrar: RegistrarId,
+    rule: &'static str,
+    severity: Severity,
+    subject: Subject,
+    /// The start of the timeline window (`None` past `MAX_TALLIES`: counted at the end).
+    window: Option<Timestamp>,
 }
 
 /// Where a finding goes: reported at once, or held per profile until the end (`auto`).
@@ -80,6 +125,9 @@ pub struct Replay {
     registrars: BTreeMap<RegistrarId, RegistrarState>,
     pending: Pending,
     held: Vec<Vec<Held>>,
+    /// Findings held whole per profile (`MAX_BUFFERED` unless set).
+    held_limit: usize,
+    tallies: BTreeMap<Tally, u64>,
     pub counters: Counters,
     last_frame: u64,
     last_time: Option<Timestamp>,
@@ -122,6 +170,8 @@ impl Replay {
             registrars: BTreeMap::new(),
             pending: Pending::new(MAX_ASSOCIATIONS),
             held: (0..n).map(|_| Vec::new()).collect(),
+            held_limit: MAX_BUFFERED,
+            tallies: BTreeMap::new(),
             counters: Counters::default(),
             last_frame: 0,
             last_time: None,
@@ -129,6 +179,11 @@ impl Replay {
             members_total: 0,
             shares: ShareCache::default(),
         }
+    }
+
+    /// Holds at most `n` whole findings per profile under `auto` (tallying the rest).
+    pub fn set_held_limit(&mut self, n: usize) {
+        self.held_limit = n;
     }
 
     pub fn profiles(&self) -> &[&'static Profile] {
@@ -213,6 +268,17 @@ impl Replay {
                         if h.registrar == from {
                             h.registrar = into;
                         }
+                    }
+                    let moved: Vec<(Tally, u64)> = self
+                        .tallies
+                        .iter()
+                        .filter(|(t, _)| t.registrar == from)
+                        .map(|(t, n)| (t.clone(), *n))
+                        .collect();
+                    for (mut t, n) in moved {
+                        self.tallies.remove(&t);
+                        t.registrar = into;
+                        *self.tallies.entry(t).or_default() += n;
                     }
                 }
                 Change::Evicted(id) => {
@@ -312,12 +378,23 @@ impl Replay {
         };
         match scope {
             Scope::Profile(i) if self.auto => match self.held.get_mut(i) {
-                Some(buf) if buf.len() < MAX_BUFFERED => buf.push(Held {
-                    registrar: reg,
-                    time,
-                    finding,
-                }),
-                _ => self.counters.findings_not_held += 1,
+                Some(buf) if buf.len() < self.held_limit => buf.push(Held::new(reg, time, finding)),
+                _ => {
+                    self.counters.findings_not_held += 1;
+                    let window = report
+                        .timeline
+                        .window_start(time)
+                        .filter(|_| self.tallies.len() < MAX_TALLIES);
+                    let key = Tally {
+                        profile: i,
+                        registrar: reg,
+                        rule: finding.rule,
+                        severity: finding.severity,
+                        subject: finding.subject,
+                        window,
+                    };
+                    *self.tallies.entry(key).or_default() += 1;
+                }
             },
             _ => report.push(finding, time),
         }
@@ -490,8 +567,15 @@ impl Replay {
             for (i, buf) in held.into_iter().enumerate() {
                 for h in buf {
                     if best.get(&h.registrar).copied().unwrap_or(0) == i {
-                        report.push(h.finding, h.time);
+                        let time = h.time;
+                        report.push(h.into_finding(), time);
                     }
+                }
+            }
+            let end = self.last_time.unwrap_or_default();
+            for (t, n) in std::mem::take(&mut self.tallies) {
+                if best.get(&t.registrar).copied().unwrap_or(0) == t.profile {
+                    report.tally(t.rule, t.severity, &t.subject, t.window.unwrap_or(end), n);
                 }
             }
         }
