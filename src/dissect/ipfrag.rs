@@ -6,7 +6,9 @@
 //! received first are kept (deterministic whatever the later copies say), and the overlap is
 //! reported.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::{HashMap, HashMapExt};
 use std::net::IpAddr;
 
 use super::ip::Fragment;

@@ -7,7 +7,9 @@
 //! associations together (the oldest fragment's message goes first), and the size of one message
 //! (a message that grows past it is dropped). Every dropped message is counted.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::HashMap;
 use std::net::IpAddr;
 
 use super::lru::LruMap;

@@ -11,7 +11,9 @@
 //! Bounded: open transactions (least recently used evicted), answers kept per transmission,
 //! transmissions awaiting a verdict (the oldest handed out early); every eviction is counted.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::{HashMap, HashMapExt};
 use std::net::IpAddr;
 
 use super::events::{Answer, Family, Request};

@@ -1,7 +1,7 @@
 //! Long-run shares of answers: exact for draws without replacement, by simulation for the
 //! deterministic policies.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use super::kind::Method;
 use super::pool::{draw_without_replacement, Pool, Scratch, Share, ShareKey};
@@ -45,7 +45,8 @@ fn exact_inclusion(weights: &[u64], n: usize) -> Option<Vec<f64>> {
         return None;
     }
     let total: f64 = weights.iter().map(|&w| w as f64).sum();
-    let mut level: HashMap<u128, f64> = HashMap::from([(0u128, 1.0)]);
+    let mut level: HashMap<u128, f64> = HashMap::new();
+    level.insert(0u128, 1.0);
     let mut included = vec![0.0; weights.len()];
     for _ in 0..n {
         let mut next: HashMap<u128, f64> = HashMap::new();

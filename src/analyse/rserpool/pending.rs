@@ -8,7 +8,9 @@
 //! older than `REQUEST_TIMEOUT_SECS` is dropped when its association is next touched. Every drop
 //! is counted.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::HashMap;
 
 use super::event::{Endpoint, Meta, PeInfo};
 use super::handle::PoolHandle;
