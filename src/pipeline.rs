@@ -15,6 +15,9 @@ use crate::source::{Frame, FrameSource, SourceError, Timestamp};
 pub struct Options {
     pub limits: Limits,
     pub dispatch: DispatchOptions,
+    /// Frame summaries without tshark's Info text of TCP, UDP and SCTP (for commands that never
+    /// show it).
+    pub without_info: bool,
 }
 
 /// One decoded message with where it came from.
@@ -148,7 +151,11 @@ impl Pipeline {
             dispatch.framer_bytes = opts.limits.framer_bytes;
         }
         Pipeline {
-            dissector: Dissector::new(opts.limits),
+            dissector: if opts.without_info {
+                Dissector::new(opts.limits).without_info()
+            } else {
+                Dissector::new(opts.limits)
+            },
             dispatcher: Dispatcher::new(dispatch),
             stats: RunStats::default(),
         }

@@ -263,7 +263,11 @@ fn dhcp_lb_analyser(args: &DhcpLbArgs, profiles: &Profiles) -> Result<DhcpLbAnal
 }
 
 pub fn run(args: CheckArgs) -> Result<i32> {
-    let opts = args.input.options()?;
+    // The analysers never show tshark's Info text: it is not built.
+    let opts = crate::pipeline::Options {
+        without_info: true,
+        ..args.input.options()?
+    };
     args.input.check_files()?;
     // Bad analysis options are reported once, before any file is read.
     analysers(&args.analysis)?;

@@ -137,6 +137,7 @@ impl DecodeArgs {
                 framer_bytes: limits.framer_bytes,
             },
             limits,
+            without_info: false,
         })
     }
 }

@@ -97,7 +97,11 @@ impl Sink for StatsSink {
 }
 
 pub fn run(args: StatsArgs) -> Result<i32> {
-    let opts = args.input.options()?;
+    // The analysers never show tshark's Info text: it is not built.
+    let opts = crate::pipeline::Options {
+        without_info: true,
+        ..args.input.options()?
+    };
     args.input.check_files()?;
     // Bad analysis options are reported once, before any file is read.
     analysers(&args.analysis)?;

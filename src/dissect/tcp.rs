@@ -6,7 +6,9 @@
 //! are counted as skipped, the stream resumes at the first buffered byte and the next payload is
 //! marked `gap_before`. Retransmitted bytes are dropped (the first copy wins). A SYN starts a new
 //! stream; RST drops what was buffered; a FIN in order flushes what is buffered past holes.
-//! Connections beyond `Limits::conversations` are forgotten least recently used first.
+//! Connections beyond `Limits::conversations` are forgotten least recently used first; a
+//! connection is forgotten at once when the second of its two FINs is acknowledged (the last
+//! segment of an orderly close), so that memory follows the connections open, not those seen.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -171,6 +173,10 @@ struct Direction {
     ooo: BTreeMap<u64, (Vec<u8>, u64)>,
     ooo_bytes: usize,
     wscale: Option<u8>,
+    /// The sequence number after this direction's FIN, once one was sent.
+    fin_next: Option<u32>,
+    /// Whether the other side acknowledged that FIN.
+    fin_acked: bool,
 }
 
 #[derive(Default)]
@@ -185,6 +191,8 @@ pub struct TcpTracker {
     limits: Limits,
     /// Out-of-order bytes held, all connections together.
     held: usize,
+    /// Whether `segment` writes tshark's Info text.
+    info: bool,
 }
 
 impl TcpTracker {
@@ -193,7 +201,13 @@ impl TcpTracker {
             conns: LruMap::new(limits.conversations),
             limits,
             held: 0,
+            info: true,
         }
+    }
+
+    /// Whether [`Self::segment`] returns tshark's Info text (else an empty string).
+    pub fn set_info(&mut self, on: bool) {
+        self.info = on;
     }
 
     /// Bytes held out of order now.
@@ -226,7 +240,16 @@ impl TcpTracker {
         self.held = self.held.saturating_sub(freed);
         counters.tcp_bytes_skipped += freed as u64;
 
-        let mut info = format!("{} → {} [{}]", seg.sport, seg.dport, flags_text(seg.flags));
+        let mut info = String::new();
+        if self.info {
+            let _ = write!(
+                info,
+                "{} → {} [{}]",
+                seg.sport,
+                seg.dport,
+                flags_text(seg.flags)
+            );
+        }
         let syn = seg.flags & SYN != 0;
         {
             let dir = &mut conn.dirs[d];
@@ -255,8 +278,10 @@ impl TcpTracker {
             let b = dir.base.unwrap_or(n);
             n.wrapping_sub(b).wrapping_add(1)
         };
-        let _ = write!(info, " Seq={}", rel(&conn.dirs[d], seg.seq));
-        if seg.flags & ACK != 0 {
+        if self.info {
+            let _ = write!(info, " Seq={}", rel(&conn.dirs[d], seg.seq));
+        }
+        if self.info && seg.flags & ACK != 0 {
             let other = &conn.dirs[1 - d];
             let a = if other.base.is_some() {
                 rel(other, seg.ack)
@@ -275,7 +300,9 @@ impl TcpTracker {
             (false, Some(s), Some(_)) => u32::from(seg.window) << s,
             _ => u32::from(seg.window),
         };
-        let _ = write!(info, " Win={window} Len={}{opts}", seg.payload.len());
+        if self.info {
+            let _ = write!(info, " Win={window} Len={}{opts}", seg.payload.len());
+        }
 
         if seg.flags & RST != 0 {
             for dir in &mut conn.dirs {
@@ -316,6 +343,7 @@ impl TcpTracker {
         }
         if seg.flags & FIN != 0 {
             let fin_seq = data_seq.wrapping_add(seg.payload.len() as u32);
+            dir.fin_next = Some(fin_seq.wrapping_add(1));
             if fin_seq == dir.next_seq && !dir.ooo.is_empty() {
                 // The stream ends here: whatever is buffered past holes will never be joined.
                 while let Some((&off, _)) = dir.ooo.first_key_value() {
@@ -327,6 +355,21 @@ impl TcpTracker {
                         dir.pending_gap = true;
                     }
                     self.held = drain(dir, self.held, &out, counters, sink);
+                }
+            }
+        }
+        if seg.flags & ACK != 0 {
+            let other = &mut conn.dirs[1 - d];
+            if other.fin_next == Some(seg.ack) {
+                other.fin_acked = true;
+            }
+            if conn.dirs.iter().all(|x| x.fin_acked) {
+                // Closed both ways: nothing more can be delivered.
+                if let Some(old) = self.conns.remove(&key) {
+                    for dir in &old.dirs {
+                        self.held = self.held.saturating_sub(dir.ooo_bytes);
+                        counters.tcp_bytes_skipped += dir.ooo_bytes as u64;
+                    }
                 }
             }
         }
@@ -487,11 +530,22 @@ mod tests {
     use std::net::Ipv4Addr;
 
     fn seg(sport: u16, dport: u16, seq: u32, flags: u8, payload: &[u8]) -> TcpSegment<'_> {
+        acked(sport, dport, seq, 0, flags, payload)
+    }
+
+    fn acked(
+        sport: u16,
+        dport: u16,
+        seq: u32,
+        ack: u32,
+        flags: u8,
+        payload: &[u8],
+    ) -> TcpSegment<'_> {
         TcpSegment {
             sport,
             dport,
             seq,
-            ack: 0,
+            ack,
             flags,
             window: 100,
             options: &[],
@@ -609,6 +663,54 @@ mod tests {
         assert_eq!(r.c.tcp_bytes_skipped, 1);
         assert_eq!(r.errors.len(), 1);
         assert!(r.t.held_bytes() == 0);
+    }
+
+    #[test]
+    fn a_connection_closed_both_ways_is_forgotten_at_the_last_ack() {
+        let mut t = TcpTracker::new(Limits::default());
+        let (mut c, mut e) = (Counters::default(), Vec::new());
+        let (a, b) = (
+            IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
+            IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
+        );
+        let mut feed = |t: &mut TcpTracker, client: bool, seq, ack, flags| {
+            let (src, dst, sp, dp) = if client {
+                (a, b, 40000, 80)
+            } else {
+                (b, a, 80, 40000)
+            };
+            let ctx = SegmentContext {
+                src,
+                dst,
+                frame: 1,
+                frame_offset: None,
+            };
+            t.segment(
+                &ctx,
+                &acked(sp, dp, seq, ack, flags, b""),
+                &mut c,
+                &mut e,
+                &mut |_| {},
+            )
+        };
+        feed(&mut t, true, 100, 0, SYN);
+        feed(&mut t, false, 500, 101, SYN | ACK);
+        feed(&mut t, true, 101, 501, ACK);
+        feed(&mut t, true, 101, 501, FIN | ACK);
+        // The server's FIN acknowledges the client's; the client's ACK of it is still to come.
+        feed(&mut t, false, 501, 102, FIN | ACK);
+        assert_eq!(t.conns.len(), 1);
+        let info = feed(&mut t, true, 102, 502, ACK);
+        assert_eq!(
+            info, "40000 → 80 [ACK] Seq=2 Ack=2 Win=100 Len=0",
+            "numbered as before"
+        );
+        assert_eq!(t.conns.len(), 0, "forgotten");
+        // One FIN only, or a FIN not acknowledged, keeps the connection.
+        feed(&mut t, true, 100, 0, SYN);
+        feed(&mut t, true, 101, 0, FIN | ACK);
+        feed(&mut t, false, 500, 999, ACK);
+        assert_eq!(t.conns.len(), 1);
     }
 
     #[test]
