@@ -223,6 +223,10 @@ fn rserpool_answers_keep_what_every_correct_registrar_guarantees() {
     let mut pending_reg: BTreeMap<Endpoint, VecDeque<PendingRegistration>> = BTreeMap::new();
     let mut pending_res: BTreeMap<Endpoint, VecDeque<(String, Option<u64>)>> = BTreeMap::new();
     let (mut checked, mut lu, mut prio) = (0, 0, 0);
+    // Endpoint Unreachable reports per (registrar, pool, PE) since the registrar learnt the PE:
+    // RSPLIB's registrar drops a PE at the third (`-maxbadpereports`, default 3).
+    let mut reports: BTreeMap<(u64, String, u64), u32> = BTreeMap::new();
+    let mut dropped_by_reports = 0;
     for r in &rows {
         let src = (r["ip.src"].clone(), r["sctp.srcport"].clone());
         let dst = (r["ip.dst"].clone(), r["sctp.dstport"].clone());
@@ -246,12 +250,14 @@ fn rserpool_answers_keep_what_every_correct_registrar_guarantees() {
                     (reg, r["asap.r_bit"].as_str())
                 {
                     let home = id_of[&r["ip.src"]];
-                    spaces
+                    let members = spaces
                         .entry(home)
                         .or_default()
-                        .entry(pool)
-                        .or_default()
-                        .insert(pe, (policy, load, p));
+                        .entry(pool.clone())
+                        .or_default();
+                    if members.insert(pe, (policy, load, p)).is_none() {
+                        reports.remove(&(home, pool, pe));
+                    }
                 }
             }
             "4" => {
@@ -261,6 +267,22 @@ fn rserpool_answers_keep_what_every_correct_registrar_guarantees() {
                     .and_then(|s| s.get_mut(&r["asap.pool_handle_pool_handle"]))
                 {
                     pool.remove(&int(&r["asap.pe_identifier"]));
+                }
+            }
+            "9" => {
+                let registrar = id_of[&r["ip.dst"]];
+                let pool = r["asap.pool_handle_pool_handle"].clone();
+                let pe = int(&r["asap.pe_identifier"]);
+                if let Some(members) = spaces.get_mut(&registrar).and_then(|s| s.get_mut(&pool)) {
+                    if members.contains_key(&pe) {
+                        let n = reports.entry((registrar, pool.clone(), pe)).or_default();
+                        *n += 1;
+                        if *n >= 3 {
+                            dropped_by_reports += 1;
+                            members.remove(&pe);
+                            reports.remove(&(registrar, pool, pe));
+                        }
+                    }
                 }
             }
             "5" => pending_res.entry(src).or_default().push_back((
@@ -359,12 +381,14 @@ fn rserpool_answers_keep_what_every_correct_registrar_guarantees() {
                     first_f("enrp.pool_member_selection_policy_load").unwrap_or(0.0),
                     first_u("enrp.pool_member_selection_policy_priority").unwrap_or(0),
                 );
-                spaces
+                let members = spaces
                     .entry(receiver)
                     .or_default()
-                    .entry(pool)
-                    .or_default()
-                    .insert(pe, entry);
+                    .entry(pool.clone())
+                    .or_default();
+                if members.insert(pe, entry).is_none() {
+                    reports.remove(&(receiver, pool, pe));
+                }
             } else {
                 for s in [sender, receiver] {
                     if let Some(p) = spaces.get_mut(&s).and_then(|s| s.get_mut(&pool)) {
@@ -376,6 +400,10 @@ fn rserpool_answers_keep_what_every_correct_registrar_guarantees() {
     }
     assert!(checked > 5000, "only {checked} answers checked");
     assert!(lu > 100 && prio > 100, "LU {lu}, PRIORITY {prio} answers");
+    assert!(
+        dropped_by_reports > 0,
+        "no PE reached three unreachable reports"
+    );
 }
 
 /// RFC 3074's Pearson table, from the shared specs.

@@ -70,6 +70,7 @@ mod state;
 pub use directory::RegistrarId;
 pub use event::{from_decoded, Endpoint, Event, Meta, PeInfo, PolicyInfo};
 pub use handle::PoolHandle;
+pub use membership::MAX_BAD_PE_REPORTS;
 pub use replay::Counters;
 pub use rules::Rule;
 

@@ -107,7 +107,8 @@ pub enum Action {
         pe: u32,
     },
     /// Pool user `user` reports a PE unreachable to its registrar, which then checks it (the PE
-    /// answers: nothing changes).
+    /// answers: nothing changes), except at the third report since the registrar learnt the PE,
+    /// where it drops the PE unchecked, as RSPLIB's registrar does (`-maxbadpereports 3`).
     Unreachable {
         pool: String,
         pe: u32,

@@ -168,6 +168,9 @@ pub struct RserpoolScenario {
     mean_gap: u64,
     udp_buf: Vec<u8>,
     ipv6: bool,
+    /// Endpoint Unreachable reports per (registrar, PE) since the registrar last learnt the PE:
+    /// at `MAX_BAD_PE_REPORTS` the registrar drops it, as RSPLIB's does.
+    reports: std::collections::BTreeMap<(usize, usize), u32>,
 }
 
 fn registrar_addr(i: usize, ipv6: bool) -> IpAddr {
@@ -321,6 +324,7 @@ impl RserpoolScenario {
             mean_gap: mean_gap_ns(cfg.rate),
             udp_buf: Vec::with_capacity(256),
             ipv6: cfg.ipv6,
+            reports: std::collections::BTreeMap::new(),
         })
     }
 

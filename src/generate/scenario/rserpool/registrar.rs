@@ -6,6 +6,7 @@
 use std::net::SocketAddr;
 
 use crate::analyse::policy::{Pool, PoolError};
+use crate::analyse::rserpool::MAX_BAD_PE_REPORTS;
 use crate::dissect::dispatch::{port, ppid};
 use crate::generate::scenario::batch::Batch;
 use crate::proto::rserpool::{Cause, CauseInfo, Parameter};
@@ -37,6 +38,8 @@ impl RserpoolScenario {
 
     /// Removes PE `p` from registrar `r`'s view; the pool goes with its last member.
     pub(super) fn forget(&mut self, r: usize, p: usize) {
+        // Learnt again later, it starts with no reports against it.
+        self.reports.remove(&(r, p));
         let (pool, id) = (self.pes[p].pool, self.pes[p].id);
         let slot = &mut self.registrars[r].pools[pool];
         if let Some(rp) = slot {
@@ -176,7 +179,27 @@ impl RserpoolScenario {
         let handle = self.pools[self.pes[p].pool].handle.clone();
         let m = self.wire.unreachable(&handle, self.pes[p].id);
         self.user_channel(u).send(true, &m.emit(), out);
-        if self.users[u].registrar == self.pes[p].home {
+        let r = self.users[u].registrar;
+        let (pool, id) = (self.pes[p].pool, self.pes[p].id);
+        let known = self.registrars[r].pools[pool]
+            .as_ref()
+            .is_some_and(|rp| rp.pool.member(id).is_some());
+        if known {
+            let n = self.reports.entry((r, p)).or_default();
+            *n += 1;
+            if *n >= MAX_BAD_PE_REPORTS {
+                // Too many reports: the registrar drops the PE without checking it; the home
+                // registrar tells its peers. The PE is back at its next registration.
+                out.wait(THINK_NS);
+                self.forget(r, p);
+                if r == self.pes[p].home {
+                    self.pes[p].registered = false;
+                    self.tell_peers(p, false, out);
+                }
+                return;
+            }
+        }
+        if r == self.pes[p].home {
             out.wait(THINK_NS);
             self.keep_alive(p, true, out);
         }
