@@ -150,8 +150,12 @@ impl Run {
         self.silences.start(t);
         match e {
             DhcpEvent::Request(r) => {
-                let req = r.clone();
-                if self.tracker.request(r).is_some() {
+                let seq = self.tracker.request(r);
+                // The request as the tracker keeps it (not copied for this).
+                if let Some(req) = seq
+                    .and_then(|s| self.tracker.transmission(s))
+                    .map(|t| &t.req)
+                {
                     // Who should answer it: its silence counts toward being down.
                     for (pair, _) in &self.pairs {
                         if pair.family != req.family {
@@ -160,14 +164,14 @@ impl Run {
                         let reg = &self.registry;
                         let named =
                             |id: &events::ServerIdent| reg.lookup(id).and_then(|s| pair.role_of(s));
-                        let who = match classify(&req, pair.profile, &named) {
+                        let who = match classify(req, pair.profile, &named) {
                             Some(Class::Balanced { bucket, .. }) => {
                                 Some(pair.server(pair.hba.owner(bucket)))
                             }
                             Some(Class::Directed(r)) => Some(pair.server(r)),
                             _ => None,
                         };
-                        if let Some(s) = who.filter(|s| reached_request(reg, &req, *s)) {
+                        if let Some(s) = who.filter(|s| reached_request(reg, req, *s)) {
                             self.silences.expected(s);
                         }
                     }

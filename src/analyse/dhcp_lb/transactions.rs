@@ -145,6 +145,13 @@ impl Tracker {
         self.pending.get_mut(i)
     }
 
+    /// The transmission `seq`, while it waits for its verdict.
+    pub fn transmission(&self, seq: u64) -> Option<&Transmission> {
+        let front = self.pending.front()?.seq;
+        let i = usize::try_from(seq.checked_sub(front)?).ok()?;
+        self.pending.get(i)
+    }
+
     /// A client message. Returns the sequence number of its transmission, or `None` for a copy.
     pub fn request(&mut self, r: Request) -> Option<u64> {
         self.last_time = self.last_time.max(r.time);
