@@ -30,11 +30,16 @@ pub struct CheckArgs {
 
     /// Output format (several files: a `== FILE` header before each report, or a JSON array of
     /// the reports, each with its `file`).
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     pub format: CheckFormat,
 
     /// Exit 1 when a finding is at or above this severity.
-    #[arg(long, value_name = "info|warning|error", default_value = "warning")]
+    #[arg(
+        long,
+        value_name = "info|warning|error",
+        default_value = "warning",
+        help_heading = "Output"
+    )]
     pub fail_on: Severity,
 
     /// A failover server's dhcpd.leases as the state the replay starts from, as

@@ -27,12 +27,12 @@ pub struct StatsArgs {
     pub analysis: AnalysisArgs,
 
     /// Window length: e.g. `10s`, `1m`, `500ms`, `1h` (a number alone is seconds).
-    #[arg(long, default_value = "60s", value_parser = parse_duration_ns)]
+    #[arg(long, default_value = "60s", value_parser = parse_duration_ns, help_heading = "Output")]
     pub interval: u64,
 
     /// Output format (several files: a `== FILE` header before each, a JSON array of objects
     /// with their `file`, or CSV with a first column `file`).
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     pub format: StatsFormat,
 }
 

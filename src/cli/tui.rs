@@ -49,11 +49,11 @@ pub struct TuiArgs {
     pub analysis: AnalysisArgs,
 
     /// The chart's base interval (`+` and `-` show multiples of it): e.g. `10s`, `1m`, `500ms`.
-    #[arg(long, default_value = "10s", value_parser = parse_duration_ns)]
+    #[arg(long, default_value = "10s", value_parser = parse_duration_ns, help_heading = "Display")]
     pub interval: u64,
 
     /// Colours: auto (none when NO_COLOR is set or TERM is dumb or unset), always, never.
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Display")]
     pub color: ColorChoice,
 }
 
