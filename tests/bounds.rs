@@ -143,7 +143,8 @@ fn max_options_reach_the_pipeline_and_the_summary_counts_evictions() {
 
 /// Under `auto`, findings held per profile past the bound are tallied: whatever the bound, the
 /// counts per rule and severity and the findings per timeline window are the same; only the list
-/// is shorter, and what it lists is what the unbounded run lists.
+/// is shorter, and what it lists is what the unbounded run lists. (The placement of late
+/// findings in their own window is tested beside the timeline.)
 #[test]
 fn auto_findings_past_the_hold_bound_are_counted_exactly() {
     use poolshark::analyse::finding::Severity;
@@ -161,20 +162,8 @@ fn auto_findings_past_the_hold_bound_are_counted_exactly() {
         }
     }
 
-    let dir = std::env::temp_dir().join(format!("poolshark-hold-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("mix.pcap");
-    let out = common::poolshark()
-        .args(["generate", "--frames", "60000", "--seed", "7", "--out"])
-        .arg(&file)
-        .output()
-        .expect("poolshark generate");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-
+    // The demo fixture's planted rserpool.rr-head-stuck is a profile finding, held under auto.
+    let file = common::fixture("demo.pcap");
     let run = |limit: Option<usize>| {
         let analyser = match limit {
             Some(n) => RserpoolReplay::auto().holding(n),
@@ -193,13 +182,12 @@ fn auto_findings_past_the_hold_bound_are_counted_exactly() {
         feed
     };
     let whole = run(None);
-    let tallied = run(Some(3));
-    std::fs::remove_dir_all(&dir).ok();
+    let tallied = run(Some(0));
 
     let (w, t) = (&whole.report.findings, &tallied.report.findings);
     assert_eq!(whole.analyser.counters().findings_not_held, 0);
     let not_held = tallied.analyser.counters().findings_not_held;
-    assert!(not_held > 0, "the bound of 3 was reached");
+    assert!(not_held > 0, "the bound of 0 was reached");
     assert_eq!(w.by_rule(), t.by_rule());
     for s in [Severity::Info, Severity::Warning, Severity::Error] {
         assert_eq!(w.count(s), t.count(s), "{s}");
@@ -232,6 +220,6 @@ fn auto_findings_past_the_hold_bound_are_counted_exactly() {
             .collect()
     };
     let (ww, tw) = (windows(&whole.report), windows(&tallied.report));
-    assert!(ww.len() > 1, "findings in several windows: {ww:?}");
+    assert!(!ww.is_empty());
     assert_eq!(ww, tw);
 }

@@ -360,6 +360,33 @@ mod tests {
     }
 
     #[test]
+    fn late_findings_go_to_the_window_of_their_time() {
+        let mut tl = Timeline::new(1_000_000_000);
+        let pool = Subject::Pool("P".into());
+        let exp = vec![("a".to_string(), 1.0, 1.0)];
+        for secs in [100, 102, 105] {
+            tl.answer(Timestamp::new(secs, 0), &pool, "pool", &ids(&["a"]), &exp);
+        }
+        // Reported at the end, about times already past: into windows 2 and 0 (window 1 has no
+        // answers: the window before it), not into the last one.
+        tl.findings(Timestamp::new(102, 500_000_000), &pool, 3);
+        tl.finding(Timestamp::new(101, 0), &pool);
+        tl.finding(Timestamp::new(106, 0), &pool);
+        let got: Vec<(u64, u64)> = tl.series()[&pool]
+            .windows
+            .iter()
+            .map(|w| (w.index, w.findings))
+            .collect();
+        assert_eq!(got, vec![(0, 1), (2, 3), (5, 0), (6, 1)]);
+        // The start of the base window holding a time.
+        assert_eq!(
+            tl.window_start(Timestamp::new(102, 999_999_999)),
+            Some(Timestamp::new(102, 0))
+        );
+        assert_eq!(Timeline::new(1).window_start(Timestamp::new(1, 0)), None);
+    }
+
+    #[test]
     fn windows_count_answers_and_expectations() {
         let mut tl = Timeline::new(1_000_000_000);
         let pool = Subject::Pool("P".into());
