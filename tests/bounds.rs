@@ -150,17 +150,7 @@ fn auto_findings_past_the_hold_bound_are_counted_exactly() {
     use poolshark::analyse::finding::Severity;
     use poolshark::analyse::rserpool::RserpoolReplay;
     use poolshark::analyse::{Analyser, Report};
-    use poolshark::pipeline::{Decoded, Options, Pipeline, Sink};
-
-    struct Feed {
-        analyser: RserpoolReplay,
-        report: Report,
-    }
-    impl Sink for Feed {
-        fn message(&mut self, d: &Decoded<'_>) {
-            self.analyser.message(d, &mut self.report);
-        }
-    }
+    use poolshark::pipeline::{Options, Pipeline};
 
     // The demo fixture's planted rserpool.rr-head-stuck is a profile finding, held under auto.
     let file = common::fixture("demo.pcap");
@@ -169,7 +159,7 @@ fn auto_findings_past_the_hold_bound_are_counted_exactly() {
             Some(n) => RserpoolReplay::auto().holding(n),
             None => RserpoolReplay::auto(),
         };
-        let mut feed = Feed {
+        let mut feed = common::Feed {
             analyser,
             report: Report::new(1_000_000, 1_000_000_000),
         };

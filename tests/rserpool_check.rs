@@ -847,25 +847,12 @@ fn many_answers_in_rotation_stay_clean() {
     assert_eq!(total, 100_000);
 }
 
-/// Feeds the replay in-process, as `check` does, to look at the timeline it writes.
-struct Feed {
-    analyser: poolshark::analyse::rserpool::RserpoolReplay,
-    report: poolshark::analyse::Report,
-}
-
-impl poolshark::pipeline::Sink for Feed {
-    fn message(&mut self, d: &poolshark::pipeline::Decoded<'_>) {
-        use poolshark::analyse::Analyser;
-        self.analyser.message(d, &mut self.report);
-    }
-}
-
 #[test]
 fn the_timeline_describes_members_and_their_expected_shares() {
     use poolshark::analyse::finding::Subject;
     use poolshark::analyse::Analyser;
     let capture = clean();
-    let mut feed = Feed {
+    let mut feed = common::Feed {
         analyser: poolshark::analyse::rserpool::RserpoolReplay::auto(),
         report: poolshark::analyse::Report::new(100, 60_000_000_000),
     };

@@ -23,7 +23,7 @@ use std::process::Command;
 use poolshark::analyse::finding::Subject;
 use poolshark::analyse::rserpool::RserpoolReplay;
 use poolshark::analyse::{Analyser, Report};
-use poolshark::pipeline::{Decoded, Options, Pipeline, Sink};
+use poolshark::pipeline::{Options, Pipeline};
 use poolshark::source::file::FileSource;
 use poolshark::source::{Frame, FrameSource};
 
@@ -242,18 +242,6 @@ fn resolutions_per_registrar_and_pool_agree_with_tshark() {
     }
 }
 
-/// Feeds one analyser, as `check` does.
-struct Feed {
-    analyser: RserpoolReplay,
-    report: Report,
-}
-
-impl Sink for Feed {
-    fn message(&mut self, d: &Decoded<'_>) {
-        self.analyser.message(d, &mut self.report);
-    }
-}
-
 /// Every frame of a capture, owned.
 fn frames(capture: &Path) -> Vec<(Frame<'static>, Vec<u8>)> {
     let mut source = FileSource::open(capture).expect("open");
@@ -284,7 +272,7 @@ fn mutated_captures_never_upset_the_replay() {
         };
         let original = frames(&capture);
         for round in 0..3 {
-            let mut feed = Feed {
+            let mut feed = common::Feed {
                 analyser: RserpoolReplay::auto(),
                 report: Report::new(100, 1_000_000_000),
             };
@@ -328,7 +316,7 @@ fn the_timeline_counts_every_answer_and_its_expectation() {
     let Some(capture) = common::shared_capture("rserpool/rsplib-multi-pe.pcap") else {
         return;
     };
-    let mut feed = Feed {
+    let mut feed = common::Feed {
         analyser: RserpoolReplay::from_profile_name(Some("rsplib")).expect("profile"),
         report: Report::new(1000, 10_000_000_000),
     };

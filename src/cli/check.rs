@@ -268,11 +268,7 @@ fn dhcp_lb_analyser(args: &DhcpLbArgs, profiles: &Profiles) -> Result<DhcpLbAnal
 }
 
 pub fn run(args: CheckArgs) -> Result<i32> {
-    // The analysers never show tshark's Info text: it is not built.
-    let opts = crate::pipeline::Options {
-        without_info: true,
-        ..args.input.options()?
-    };
+    let opts = args.input.analysis_options()?;
     args.input.check_files()?;
     // Bad analysis options are reported once, before any file is read.
     analysers(&args.analysis)?;

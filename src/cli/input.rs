@@ -52,6 +52,15 @@ impl CaptureFilesArgs {
         self.decode.options()
     }
 
+    /// The options of the commands that only analyse (`check`, `stats`): they never show
+    /// tshark's Info text, so it is not built.
+    pub fn analysis_options(&self) -> Result<Options> {
+        Ok(Options {
+            without_info: true,
+            ..self.options()?
+        })
+    }
+
     /// The arguments of one file, as the single-file commands take them.
     pub fn capture(&self, file: &str) -> CaptureArgs {
         CaptureArgs {

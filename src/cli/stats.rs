@@ -97,11 +97,7 @@ impl Sink for StatsSink {
 }
 
 pub fn run(args: StatsArgs) -> Result<i32> {
-    // The analysers never show tshark's Info text: it is not built.
-    let opts = crate::pipeline::Options {
-        without_info: true,
-        ..args.input.options()?
-    };
+    let opts = args.input.analysis_options()?;
     args.input.check_files()?;
     // Bad analysis options are reported once, before any file is read.
     analysers(&args.analysis)?;

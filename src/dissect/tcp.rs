@@ -574,6 +574,17 @@ mod tests {
         }
 
         fn feed(&mut self, from_client: bool, seq: u32, flags: u8, payload: &[u8]) -> String {
+            self.feed_acked(from_client, seq, 0, flags, payload)
+        }
+
+        fn feed_acked(
+            &mut self,
+            from_client: bool,
+            seq: u32,
+            ack: u32,
+            flags: u8,
+            payload: &[u8],
+        ) -> String {
             let (a, b) = (
                 IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
                 IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
@@ -592,7 +603,7 @@ mod tests {
             let got = &mut self.got;
             self.t.segment(
                 &ctx,
-                &seg(sp, dp, seq, flags, payload),
+                &acked(sp, dp, seq, ack, flags, payload),
                 &mut self.c,
                 &mut self.errors,
                 &mut |p: Payload<'_>| {
@@ -667,50 +678,25 @@ mod tests {
 
     #[test]
     fn a_connection_closed_both_ways_is_forgotten_at_the_last_ack() {
-        let mut t = TcpTracker::new(Limits::default());
-        let (mut c, mut e) = (Counters::default(), Vec::new());
-        let (a, b) = (
-            IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
-            IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
-        );
-        let mut feed = |t: &mut TcpTracker, client: bool, seq, ack, flags| {
-            let (src, dst, sp, dp) = if client {
-                (a, b, 40000, 80)
-            } else {
-                (b, a, 80, 40000)
-            };
-            let ctx = SegmentContext {
-                src,
-                dst,
-                frame: 1,
-                frame_offset: None,
-            };
-            t.segment(
-                &ctx,
-                &acked(sp, dp, seq, ack, flags, b""),
-                &mut c,
-                &mut e,
-                &mut |_| {},
-            )
-        };
-        feed(&mut t, true, 100, 0, SYN);
-        feed(&mut t, false, 500, 101, SYN | ACK);
-        feed(&mut t, true, 101, 501, ACK);
-        feed(&mut t, true, 101, 501, FIN | ACK);
+        let mut r = Run::new(Limits::default());
+        r.feed_acked(true, 100, 0, SYN, &[]);
+        r.feed_acked(false, 500, 101, SYN | ACK, &[]);
+        r.feed_acked(true, 101, 501, ACK, &[]);
+        r.feed_acked(true, 101, 501, FIN | ACK, &[]);
         // The server's FIN acknowledges the client's; the client's ACK of it is still to come.
-        feed(&mut t, false, 501, 102, FIN | ACK);
-        assert_eq!(t.conns.len(), 1);
-        let info = feed(&mut t, true, 102, 502, ACK);
+        r.feed_acked(false, 501, 102, FIN | ACK, &[]);
+        assert_eq!(r.t.conns.len(), 1);
+        let info = r.feed_acked(true, 102, 502, ACK, &[]);
         assert_eq!(
-            info, "40000 → 80 [ACK] Seq=2 Ack=2 Win=100 Len=0",
+            info, "40000 → 647 [ACK] Seq=2 Ack=2 Win=100 Len=0",
             "numbered as before"
         );
-        assert_eq!(t.conns.len(), 0, "forgotten");
+        assert_eq!(r.t.conns.len(), 0, "forgotten");
         // One FIN only, or a FIN not acknowledged, keeps the connection.
-        feed(&mut t, true, 100, 0, SYN);
-        feed(&mut t, true, 101, 0, FIN | ACK);
-        feed(&mut t, false, 500, 999, ACK);
-        assert_eq!(t.conns.len(), 1);
+        r.feed_acked(true, 100, 0, SYN, &[]);
+        r.feed_acked(true, 101, 0, FIN | ACK, &[]);
+        r.feed_acked(false, 500, 999, ACK, &[]);
+        assert_eq!(r.t.conns.len(), 1);
     }
 
     #[test]

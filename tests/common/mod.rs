@@ -61,3 +61,15 @@ pub fn fixture(rel: &str) -> PathBuf {
 pub fn poolshark() -> Command {
     Command::new(env!("CARGO_BIN_EXE_poolshark"))
 }
+
+/// Feeds one analyser in-process, as `check` does, so that a test can look at its report.
+pub struct Feed<A> {
+    pub analyser: A,
+    pub report: poolshark::analyse::Report,
+}
+
+impl<A: poolshark::analyse::Analyser> poolshark::pipeline::Sink for Feed<A> {
+    fn message(&mut self, d: &poolshark::pipeline::Decoded<'_>) {
+        self.analyser.message(d, &mut self.report);
+    }
+}
