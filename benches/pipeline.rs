@@ -78,10 +78,10 @@ fn pipeline(c: &mut Criterion) {
     g.bench_function("check", |b| {
         b.iter(|| {
             let mut source = FileSource::from_reader(Cursor::new(capture.clone())).expect("a pcap");
-            let mut sink = CheckSink {
-                analysers: analysers(&analysis).expect("default analysers"),
-                report: Report::new(analysis.max_findings, 60_000_000_000),
-            };
+            let mut sink = CheckSink::new(
+                analysers(&analysis).expect("default analysers"),
+                Report::for_findings(analysis.max_findings),
+            );
             let mut p = Pipeline::new(Options::default());
             p.run(&mut source, &mut sink).expect("the whole capture");
             black_box(render(&mut sink, &p.stats(), CheckFormat::Text))

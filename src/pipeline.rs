@@ -150,12 +150,15 @@ impl Pipeline {
         if dispatch.framer_bytes == 0 {
             dispatch.framer_bytes = opts.limits.framer_bytes;
         }
+        let mut dissector = Dissector::new(opts.limits);
+        if opts.without_info {
+            dissector = dissector.without_info();
+        }
+        if !dispatch.wants_sctp() {
+            dissector = dissector.without_sctp();
+        }
         Pipeline {
-            dissector: if opts.without_info {
-                Dissector::new(opts.limits).without_info()
-            } else {
-                Dissector::new(opts.limits)
-            },
+            dissector,
             dispatcher: Dispatcher::new(dispatch),
             stats: RunStats::default(),
         }

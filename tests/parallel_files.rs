@@ -108,6 +108,93 @@ fn one_thread_and_two_give_the_same_output() {
     }
 }
 
+/// One file with threads to spare: its RSerPool replay and its DHCP replays run on pipelines of
+/// their own, one thread each; the report is the one a single thread makes (findings of both
+/// parts, in frame order, the bound of listed findings over all of them).
+#[test]
+fn one_file_split_over_two_threads_gives_the_one_thread_report() {
+    let mut cases: Vec<Vec<String>> = vec![
+        vec![path(&fixture("demo.pcap"))],
+        // Listed findings bounded: demo's 4 come from both parts (DHCP's at frames 113, 116 and
+        // 118, RSerPool's at 129), so the bound of 3 drops one at the merge.
+        vec![
+            "--max-findings".into(),
+            "3".into(),
+            path(&fixture("demo.pcap")),
+        ],
+        vec![path(&fixture("failover-all-types.pcap"))],
+        vec![path(&fixture("rserpool-tcp.pcap"))],
+    ];
+    if let Some(dir) = common::shared_dir() {
+        let c = dir.join("captures");
+        let fo = c.join("dhcp-failover");
+        cases.push(vec![path(&c.join("rserpool/rsplib-multi-pe.pcap"))]);
+        cases.push(vec![path(
+            &c.join("dhcp-kea/kea-2.2-ha-load-balancing-v6.pcap"),
+        )]);
+        cases.push(vec![
+            "--leases".into(),
+            format!("primary={}", path(&fo.join("primary.dhcpd.leases"))),
+            path(&fo.join("isc-dhcpd-4.4.3-failover.pcap")),
+        ]);
+    }
+    for case in &cases {
+        for format in ["text", "json"] {
+            let one = run_owned(&with(&["check", "--format", format, "--jobs", "1"], case));
+            let two = run_owned(&with(&["check", "--format", format, "--jobs", "2"], case));
+            assert!(!one.stdout.is_empty(), "{case:?}");
+            assert_eq!(stdout(&one), stdout(&two), "{case:?} {format}");
+            assert_eq!(one.status.code(), two.status.code(), "{case:?}");
+            // The summary line (counts of every protocol) is the whole file's on both.
+            assert_eq!(stderr(&one), stderr(&two), "{case:?}");
+        }
+    }
+    // The bound holds over both parts: the three earliest of demo's four findings, the other
+    // counted.
+    let bounded = run(&[
+        "check",
+        "--format",
+        "json",
+        "--max-findings",
+        "3",
+        &path(&fixture("demo.pcap")),
+    ]);
+    let v: Value = serde_json::from_slice(&bounded.stdout).expect("JSON");
+    let all = run(&["check", "--format", "json", &path(&fixture("demo.pcap"))]);
+    let all: Value = serde_json::from_slice(&all.stdout).expect("JSON");
+    let frames = |v: &Value| -> Vec<u64> {
+        v["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter_map(|f| f["frame"].as_u64())
+            .collect()
+    };
+    let every = frames(&all);
+    assert!(every.len() > 3, "{every:?}");
+    assert_eq!(frames(&v), every[..3].to_vec());
+    assert_eq!(v["summary"]["findings"], all["summary"]["findings"]);
+    assert_eq!(
+        v["summary"]["not_listed"].as_u64(),
+        Some(every.len() as u64 - 3)
+    );
+}
+
+/// Standard input cannot be read twice: one pipeline then, and the same report.
+#[test]
+fn standard_input_is_checked_on_one_pipeline_with_the_same_report() {
+    let demo = fixture("demo.pcap");
+    let from_file = run(&["check", "--format", "json", "--jobs", "2", &path(&demo)]);
+    let piped = poolshark()
+        .args(["check", "--format", "json", "--jobs", "2", "-"])
+        .stdin(std::fs::File::open(&demo).expect("demo"))
+        .output()
+        .expect("run poolshark");
+    assert!(!piped.stdout.is_empty());
+    assert_eq!(stdout(&piped), stdout(&from_file));
+    assert_eq!(piped.status.code(), from_file.status.code());
+}
+
 #[test]
 fn stats_of_several_files_is_each_files_own() {
     let files = three();

@@ -64,10 +64,10 @@ fn run_check(bytes: &[u8]) -> Outcome {
         Err(e) => panic!("{e}"),
     };
     let mut sink = CountingSink {
-        check: CheckSink {
-            analysers: analysers(&args.analysis).unwrap(),
-            report: Report::new(args.analysis.max_findings, 60_000_000_000),
-        },
+        check: CheckSink::new(
+            analysers(&args.analysis).unwrap(),
+            Report::new(args.analysis.max_findings, 60_000_000_000),
+        ),
         out: Outcome::default(),
     };
     let Ok(mut source) = FileSource::from_reader(Cursor::new(bytes.to_vec())) else {

@@ -169,6 +169,24 @@ impl Findings {
         self.by_severity.values().sum()
     }
 
+    /// Adds the findings of another report of the same run (another thread's analysers). The
+    /// counts add up; past the bound, the earliest findings by frame are the ones listed.
+    pub fn absorb(&mut self, other: Findings) {
+        for (rule, n) in other.by_rule {
+            *self.by_rule.entry(rule).or_default() += n;
+        }
+        for (severity, n) in other.by_severity {
+            *self.by_severity.entry(severity).or_default() += n;
+        }
+        self.dropped += other.dropped;
+        self.kept.extend(other.kept);
+        if self.kept.len() > self.limit {
+            self.sort();
+            self.dropped += (self.kept.len() - self.limit) as u64;
+            self.kept.truncate(self.limit);
+        }
+    }
+
     /// Orders kept findings by frame (analysers may report late, e.g. at the end of a window).
     pub fn sort(&mut self) {
         self.kept.sort_by_key(|f| f.frame);
@@ -206,6 +224,18 @@ mod tests {
         fs.sort();
         assert_eq!(fs.list()[0].frame, 3);
         let j = fs.list()[0].to_json();
+        // Another thread's findings: counts add up, the earliest stay listed within the bound.
+        let mut other = Findings::new(2);
+        other.push(f(1, "dhcp-lb.no-answer", Severity::Warning));
+        other.push(f(7, "dhcp-lb.no-answer", Severity::Info));
+        other.push(f(8, "dhcp-lb.no-answer", Severity::Info));
+        fs.absorb(other);
+        let frames: Vec<u64> = fs.list().iter().map(|f| f.frame).collect();
+        assert_eq!(frames, vec![1, 3]);
+        assert_eq!(fs.total(), 6);
+        assert_eq!(fs.dropped(), 4);
+        assert_eq!(fs.by_rule()["dhcp-lb.no-answer"], 3);
+        assert_eq!(fs.count(Severity::Info), 2);
         assert_eq!(j["pool"], "RR-Pool");
         assert_eq!(j["severity"], "warning");
         assert_eq!(format!("[{:<7}]", Severity::Info), "[info   ]");

@@ -15,6 +15,7 @@ pub mod rserpool;
 pub mod timeline;
 
 use crate::pipeline::Decoded;
+use crate::proto::AppProtocol;
 use crate::source::Timestamp;
 use finding::Findings;
 use timeline::Timeline;
@@ -30,6 +31,16 @@ impl Report {
         Report {
             findings: Findings::new(max_findings),
             timeline: Timeline::new(interval_ns),
+        }
+    }
+
+    /// A report of findings only, for a run that never shows the timeline (`check`): the
+    /// timeline keeps its origin (for [`Timeline::window_start`], a minute apart) and records
+    /// nothing else.
+    pub fn for_findings(max_findings: usize) -> Self {
+        Report {
+            findings: Findings::new(max_findings),
+            timeline: Timeline::new(60_000_000_000).not_recording(),
         }
     }
 
@@ -54,9 +65,15 @@ impl Report {
 }
 
 /// One replay: RSerPool pools, DHCP load balancing, failover pool balance.
-pub trait Analyser {
+pub trait Analyser: Send {
     /// Short name for reports, e.g. "rserpool".
     fn name(&self) -> &'static str;
+
+    /// The protocols whose messages it reads; it is handed no others, and a run that feeds
+    /// only analysers of some protocols need not decode the rest.
+    fn protocols(&self) -> &'static [AppProtocol] {
+        &AppProtocol::ALL
+    }
 
     /// A decoded message, in frame order.
     fn message(&mut self, d: &Decoded<'_>, report: &mut Report);

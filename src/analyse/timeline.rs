@@ -122,6 +122,9 @@ pub struct Timeline {
     /// windows is coarsened, so many subjects cannot each fill `max_windows`.
     total_windows: usize,
     max_total_windows: usize,
+    /// False for a run that never shows the series (`check`): only the origin is kept, so
+    /// [`Timeline::window_start`] still answers, and every record is a no-op.
+    recording: bool,
 }
 
 impl Timeline {
@@ -135,7 +138,21 @@ impl Timeline {
             dropped_subjects: 0,
             total_windows: 0,
             max_total_windows: 1 << 18,
+            recording: true,
         }
+    }
+
+    /// A timeline that records nothing but its origin: for a run whose series nobody reads
+    /// (`check` prints findings and summaries only). Analysers ask [`Timeline::recording`]
+    /// before they build what they would record.
+    pub fn not_recording(mut self) -> Self {
+        self.recording = false;
+        self
+    }
+
+    /// Whether records are kept (see [`Timeline::not_recording`]).
+    pub fn recording(&self) -> bool {
+        self.recording
     }
 
     /// Bounds all subjects' windows together (at least `max_windows`).
@@ -188,6 +205,9 @@ impl Timeline {
 
     fn at(&mut self, t: Timestamp, subject: &Subject, kind: &str) -> Option<&mut Window> {
         let origin = *self.origin.get_or_insert(t);
+        if !self.recording {
+            return None;
+        }
         if !self.series.contains_key(subject) {
             if self.series.len() >= self.max_subjects {
                 self.dropped_subjects += 1;
@@ -307,6 +327,9 @@ impl Timeline {
         text: String,
         expected_share: Option<f64>,
     ) {
+        if !self.recording {
+            return;
+        }
         if let Some(s) = self.series.get_mut(subject) {
             s.members.insert(member.to_string(), text);
             match expected_share {

@@ -278,10 +278,10 @@ pub fn run(args: LiveArgs) -> Result<i32> {
     let opts = args.decode.options()?;
     let live_opts = live_options(&args)?;
     let check = if args.check {
-        Some(CheckSink {
-            analysers: check::analysers(&args.analysis)?,
-            report: Report::new(args.analysis.max_findings, 60_000_000_000),
-        })
+        Some(CheckSink::new(
+            check::analysers(&args.analysis)?,
+            Report::for_findings(args.analysis.max_findings),
+        ))
     } else {
         None
     };

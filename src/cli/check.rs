@@ -9,7 +9,7 @@ use std::io::Write;
 
 use super::anyhow_like::{Error, Result};
 use super::exit;
-use super::files::{for_each_ordered, run_file};
+use super::files::{for_each_ordered, run_file, run_file_again};
 use super::input::CaptureFilesArgs;
 use super::progress::Bars;
 use crate::analyse::dhcp_lb::{ConfigFile, DhcpLbAnalyser, Overrides, Settings};
@@ -18,6 +18,7 @@ use crate::analyse::finding::{Findings, Severity};
 use crate::analyse::{Analyser, Report};
 use crate::dissect::FrameSummary;
 use crate::pipeline::{Decoded, Sink};
+use crate::proto::AppProtocol;
 use crate::source::{Frame, SourceError};
 
 #[derive(clap::Args, Debug)]
@@ -153,16 +154,50 @@ pub enum CheckFormat {
     Json,
 }
 
-/// Feeds every message to every analyser.
+/// Feeds every message to the analysers that read its protocol.
 pub struct CheckSink {
     pub analysers: Vec<Box<dyn Analyser>>,
     pub report: Report,
+    /// The analysers' run has ended ([`CheckSink::finish`]).
+    finished: bool,
+}
+
+impl CheckSink {
+    pub fn new(analysers: Vec<Box<dyn Analyser>>, report: Report) -> Self {
+        CheckSink {
+            analysers,
+            report,
+            finished: false,
+        }
+    }
+}
+
+impl CheckSink {
+    /// Ends its analysers' run, once (more calls do nothing).
+    fn finish(&mut self, last: Option<crate::source::Timestamp>) {
+        if std::mem::replace(&mut self.finished, true) {
+            return;
+        }
+        for a in &mut self.analysers {
+            a.finish(last, &mut self.report);
+        }
+    }
+
+    /// The protocols its analysers read.
+    fn protocols(&self) -> Vec<AppProtocol> {
+        AppProtocol::ALL
+            .into_iter()
+            .filter(|p| self.analysers.iter().any(|a| a.protocols().contains(p)))
+            .collect()
+    }
 }
 
 impl Sink for CheckSink {
     fn message(&mut self, d: &Decoded<'_>) {
         for a in &mut self.analysers {
-            a.message(d, &mut self.report);
+            if a.protocols().contains(&d.protocol) {
+                a.message(d, &mut self.report);
+            }
         }
     }
 
@@ -173,6 +208,100 @@ impl Sink for CheckSink {
     fn source_error(&mut self, e: &SourceError) {
         eprintln!("poolshark: {e}");
     }
+}
+
+/// Check's analysers in the parts that can run apart, each with a report of its own: RSerPool's
+/// replay, and the DHCP load-balancing and failover replays (which read the same messages). The
+/// parts' reports are merged at the end, so what `check` says is the same whether the parts
+/// share one pipeline or each has its own on a thread.
+fn parts(all: Vec<Box<dyn Analyser>>, max_findings: usize) -> Vec<CheckSink> {
+    let (first, rest): (Vec<_>, Vec<_>) = all.into_iter().partition(|a| {
+        a.protocols()
+            .iter()
+            .any(|p| matches!(p, AppProtocol::Asap | AppProtocol::Enrp))
+    });
+    [first, rest]
+        .into_iter()
+        .filter(|g| !g.is_empty())
+        .map(|analysers| CheckSink::new(analysers, Report::for_findings(max_findings)))
+        .collect()
+}
+
+/// The parts on one pipeline.
+struct Fan<'a>(&'a mut [CheckSink]);
+
+impl Sink for Fan<'_> {
+    fn message(&mut self, d: &Decoded<'_>) {
+        for part in self.0.iter_mut() {
+            part.message(d);
+        }
+    }
+
+    fn end_frame(&mut self, frame: &Frame<'_>, summary: &FrameSummary) {
+        for part in self.0.iter_mut() {
+            part.end_frame(frame, summary);
+        }
+    }
+}
+
+/// The parts each on a pipeline of its own, on threads: the first part's pipeline decodes
+/// everything (the run's statistics are its) and draws the progress bar; the others decode only
+/// what their analysers read, and keep quiet about reading problems (the first tells them).
+fn run_parts(
+    file: &str,
+    input: &super::input::CaptureArgs,
+    opts: &crate::pipeline::Options,
+    bars: &Bars,
+    label: Option<&str>,
+    parts: &mut [CheckSink],
+) -> Result<(crate::pipeline::RunStats, Option<SourceError>)> {
+    let Some((first, rest)) = parts.split_first_mut() else {
+        return run_file(file, input, opts, bars, label, &mut Fan(parts));
+    };
+    std::thread::scope(|s| {
+        let others: Vec<_> = rest
+            .iter_mut()
+            .map(|part| {
+                let mut own = opts.clone();
+                own.dispatch.only = Some(part.protocols());
+                s.spawn(move || {
+                    let (stats, _) = run_file_again(input, &own, part)?;
+                    // Its end, on its thread too (the DHCP replay's is not short).
+                    part.finish(stats.last);
+                    Ok::<_, Error>(())
+                })
+            })
+            .collect();
+        let mine = run_file(file, input, opts, bars, label, first);
+        if let Ok((stats, _)) = &mine {
+            first.finish(stats.last);
+        }
+        for h in others {
+            match h.join() {
+                Ok(r) => r?,
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        mine
+    })
+}
+
+/// Ends every part's run not yet ended (each into its own report), then makes them one sink: the analysers
+/// in the order they were made, the findings of all.
+fn finish_parts(parts: Vec<CheckSink>, last: Option<crate::source::Timestamp>) -> CheckSink {
+    let mut merged: Option<CheckSink> = None;
+    for mut part in parts {
+        part.finish(last);
+        match &mut merged {
+            None => merged = Some(part),
+            Some(m) => {
+                m.analysers.extend(part.analysers);
+                // The timeline is not recorded in `check`: only the findings are kept.
+                m.report.findings.absorb(part.report.findings);
+            }
+        }
+    }
+    merged.unwrap_or_else(|| CheckSink::new(Vec::new(), Report::for_findings(0)))
 }
 
 /// The profile chosen for each family of reference algorithms.
@@ -275,7 +404,7 @@ pub fn run(args: CheckArgs) -> Result<i32> {
     let bars = Bars::new(args.input.progress.no_progress, true);
     let files = &args.input.files;
     if let [file] = files.as_slice() {
-        let checked = check_file(&args, &opts, file, None, &bars)?;
+        let checked = check_file(&args, &opts, file, None, &bars, args.input.thread_budget())?;
         let mut out = std::io::stdout().lock();
         match &checked.report {
             Rendered::Text(s) => out.write_all(s.as_bytes())?,
@@ -287,6 +416,8 @@ pub fn run(args: CheckArgs) -> Result<i32> {
         }
         return Ok(checked.code);
     }
+    // Threads to spare beyond one per file go to the files' parts.
+    let per_file = (args.input.thread_budget() / files.len()).max(1);
     let mut worst = exit::OK;
     let mut out = std::io::stdout().lock();
     let mut written: Result<()> = Ok(());
@@ -296,7 +427,7 @@ pub fn run(args: CheckArgs) -> Result<i32> {
     for_each_ordered(
         files,
         args.input.threads(),
-        |file| check_file(&args, &opts, file, Some(file), &bars),
+        |file| check_file(&args, &opts, file, Some(file), &bars, per_file),
         |i, checked| {
             let file = files.get(i).map_or("", String::as_str);
             let (code, report, notes) = match checked {
@@ -379,23 +510,31 @@ pub enum Rendered {
     Json(serde_json::Value),
 }
 
-/// Checks one file with its own pipeline and analysers; `label` names it in what goes to
-/// standard error when there are several. Errors: the file cannot be opened.
+/// Checks one file with its own pipelines and analysers, on up to `threads` threads; `label`
+/// names it in what goes to standard error when there are several. Errors: the file cannot be
+/// opened.
 fn check_file(
     args: &CheckArgs,
     opts: &crate::pipeline::Options,
     file: &str,
     label: Option<&str>,
     bars: &Bars,
+    threads: usize,
 ) -> Result<Checked> {
     let input = args.input.capture(file);
     let seeds = super::leases::read_seeds(&args.leases)?;
-    let mut sink = CheckSink {
-        analysers: analysers_seeded(&args.analysis, seeds)?,
-        report: Report::new(args.analysis.max_findings, 60_000_000_000),
+    let mut parts = parts(
+        analysers_seeded(&args.analysis, seeds)?,
+        args.analysis.max_findings,
+    );
+    // A second pass needs a file that can be read twice (not standard input, not a pipe).
+    let (stats, fatal) = if threads > 1 && std::fs::metadata(file).is_ok_and(|m| m.is_file()) {
+        run_parts(file, &input, opts, bars, label, &mut parts)?
+    } else {
+        run_file(file, &input, opts, bars, label, &mut Fan(&mut parts))?
     };
-    let (stats, fatal) = run_file(file, &input, opts, bars, label, &mut sink)?;
-    let report = render(&mut sink, &stats, args.format);
+    let mut sink = finish_parts(parts, stats.last);
+    let report = render_finished(&mut sink, &stats, args.format);
     let failed = sink.report.findings.any_at_least(args.fail_on);
     let prefix = label.map(|f| format!("{f}: ")).unwrap_or_default();
     let mut notes = vec![format!("poolshark: {prefix}{}", stats.summary_line())];
@@ -437,9 +576,16 @@ pub fn render(
     stats: &crate::pipeline::RunStats,
     format: CheckFormat,
 ) -> Rendered {
-    for a in &mut sink.analysers {
-        a.finish(stats.last, &mut sink.report);
-    }
+    sink.finish(stats.last);
+    render_finished(sink, stats, format)
+}
+
+/// The findings report of analysers whose run has ended.
+fn render_finished(
+    sink: &mut CheckSink,
+    stats: &crate::pipeline::RunStats,
+    format: CheckFormat,
+) -> Rendered {
     let findings = &mut sink.report.findings;
     findings.sort();
     match format {

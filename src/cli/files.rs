@@ -85,6 +85,26 @@ pub fn run_file<S: Sink>(
         inner: sink,
         progress,
         label,
+        quiet: false,
+    };
+    let fatal = pipeline.run(&mut source, &mut tracked).err();
+    Ok((pipeline.stats(), fatal))
+}
+
+/// [`run_file`] for a second pass over a file another pipeline reads too (another thread's
+/// analysers): no progress bar, and its reading problems not told twice.
+pub fn run_file_again<S: Sink>(
+    input: &super::input::CaptureArgs,
+    opts: &crate::pipeline::Options,
+    sink: &mut S,
+) -> super::anyhow_like::Result<(crate::pipeline::RunStats, Option<SourceError>)> {
+    let mut source = input.open()?;
+    let mut pipeline = crate::pipeline::Pipeline::new(opts.clone());
+    let mut tracked = Tracked {
+        inner: sink,
+        progress: None,
+        label: None,
+        quiet: true,
     };
     let fatal = pipeline.run(&mut source, &mut tracked).err();
     Ok((pipeline.stats(), fatal))
@@ -97,6 +117,8 @@ pub struct Tracked<'a, S> {
     pub progress: Option<FileProgress>,
     /// The file's name, when several files are read.
     pub label: Option<&'a str>,
+    /// Reading problems are not told (another pass over the same file tells them).
+    pub quiet: bool,
 }
 
 impl<S: Sink> Sink for Tracked<'_, S> {
@@ -112,6 +134,9 @@ impl<S: Sink> Sink for Tracked<'_, S> {
     }
 
     fn source_error(&mut self, e: &SourceError) {
+        if self.quiet {
+            return;
+        }
         let line = match self.label {
             Some(file) => format!("poolshark: {file}: {e}"),
             None => format!("poolshark: {e}"),

@@ -81,11 +81,13 @@ impl CaptureFilesArgs {
 
     /// Threads to use: `--jobs`, else the cores available, never more than there are files.
     pub fn threads(&self) -> usize {
+        self.thread_budget().min(self.files.len()).max(1)
+    }
+
+    /// Threads the run may use: `--jobs`, else the cores available.
+    pub fn thread_budget(&self) -> usize {
         let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
-        self.jobs
-            .map_or(cores, NonZeroUsize::get)
-            .min(self.files.len())
-            .max(1)
+        self.jobs.map_or(cores, NonZeroUsize::get)
     }
 }
 
@@ -144,6 +146,7 @@ impl DecodeArgs {
                 rserpool_encoding,
                 conversations: limits.conversations,
                 framer_bytes: limits.framer_bytes,
+                only: None,
             },
             limits,
             without_info: false,

@@ -51,6 +51,7 @@ pub fn run(args: ReadArgs) -> Result<i32> {
             inner: &mut sink,
             progress,
             label: None,
+            quiet: false,
         };
         pipeline.run(&mut source, &mut tracked).err()
     };

@@ -109,6 +109,30 @@ pub struct DispatchOptions {
     /// Bytes of incomplete messages the TCP framers hold, all conversations together (0: the
     /// default of [`Limits`]).
     pub framer_bytes: usize,
+    /// Only these protocols are decoded (the others are recognised and left alone); `None`:
+    /// all of them.
+    pub only: Option<Vec<AppProtocol>>,
+}
+
+impl DispatchOptions {
+    /// Whether a run with these options wants `protocol` decoded.
+    pub fn wants(&self, protocol: AppProtocol) -> bool {
+        self.only.as_ref().is_none_or(|o| o.contains(&protocol))
+    }
+
+    /// Whether anything wanted can come over SCTP: RSerPool, or a protocol a user rule puts
+    /// on an SCTP port or payload protocol.
+    pub fn wants_sctp(&self) -> bool {
+        self.wants(AppProtocol::Asap)
+            || self.wants(AppProtocol::Enrp)
+            || self.decode_as.iter().any(|r| {
+                self.wants(r.protocol)
+                    && match r.selector {
+                        Selector::Ppid(_) => true,
+                        Selector::Port(t, _) => t.is_none_or(|t| t == Transport::Sctp),
+                    }
+            })
+    }
 }
 
 /// Decides the protocol of a payload from the rules, PPIDs and ports alone.
@@ -226,6 +250,9 @@ impl Dispatcher {
         sink: &mut dyn FnMut(Found<'_>),
     ) -> Option<(AppProtocol, Vec<DecodeError>)> {
         let protocol = classify(&self.opts.decode_as, p)?;
+        if !self.opts.wants(protocol) {
+            return None;
+        }
         if p.transport == Transport::Tcp {
             let errors = self.dispatch_stream(protocol, p, sink);
             return Some((protocol, errors));

@@ -25,6 +25,8 @@ pub struct Dissector {
     /// Whether frame summaries carry tshark's Info text (off for the analysers, which never show
     /// it: formatting it was a tenth of `check`'s time).
     info: bool,
+    /// Whether SCTP is dissected (off for a run that wants nothing SCTP carries).
+    sctp_wanted: bool,
 }
 
 /// A transport-layer buffer: from the frame, or from a reassembled IP datagram.
@@ -85,6 +87,7 @@ impl Dissector {
             sctp: SctpReassembler::new(limits),
             counters: Counters::default(),
             info: true,
+            sctp_wanted: true,
         }
     }
 
@@ -93,6 +96,13 @@ impl Dissector {
     pub fn without_info(mut self) -> Self {
         self.info = false;
         self.tcp.set_info(false);
+        self
+    }
+
+    /// Leaves SCTP packets alone (no checksum, no reassembly, no payloads): for a run that
+    /// wants none of what SCTP carries. The frame summary still names the protocol.
+    pub fn without_sctp(mut self) -> Self {
+        self.sctp_wanted = false;
         self
     }
 
@@ -383,6 +393,9 @@ impl Dissector {
         sink: &mut dyn FnMut(Payload<'_>),
     ) {
         s.protocol = "SCTP";
+        if !self.sctp_wanted {
+            return;
+        }
         self.counters.sctp_packets += 1;
         let h = match sctp::parse_header(seg.data) {
             Ok(h) => h,

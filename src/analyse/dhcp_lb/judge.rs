@@ -142,6 +142,39 @@ fn finding(
     }
 }
 
+/// The timeline's record of one answered transmission: who answered (owner first), against who
+/// the reference expects (the owner while the pair balances, either when it is degraded).
+fn record_answer(
+    report: &mut Report,
+    time: Timestamp,
+    pair: &Pair,
+    reg: &Registry,
+    answered: [(Role, bool); 2],
+    balancing: bool,
+) {
+    let name = |r: Role| reg.name(pair.server(r)).to_string();
+    let [(owner, _), (other, _)] = answered;
+    let chosen: Vec<String> = answered
+        .iter()
+        .filter(|(_, yes)| *yes)
+        .map(|(r, _)| name(*r))
+        .collect();
+    let expected: Vec<(String, f64, f64)> = if balancing {
+        vec![(name(owner), 1.0, 1.0), (name(other), 0.0, 0.0)]
+    } else {
+        // Degraded: whichever server is serving may answer.
+        vec![(name(owner), 0.5, 0.5), (name(other), 0.5, 0.5)]
+    };
+    let kind = format!("DHCP pair ({}, {})", pair.profile.name, pair.hba);
+    report.timeline.answer(
+        time,
+        &Subject::Server(pair.name.clone()),
+        &kind,
+        &chosen,
+        &expected,
+    );
+}
+
 fn type_name(t: &Transmission) -> String {
     use super::events::Family;
     match (t.req.family, t.req.msg_type) {
@@ -286,27 +319,10 @@ pub fn judge(
             let balancing = !matches!(fo, PairState::NotNormal { .. }) && owner_down.is_none();
             // The timeline: who answered, against who the reference expects.
             if own_ans.is_some() || oth_ans.is_some() {
-                let mut chosen = Vec::new();
-                if own_ans.is_some() {
-                    chosen.push(name(owner));
+                if report.timeline.recording() {
+                    let answered = [(owner, own_ans.is_some()), (other, oth_ans.is_some())];
+                    record_answer(report, time, pair, reg, answered, balancing);
                 }
-                if oth_ans.is_some() {
-                    chosen.push(name(other));
-                }
-                let expected: Vec<(String, f64, f64)> = if balancing {
-                    vec![(name(owner), 1.0, 1.0), (name(other), 0.0, 0.0)]
-                } else {
-                    // Degraded: whichever server is serving may answer.
-                    vec![(name(owner), 0.5, 0.5), (name(other), 0.5, 0.5)]
-                };
-                let kind = format!("DHCP pair ({}, {})", pair.profile.name, pair.hba);
-                report.timeline.answer(
-                    time,
-                    &Subject::Server(pair.name.clone()),
-                    &kind,
-                    &chosen,
-                    &expected,
-                );
                 stats.balanced += 1;
                 stats.expected[idx(owner)] += 1;
                 if own_ans.is_some() {

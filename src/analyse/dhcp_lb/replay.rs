@@ -25,6 +25,7 @@ use super::transactions::{Counters, Tracker};
 use crate::analyse::finding::Subject;
 use crate::analyse::{Analyser, Report};
 use crate::pipeline::Decoded;
+use crate::proto::AppProtocol;
 use crate::source::Timestamp;
 
 /// The tail: everything that follows the traffic event by event.
@@ -269,6 +270,15 @@ impl Run {
 impl Analyser for DhcpLbAnalyser {
     fn name(&self) -> &'static str {
         "dhcp-lb"
+    }
+
+    /// The failover CONNECT tells the pair's split.
+    fn protocols(&self) -> &'static [AppProtocol] {
+        &[
+            AppProtocol::Dhcpv4,
+            AppProtocol::Dhcpv6,
+            AppProtocol::Failover,
+        ]
     }
 
     fn message(&mut self, d: &Decoded<'_>, report: &mut Report) {

@@ -12,7 +12,7 @@ use crate::analyse::finding::{Finding, Subject};
 use crate::analyse::{Analyser, Report};
 use crate::dissect::lru::LruMap;
 use crate::pipeline::Decoded;
-use crate::proto::{dhcpv4, Message};
+use crate::proto::{dhcpv4, AppProtocol, Message};
 use crate::source::Timestamp;
 
 /// DISCOVERs remembered for their OFFERs.
@@ -213,6 +213,10 @@ impl FailoverAnalyser {
         for f in self.buf.drain(..) {
             report.push(f, ev.time);
         }
+        // The rest is the pool's gauges in the timeline.
+        if !report.timeline.recording() {
+            return;
+        }
         let address = match &ev.kind {
             EventKind::LeaseUpdate(u) => Some(u.address),
             EventKind::Offer { address, .. } => Some(*address),
@@ -244,6 +248,12 @@ impl FailoverAnalyser {
 impl Analyser for FailoverAnalyser {
     fn name(&self) -> &'static str {
         "failover"
+    }
+
+    /// The pair's messages, and the DHCPv4 answers that hand out its leases. Lease files are
+    /// loaded at the first of these.
+    fn protocols(&self) -> &'static [AppProtocol] {
+        &[AppProtocol::Failover, AppProtocol::Dhcpv4]
     }
 
     fn message(&mut self, d: &Decoded<'_>, report: &mut Report) {

@@ -77,6 +77,7 @@ pub use rules::Rule;
 use super::policy::{Profile, DRAFT01, RFC5356, RSPLIB};
 use super::{Analyser, Report};
 use crate::pipeline::Decoded;
+use crate::proto::AppProtocol;
 use crate::source::Timestamp;
 
 /// The RSerPool replay as an analyser of `poolshark check`.
@@ -125,6 +126,10 @@ impl RserpoolReplay {
 impl Analyser for RserpoolReplay {
     fn name(&self) -> &'static str {
         "rserpool"
+    }
+
+    fn protocols(&self) -> &'static [AppProtocol] {
+        &[AppProtocol::Asap, AppProtocol::Enrp]
     }
 
     fn message(&mut self, d: &Decoded<'_>, report: &mut Report) {

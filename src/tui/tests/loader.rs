@@ -75,10 +75,10 @@ fn direct(
     Vec<(crate::analyse::finding::Subject, Series)>,
     Vec<Finding>,
 ) {
-    let mut sink = CheckSink {
-        analysers: analysers(&analysis()).expect("analysers"),
-        report: Report::new(1000, 10 * super::S),
-    };
+    let mut sink = CheckSink::new(
+        analysers(&analysis()).expect("analysers"),
+        Report::new(1000, 10 * super::S),
+    );
     let mut src = FileSource::open(path).expect("open");
     let mut p = Pipeline::new(Options::default());
     p.run(&mut src, &mut sink).expect("run");

@@ -134,6 +134,9 @@ impl Replay {
         observed: &[u32],
         probabilities: &[(u32, f64, f64)],
     ) {
+        if !report.timeline.recording() {
+            return;
+        }
         // Out of `self` while a pool entry of `self` is borrowed.
         let mut cache = std::mem::take(&mut self.shares);
         self.record_answer_with(

@@ -485,7 +485,7 @@ impl Replay {
                 }
                 e.describe_due = true;
                 Self::gauge(report, meta.time, e);
-                if let Some(s) = info.policy.settings {
+                if let Some(s) = info.policy.settings.filter(|_| report.timeline.recording()) {
                     report.timeline.describe(
                         &e.subject,
                         &pe_hex(pe.pe_id),
