@@ -80,6 +80,11 @@ impl<K: Hash + Eq + Clone, V> LruMap<K, V> {
         self.map.get_mut(key).map(|(v, _)| &mut **v)
     }
 
+    /// Keeps only the entries `keep` accepts (their use order unchanged).
+    pub fn retain(&mut self, mut keep: impl FnMut(&V) -> bool) {
+        self.map.retain(|_, (v, _)| keep(v));
+    }
+
     /// Forgets `key`'s entry, handing it back.
     pub fn remove(&mut self, key: &K) -> Option<V> {
         self.map.remove(key).map(|(v, _)| *v)

@@ -17,13 +17,26 @@ use crate::source::Timestamp;
 
 /// DISCOVERs remembered for their OFFERs.
 const MAX_PENDING_DISCOVERS: usize = 65_536;
+/// Seconds a DISCOVER is remembered after it was last sent: a server offers within seconds, and
+/// a client retries its DISCOVER (the same xid) at most about 64 s apart (RFC 2131, 4.1). Older
+/// ones are forgotten, so what is held depends on the rate of DISCOVERs, not on the capture's
+/// length.
+const DISCOVER_MEMORY_SECS: i64 = 120;
+
+/// A DISCOVER's client, and when it was sent.
+struct Discovered {
+    client: Client,
+    at: Timestamp,
+}
 
 /// Turns decoded messages into failover events: failover messages (the sender's role learnt
 /// from CONNECT / CONNECTACK) and the servers' DHCPOFFERs (the client from the DISCOVER with the
 /// same xid). Shared by the analyser and by anything else that wants the events.
 pub struct EventSource {
     roles: Roles,
-    discovers: LruMap<u32, Client>,
+    discovers: LruMap<u32, Discovered>,
+    /// When the DISCOVERs were last swept of the forgotten ones.
+    swept: i64,
     /// Failover messages seen; DHCP is only looked at once there is a failover pair.
     messages: u64,
 }
@@ -33,6 +46,7 @@ impl Default for EventSource {
         EventSource {
             roles: Roles::new(),
             discovers: LruMap::new(MAX_PENDING_DISCOVERS),
+            swept: i64::MIN,
             messages: 0,
         }
     }
@@ -70,18 +84,35 @@ impl EventSource {
                     id: m.client_identifier().map(|c| c.into_owned()),
                     hardware: m.chaddr().map(|c| (m.htype, c.to_vec())),
                 };
+                let now = d.frame.ts;
+                if now.secs.saturating_sub(self.swept) > DISCOVER_MEMORY_SECS {
+                    self.discovers
+                        .retain(|x| now.secs.saturating_sub(x.at.secs) <= DISCOVER_MEMORY_SECS);
+                    self.swept = now.secs;
+                }
                 // A retried DISCOVER replaces the earlier one.
-                *self
-                    .discovers
-                    .get_or_insert_with(&m.xid, Client::default, |_| {}) = client;
+                *self.discovers.get_or_insert_with(
+                    &m.xid,
+                    || Discovered {
+                        client: Client::default(),
+                        at: now,
+                    },
+                    |_| {},
+                ) = Discovered { client, at: now };
                 None
             }
             Some(dhcpv4::message_type::OFFER) => {
                 let role = self.roles.role_of(d.payload.src)?;
-                let client = self.discovers.get_mut(&m.xid).cloned().unwrap_or(Client {
-                    id: None,
-                    hardware: m.chaddr().map(|c| (m.htype, c.to_vec())),
-                });
+                let now = d.frame.ts.secs;
+                let client = self
+                    .discovers
+                    .get_mut(&m.xid)
+                    .filter(|x| now.saturating_sub(x.at.secs) <= DISCOVER_MEMORY_SECS)
+                    .map(|x| x.client.clone())
+                    .unwrap_or(Client {
+                        id: None,
+                        hardware: m.chaddr().map(|c| (m.htype, c.to_vec())),
+                    });
                 Some(offer(
                     d.frame.number,
                     d.frame.ts,
@@ -352,6 +383,119 @@ impl Analyser for FailoverAnalyser {
                 "pools": pools,
                 "lease_seeds": self.seeds_json(),
             }),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::Ipv4Addr;
+
+    use super::*;
+    use crate::dissect::{Payload, Transport};
+    use crate::proto::dhcpv4::{message_type as v4t, Opt};
+    use crate::proto::failover::{self as fo, MessageType};
+    use crate::source::Frame;
+
+    const P: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);
+    const S: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 2);
+    const CLIENT: Ipv4Addr = Ipv4Addr::new(10, 0, 1, 9);
+
+    /// Hands `m` to `src` as if decoded from frame `number` at `secs`.
+    fn feed(
+        src: &mut EventSource,
+        number: u64,
+        secs: i64,
+        m: Message<'_>,
+        from: Ipv4Addr,
+    ) -> Option<Event> {
+        let frame = Frame {
+            number,
+            ts: Timestamp::new(secs, 0),
+            linktype: 1,
+            orig_len: 0,
+            interface: 0,
+            data: &[],
+        };
+        let payload = Payload::new(Transport::Udp, from.into(), 67, CLIENT.into(), 68, &[]);
+        src.event(&Decoded {
+            frame: &frame,
+            payload: &payload,
+            protocol: AppProtocol::Dhcpv4,
+            message: &m,
+            errors: &[],
+            frame_offset: None,
+            len: 0,
+        })
+    }
+
+    fn offered_to(ev: Option<Event>) -> Option<Vec<u8>> {
+        match ev.map(|e| e.kind) {
+            Some(EventKind::Offer { client, .. }) => client.id,
+            other => panic!("not an offer: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_offer_takes_its_discovers_client_while_the_discover_is_remembered() {
+        let mut src = EventSource::default();
+        let connect = fo::Message::new(MessageType::Connect, 1, 2, Vec::new());
+        let mut fo_payload = Payload::new(Transport::Tcp, P.into(), 41000, S.into(), 647, &[]);
+        fo_payload.stream_offset = Some(0);
+        let frame = Frame {
+            number: 1,
+            ts: Timestamp::new(1000, 0),
+            linktype: 1,
+            orig_len: 0,
+            interface: 0,
+            data: &[],
+        };
+        let m = Message::Failover(connect);
+        src.event(&Decoded {
+            frame: &frame,
+            payload: &fo_payload,
+            protocol: AppProtocol::Failover,
+            message: &m,
+            errors: &[],
+            frame_offset: None,
+            len: 0,
+        });
+        let mac = [2, 0, 0, 0, 0, 9];
+        let discover = |xid| {
+            Message::Dhcpv4(
+                dhcpv4::Message::request(v4t::DISCOVER, xid, mac)
+                    .with(Opt::client_identifier(1, &mac)),
+            )
+        };
+        let offer =
+            |xid| Message::Dhcpv4(dhcpv4::Message::reply(v4t::OFFER, xid, mac).with_yiaddr(CLIENT));
+        let id = Some([&[1u8][..], &mac].concat());
+        // Offered 5 s after the DISCOVER: the client's identifier is the DISCOVER's.
+        assert!(feed(&mut src, 2, 1000, discover(7), CLIENT).is_none());
+        assert_eq!(offered_to(feed(&mut src, 3, 1005, offer(7), P)), id);
+        // Retried 60 s later (the same xid): remembered from the retry.
+        feed(&mut src, 4, 1060, discover(7), CLIENT);
+        assert_eq!(offered_to(feed(&mut src, 5, 1170, offer(7), S)), id);
+        // An OFFER more than DISCOVER_MEMORY_SECS after the DISCOVER: forgotten, the client is
+        // the OFFER's chaddr alone.
+        feed(&mut src, 6, 2000, discover(8), CLIENT);
+        let late = 2000 + DISCOVER_MEMORY_SECS + 1;
+        assert_eq!(offered_to(feed(&mut src, 7, late, offer(8), P)), None);
+        // A steady stream of DISCOVERs, one a second for an hour: only the last
+        // DISCOVER_MEMORY_SECS or so are held, not the hour's.
+        for i in 0..3600u32 {
+            feed(
+                &mut src,
+                100 + u64::from(i),
+                10_000 + i64::from(i),
+                discover(1000 + i),
+                CLIENT,
+            );
+        }
+        let held = src.discovers.len();
+        assert!(
+            (DISCOVER_MEMORY_SECS as usize..=2 * DISCOVER_MEMORY_SECS as usize + 2).contains(&held),
+            "{held}"
         );
     }
 }

@@ -28,7 +28,7 @@ const MAX_REGISTRARS: usize = 1024;
 const MAX_ASSOCIATIONS: usize = 65_536;
 /// Findings held whole per profile under `auto` until the end decides which profile's are
 /// reported; past it they are tallied (rule, subject, time window), so counts stay exact.
-const MAX_BUFFERED: usize = 10_000;
+const MAX_BUFFERED: usize = 1_000;
 /// Distinct tallies of findings past `MAX_BUFFERED`; past it their time window is not kept.
 const MAX_TALLIES: usize = 65_536;
 /// Pools and members held across all registrars (each registrar and pool has its own bound too;
