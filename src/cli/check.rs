@@ -528,7 +528,8 @@ fn check_file(
         args.analysis.max_findings,
     );
     // A second pass needs a file that can be read twice (not standard input, not a pipe).
-    let (stats, fatal) = if threads > 1 && std::fs::metadata(file).is_ok_and(|m| m.is_file()) {
+    let rereadable = file != "-" && std::fs::metadata(file).is_ok_and(|m| m.is_file());
+    let (stats, fatal) = if threads > 1 && rereadable {
         run_parts(file, &input, opts, bars, label, &mut parts)?
     } else {
         run_file(file, &input, opts, bars, label, &mut Fan(&mut parts))?

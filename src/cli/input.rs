@@ -28,7 +28,8 @@ pub struct CaptureFilesArgs {
     #[arg(value_name = "FILE", required = true, num_args = 1..)]
     pub files: Vec<String>,
 
-    /// Files analysed at once [default: the cores available].
+    /// Threads: files analysed at once; `check` gives threads to spare to a file's RSerPool
+    /// and DHCP replays, side by side [default: the cores available].
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<NonZeroUsize>,
 
