@@ -170,9 +170,7 @@ impl CheckSink {
             finished: false,
         }
     }
-}
 
-impl CheckSink {
     /// Ends its analysers' run, once (more calls do nothing).
     fn finish(&mut self, last: Option<crate::source::Timestamp>) {
         if std::mem::replace(&mut self.finished, true) {
@@ -286,8 +284,8 @@ fn run_parts(
     })
 }
 
-/// Ends every part's run not yet ended (each into its own report), then makes them one sink: the analysers
-/// in the order they were made, the findings of all.
+/// Ends every part's run not yet ended (each into its own report), then makes them one sink:
+/// the analysers in the order they were made, the findings of all.
 fn finish_parts(parts: Vec<CheckSink>, last: Option<crate::source::Timestamp>) -> CheckSink {
     let mut merged: Option<CheckSink> = None;
     for mut part in parts {
