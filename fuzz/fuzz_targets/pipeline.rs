@@ -64,16 +64,19 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let mut sink = FuzzSink {
-        check: CheckSink {
-            analysers: found,
-            report: Report::new(args.analysis.max_findings, 60_000_000_000),
-        },
+        // A recording timeline (as stats and the TUI have), so that its records are fuzzed too.
+        check: CheckSink::new(
+            found,
+            Report::new(args.analysis.max_findings, 60_000_000_000),
+        ),
         out: Vec::new(),
     };
     let mut pipeline = Pipeline::new(opts);
     let _ = pipeline.run(&mut source, &mut sink);
     let stats = pipeline.stats();
-    let CheckSink { analysers, report } = &mut sink.check;
+    let CheckSink {
+        analysers, report, ..
+    } = &mut sink.check;
     for a in analysers.iter_mut() {
         a.finish(stats.last, report);
     }
