@@ -80,15 +80,13 @@ pub fn run_file<S: Sink>(
         }
         None => (input.open()?, None),
     };
-    let mut pipeline = crate::pipeline::Pipeline::new(opts.clone());
-    let mut tracked = Tracked {
+    let tracked = Tracked {
         inner: sink,
         progress,
         label,
         quiet: false,
     };
-    let fatal = pipeline.run(&mut source, &mut tracked).err();
-    Ok((pipeline.stats(), fatal))
+    Ok(run_tracked(&mut source, opts, tracked))
 }
 
 /// [`run_file`] for a second pass over a file another pipeline reads too (another thread's
@@ -98,16 +96,25 @@ pub fn run_file_again<S: Sink>(
     opts: &crate::pipeline::Options,
     sink: &mut S,
 ) -> super::anyhow_like::Result<(crate::pipeline::RunStats, Option<SourceError>)> {
-    let mut source = input.open()?;
-    let mut pipeline = crate::pipeline::Pipeline::new(opts.clone());
-    let mut tracked = Tracked {
+    let tracked = Tracked {
         inner: sink,
         progress: None,
         label: None,
         quiet: true,
     };
-    let fatal = pipeline.run(&mut source, &mut tracked).err();
-    Ok((pipeline.stats(), fatal))
+    Ok(run_tracked(&mut input.open()?, opts, tracked))
+}
+
+/// Runs `source` through a pipeline of its own into `tracked`: the run's statistics and the
+/// error that ended it early, if one did.
+fn run_tracked<S: Sink>(
+    source: &mut crate::source::file::FileSource,
+    opts: &crate::pipeline::Options,
+    mut tracked: Tracked<'_, S>,
+) -> (crate::pipeline::RunStats, Option<SourceError>) {
+    let mut pipeline = crate::pipeline::Pipeline::new(opts.clone());
+    let fatal = pipeline.run(source, &mut tracked).err();
+    (pipeline.stats(), fatal)
 }
 
 /// A command's sink with what every file adds: the progress bar moved as frames go by, and

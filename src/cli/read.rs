@@ -4,14 +4,14 @@ use std::io::{self, IsTerminal, Write};
 
 use super::anyhow_like::Result;
 use super::exit;
-use super::files::Tracked;
+use super::files::run_file;
 use super::input::{CaptureArgs, ProgressArgs};
 use super::progress::Bars;
 use crate::dissect::FrameSummary;
 use crate::output::json::JsonRecords;
 use crate::output::text::{write_line, write_tree, FrameLine};
 use crate::output::{Format, Record};
-use crate::pipeline::{Decoded, Pipeline, Sink};
+use crate::pipeline::{Decoded, Sink};
 use crate::source::{Frame, SourceError, Timestamp};
 
 #[derive(clap::Args, Debug)]
@@ -36,27 +36,10 @@ pub fn run(args: ReadArgs) -> Result<i32> {
     let opts = args.input.options()?;
     // The bar would be torn by the output if that went to the same terminal.
     let bars = Bars::new(args.progress.no_progress, !io::stdout().is_terminal());
-    let (mut source, progress) = match bars.open(&args.input.file) {
-        Some(opened) => {
-            let (s, p) = opened?;
-            (s, Some(p))
-        }
-        None => (args.input.open()?, None),
-    };
     let stdout = io::stdout().lock();
     let mut sink = ReadSink::new(stdout, args.format, args.verbose);
-    let mut pipeline = Pipeline::new(opts);
-    let fatal = {
-        let mut tracked = Tracked {
-            inner: &mut sink,
-            progress,
-            label: None,
-            quiet: false,
-        };
-        pipeline.run(&mut source, &mut tracked).err()
-    };
+    let (stats, fatal) = run_file(&args.input.file, &args.input, &opts, &bars, None, &mut sink)?;
     sink.finish()?;
-    let stats = pipeline.stats();
     eprintln!("poolshark: {}", stats.summary_line());
     match fatal {
         Some(e) => {
