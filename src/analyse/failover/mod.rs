@@ -17,7 +17,7 @@
 //! (`check --leases`).
 //!
 //! How faithful the replay is was measured on the shared ISC DHCP 4.4.3 capture against both
-//! servers' own balancing logs (tests/failover_balance_logs.rs): at 75 of the 78 logged runs the
+//! servers' own balancing logs (tests/it/failover_balance_logs.rs): at 75 of the 78 logged runs the
 //! replayed state has the logged FREE and BACKUP counts and the reference moves exactly the
 //! leases the server then sent; the other three ran before updates already on the wire reached
 //! the server.

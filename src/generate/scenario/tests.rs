@@ -2,7 +2,7 @@
 //! scenarios promise about answers holds on the wire (RR cycles in registration order, LU lists
 //! ascend by load, the owner answers balanced DHCP requests, planted frames carry the fault).
 //! Independent oracles (tshark, the Pearson table from the specs) check the same in
-//! `tests/generate.rs`.
+//! `tests/it/generate.rs`.
 
 use std::collections::BTreeMap;
 use std::io::Cursor;

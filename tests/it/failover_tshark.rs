@@ -1,0 +1,215 @@
+//! The failover decoder against tshark over the shared ISC DHCP failover capture: TCP payloads
+//! extracted by tshark and reassembled here per direction, framed by `Framer`, parsed, and
+//! compared field by field (name, position, size, bytes, and the shown value where it is a number
+//! or text) with tshark's `dhcpfo` tree; the README's message counts are checked too.
+
+use crate::common;
+use crate::fo_compare;
+use crate::pdml;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::process::Command;
+
+use poolshark::analyse::dhcp_lb::Hba;
+use poolshark::proto::failover::{self, Framer, MessageType};
+
+const CAPTURE: &str = "dhcp-failover/isc-dhcpd-4.4.3-failover.pcap";
+
+/// One message our side framed, with the frame whose segment completed it.
+struct Ours {
+    frame: u64,
+    src: String,
+    bytes: Vec<u8>,
+}
+
+/// Reassembles each direction of each connection by sequence number and frames it.
+fn frame_with_our_framer(file: &Path) -> Vec<Ours> {
+    let out = Command::new("tshark")
+        .arg("-r")
+        .arg(file)
+        .args(["-Y", "tcp.port == 647", "-T", "fields"])
+        .args(["-e", "frame.number", "-e", "ip.src", "-e", "tcp.srcport"])
+        .args(["-e", "ip.dst", "-e", "tcp.dstport", "-e", "tcp.seq_raw"])
+        .args(["-e", "tcp.flags.syn", "-e", "tcp.payload"])
+        .output()
+        .expect("run tshark");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+
+    struct Stream {
+        next_seq: Option<u32>,
+        framer: Framer,
+    }
+    let mut streams: HashMap<(String, String, String, String), Stream> = HashMap::new();
+    let mut ours = Vec::new();
+    for line in text.lines() {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [frame, src, sport, dst, dport, seq, syn, payload] = cols[..] else {
+            panic!("unexpected tshark line {line:?}");
+        };
+        let frame: u64 = frame.parse().unwrap();
+        let seq: u32 = seq.parse().unwrap();
+        let key = (src.into(), sport.into(), dst.into(), dport.into());
+        let s = streams.entry(key).or_insert_with(|| Stream {
+            next_seq: None,
+            framer: Framer::new(),
+        });
+        if syn == "1" {
+            // A new connection on this 4-tuple: the SYN takes one sequence number.
+            s.next_seq = Some(seq.wrapping_add(1));
+            s.framer.reset();
+            continue;
+        }
+        let data = pdml::unhex(payload);
+        if data.is_empty() {
+            continue;
+        }
+        let next = *s.next_seq.get_or_insert(seq);
+        // Keep only bytes beyond what the stream already has (retransmissions overlap).
+        let already = next.wrapping_sub(seq) as usize;
+        assert!(
+            already <= data.len() || next.wrapping_sub(seq) > u32::MAX / 2,
+            "frame {frame}: gap in the stream"
+        );
+        assert!(
+            next.wrapping_sub(seq) <= u32::MAX / 2,
+            "frame {frame}: segment after a gap (the capture has no loss)"
+        );
+        let fresh = &data[already.min(data.len())..];
+        s.next_seq = Some(next.wrapping_add(fresh.len() as u32));
+        for r in s.framer.feed(fresh) {
+            let framed = r.unwrap_or_else(|e| panic!("frame {frame}: {e}"));
+            ours.push(Ours {
+                frame,
+                src: src.to_string(),
+                bytes: framed.bytes,
+            });
+        }
+    }
+    for (k, s) in &streams {
+        assert_eq!(s.framer.pending(), 0, "{k:?} ends inside a message");
+        assert_eq!(s.framer.dropped(), 0, "{k:?}");
+    }
+    ours
+}
+
+#[test]
+fn failover_capture_matches_tshark_field_by_field() {
+    let Some(file) = common::shared_capture(CAPTURE) else {
+        return;
+    };
+    if !common::have_tshark() {
+        return;
+    }
+    let ours = frame_with_our_framer(&file);
+    let theirs = pdml::tshark_pdml(&file, &["-Y", "dhcpfo"]);
+
+    // Messages per frame, in order, on both sides.
+    let mut by_frame: BTreeMap<u64, Vec<&Ours>> = BTreeMap::new();
+    for o in &ours {
+        by_frame.entry(o.frame).or_default().push(o);
+    }
+    let their_count: usize = theirs
+        .iter()
+        .map(|p| p.protos_named("dhcpfo").count())
+        .sum();
+    assert_eq!(ours.len(), their_count, "messages framed vs tshark's PDUs");
+
+    let mut fields_matched = 0;
+    for p in &theirs {
+        let frame = p.number();
+        let mine = by_frame.remove(&frame).unwrap_or_default();
+        let their_pdus: Vec<&pdml::Node> = p.protos_named("dhcpfo").collect();
+        assert_eq!(mine.len(), their_pdus.len(), "frame {frame}: message count");
+        for (o, t) in mine.iter().zip(their_pdus) {
+            let (msg, errors) = failover::parse(&o.bytes);
+            assert!(errors.is_empty(), "frame {frame}: {errors:?}");
+            assert_eq!(msg.emit().unwrap(), o.bytes, "frame {frame}: round trip");
+            fields_matched += fo_compare::compare(frame, &o.bytes, &msg, t, &[]);
+        }
+    }
+    assert!(
+        by_frame.is_empty(),
+        "frames tshark has no dhcpfo in: {:?}",
+        by_frame.keys()
+    );
+    assert!(fields_matched > 30_000, "{fields_matched} fields compared");
+}
+
+#[test]
+fn failover_capture_readme_facts() {
+    let Some(file) = common::shared_capture(CAPTURE) else {
+        return;
+    };
+    if !common::have_tshark() {
+        return;
+    }
+    let ours = frame_with_our_framer(&file);
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_sender: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut connects = 0;
+    for o in &ours {
+        let (m, errors) = failover::parse(&o.bytes);
+        assert!(errors.is_empty());
+        *counts.entry(m.msg_type.to_string()).or_default() += 1;
+        *by_sender
+            .entry((o.src.clone(), m.msg_type.to_string()))
+            .or_default() += 1;
+        match m.msg_type {
+            MessageType::Connect => {
+                // split 128 in primary.conf, sent by the primary.
+                assert_eq!(o.src, "192.0.2.1");
+                let hba = Hba::try_from(m.hash_bucket_assignment().expect("hba")).unwrap();
+                assert_eq!(hba.to_string(), "split:128");
+                connects += 1;
+            }
+            MessageType::PoolReq => assert_eq!(o.src, "192.0.2.2", "the secondary asked"),
+            MessageType::PoolResp => {
+                assert_eq!(o.src, "192.0.2.1");
+                assert_eq!(m.addresses_transferred(), Some(6), "POOLRESP carried 6");
+            }
+            MessageType::BndUpd | MessageType::BndAck => {
+                assert!(m.assigned_address().is_some());
+            }
+            _ => {}
+        }
+    }
+    let expected: BTreeMap<String, usize> = [
+        ("BNDUPD", 1115),
+        ("BNDACK", 1115),
+        ("CONTACT", 49),
+        ("STATE", 27),
+        ("UPDREQALL", 6),
+        ("UPDDONE", 5),
+        ("CONNECT", 4),
+        ("CONNECTACK", 4),
+        ("UPDREQ", 2),
+        ("POOLREQ", 1),
+        ("POOLRESP", 1),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    assert_eq!(counts, expected);
+    assert_eq!(connects, 4);
+
+    // Each server's own log names what it sent; this is what settles 7 = UPDREQALL and
+    // 9 = UPDREQ (Wireshark 4.0 labels them the other way round).
+    let dir = file.parent().unwrap();
+    for (log, addr) in [("primary.log", "192.0.2.1"), ("secondary.log", "192.0.2.2")] {
+        let text = std::fs::read_to_string(dir.join(log)).unwrap();
+        for (line, abbrev) in [
+            ("Sent update request all message", "UPDREQALL"),
+            ("Sent update request message", "UPDREQ"),
+            ("Sent update done message", "UPDDONE"),
+        ] {
+            let logged = text.lines().filter(|l| l.contains(line)).count();
+            let sent = by_sender
+                .get(&(addr.to_string(), abbrev.to_string()))
+                .copied()
+                .unwrap_or(0);
+            assert_eq!(sent, logged, "{log}: '{line}'");
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! The committed captures under `fixtures/`: each is rebuilt from its builder
+//! (`poolshark::generate::fixtures`) and must be byte for byte the committed file, and
+//! `poolshark read --format jsonl` must decode it as its entry says (no decode error unless it is
+//! malformed on purpose, every expected message type, parameter and option present).
+//!
+//! After an intended change to a builder (or to an emitter), rewrite the files with
+//!
+//! ```text
+//! POOLSHARK_REGENERATE_FIXTURES=1 cargo test --test fixtures
+//! ```
+//!
+//! and review the difference with `poolshark read` before committing them.
+
+use crate::common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use poolshark::generate::fixtures::{self, Fixture, ALL};
+
+const REGENERATE: &str = "POOLSHARK_REGENERATE_FIXTURES";
+
+fn read_jsonl(path: &Path, args: &[&str]) -> Vec<serde_json::Value> {
+    let out = common::poolshark()
+        .args(["read", "--format", "jsonl"])
+        .args(args)
+        .arg(path)
+        .output()
+        .expect("poolshark runs");
+    assert!(
+        out.status.success(),
+        "poolshark read {} failed: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect()
+}
+
+/// Every integer value each field takes anywhere in the records.
+fn values(records: &[serde_json::Value]) -> BTreeMap<String, BTreeSet<u64>> {
+    let mut out: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
+    for r in records {
+        let Some(fields) = r["fields"].as_object() else {
+            continue;
+        };
+        for (name, v) in fields {
+            let set = out.entry(name.clone()).or_default();
+            match v {
+                serde_json::Value::Array(a) => set.extend(a.iter().filter_map(|x| x.as_u64())),
+                other => set.extend(other.as_u64()),
+            }
+        }
+    }
+    out
+}
+
+fn check(f: &Fixture) {
+    let built = (f.build)();
+    let path = common::fixture(f.name);
+    if std::env::var_os(REGENERATE).is_some() {
+        std::fs::create_dir_all(path.parent().expect("fixtures/")).expect("mkdir fixtures");
+        std::fs::write(&path, &built.bytes).expect("write fixture");
+    }
+    let committed = std::fs::read(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; build it with {REGENERATE}=1 cargo test --test fixtures",
+            path.display()
+        )
+    });
+    assert!(
+        committed == built.bytes,
+        "fixtures/{} ({} bytes) is not what its builder makes now ({} bytes); if the change is \
+         intended, rewrite it with {REGENERATE}=1 cargo test --test fixtures",
+        f.name,
+        committed.len(),
+        built.bytes.len()
+    );
+
+    let records = read_jsonl(&path, f.read_args);
+    let with_errors: BTreeSet<u64> = records
+        .iter()
+        .filter(|r| r["errors"].as_array().is_some_and(|e| !e.is_empty()))
+        .filter_map(|r| r["frame"].as_u64())
+        .collect();
+    if f.malformed {
+        let expected: BTreeSet<u64> = fixtures::malformed::BROKEN_FRAMES.into_iter().collect();
+        assert_eq!(
+            with_errors, expected,
+            "{}: decode errors on these frames, and only these",
+            f.name
+        );
+    } else {
+        let errors: Vec<String> = records
+            .iter()
+            .filter(|r| r["errors"].as_array().is_some_and(|e| !e.is_empty()))
+            .map(|r| format!("frame {}: {}", r["frame"], r["errors"]))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{}: decode errors\n{}",
+            f.name,
+            errors.join("\n")
+        );
+    }
+    let seen = values(&records);
+    for e in (f.expect)() {
+        let got = seen.get(e.field).cloned().unwrap_or_default();
+        let missing: Vec<u64> = e
+            .values
+            .iter()
+            .copied()
+            .filter(|v| !got.contains(v))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "{}: {} never takes the values {missing:?} (it takes {got:?})",
+            f.name,
+            e.field
+        );
+    }
+}
+
+#[test]
+fn fixtures_are_reproducible_and_decode_as_listed() {
+    for f in ALL {
+        check(f);
+    }
+}
+
+#[test]
+fn every_capture_in_fixtures_is_listed() {
+    let listed: BTreeSet<&str> = ALL.iter().map(|f| f.name).collect();
+    let dir = common::fixture("");
+    for entry in std::fs::read_dir(&dir).expect("fixtures/") {
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .to_string();
+        if name.ends_with(".pcap") || name.ends_with(".pcapng") {
+            assert!(
+                listed.contains(name.as_str()),
+                "fixtures/{name} has no builder in generate::fixtures::ALL"
+            );
+        }
+    }
+    let total: u64 = ALL
+        .iter()
+        .map(|f| std::fs::metadata(common::fixture(f.name)).map_or(0, |m| m.len()))
+        .sum();
+    assert!(
+        total < 200_000,
+        "fixtures take {total} bytes: keep them small"
+    );
+}
+
+/// The README beside the fixtures names every fixture and, for the demo, every planted frame
+/// with the finding it should give (what the quick start tells users to expect).
+#[test]
+fn the_fixture_readme_names_every_fixture_and_planted_frame() {
+    let readme = std::fs::read_to_string(common::fixture("README.md")).expect("fixtures/README.md");
+    for f in ALL {
+        assert!(
+            readme.contains(f.name),
+            "fixtures/README.md does not mention {}",
+            f.name
+        );
+        for p in (f.build)().planted {
+            let line = format!("| {} | {} |", p.frame, p.rule);
+            assert!(
+                readme.contains(&line),
+                "fixtures/README.md does not list {}'s planted frame as `{line}`",
+                f.name
+            );
+        }
+    }
+}

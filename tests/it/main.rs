@@ -1,0 +1,47 @@
+//! The integration tests, in one test binary: each module was its own binary once, and linking
+//! forty of them (each through thin LTO) was most of CI's build time. Run one module with
+//! `cargo test --release --test it -- MODULE::`.
+
+mod common;
+mod dhcp_support;
+mod fo_compare;
+mod fo_events;
+mod pdml;
+
+mod bounds;
+mod capture_filter_tcpdump;
+mod check_failover;
+mod cli_hash;
+mod decode_only;
+mod dhcp_check_captures;
+mod dhcp_check_planted;
+mod dhcp_dhcproto;
+mod dhcp_lb_captures;
+mod dhcp_roundtrip;
+mod dhcp_tshark;
+mod dissect_vs_tshark;
+mod failover_balance_logs;
+mod failover_crafted_tshark;
+mod failover_throughput;
+mod failover_tshark;
+mod fixtures;
+mod fuzz_regressions;
+mod generate;
+mod leases_cli;
+mod leases_files;
+mod live_capture;
+mod parallel_files;
+mod policy_rsplib_replay;
+mod proptest_roundtrip;
+mod read_vs_tshark;
+mod robustness;
+mod roundtrip;
+mod rserpool_check;
+mod rserpool_check_captures;
+mod rserpool_tshark;
+mod simulate;
+mod source_formats;
+mod source_vs_tshark;
+mod stats;
+mod truncation;
+mod tui_tmux;

@@ -1,0 +1,285 @@
+//! `poolshark simulate` run as a user would, checked against answers worked out by hand from the
+//! policy texts (RFC 5356, draft-ietf-rserpool-policies-01) and NOTES.md's account of RSPLIB.
+
+use crate::common;
+
+use std::process::Output;
+
+fn simulate(args: &[&str]) -> Output {
+    common::poolshark()
+        .arg("simulate")
+        .args(args)
+        .output()
+        .expect("run poolshark")
+}
+
+fn stdout_ok(args: &[&str]) -> String {
+    let out = simulate(args);
+    assert!(
+        out.status.success(),
+        "poolshark simulate {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+#[test]
+fn round_robin_over_three_cycles_1_2_3_1() {
+    let args = [
+        "--policy",
+        "rr",
+        "--pe",
+        "1",
+        "--pe",
+        "2",
+        "--pe",
+        "3",
+        "--items",
+        "1",
+        "--resolutions",
+        "4",
+    ];
+    for profile in ["rfc5356", "draft01", "rsplib"] {
+        let mut a = args.to_vec();
+        a.extend(["--profile", profile]);
+        assert_eq!(stdout_ok(&a), "1\n2\n3\n1\n", "{profile}");
+    }
+}
+
+#[test]
+fn round_robin_json_and_three_item_answers_advancing_by_one() {
+    let out = stdout_ok(&[
+        "--policy",
+        "rr",
+        "--pe",
+        "1",
+        "--pe",
+        "2",
+        "--pe",
+        "3",
+        "--resolutions",
+        "3",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(
+        v,
+        serde_json::json!({"resolutions": [[1, 2, 3], [2, 3, 1], [3, 1, 2]]})
+    );
+}
+
+#[test]
+fn max_increment_moves_the_head_by_that_many() {
+    let out = stdout_ok(&[
+        "--policy",
+        "rr",
+        "--pe",
+        "1",
+        "--pe",
+        "2",
+        "--pe",
+        "3",
+        "--pe",
+        "4",
+        "--pe",
+        "5",
+        "--items",
+        "3",
+        "--max-increment",
+        "3",
+        "--resolutions",
+        "3",
+    ]);
+    assert_eq!(out, "1 2 3\n4 5 1\n2 3 4\n");
+}
+
+#[test]
+fn wrr_3_1_2_per_profile() {
+    let base = [
+        "--policy",
+        "wrr",
+        "--pe",
+        "1:weight=3",
+        "--pe",
+        "2:weight=1",
+        "--pe",
+        "3:weight=2",
+        "--items",
+        "1",
+        "--resolutions",
+        "6",
+    ];
+    // RSPLIB (NOTES.md section 5): single answers repeat 3,1,2,3,1,1.
+    let mut a = base.to_vec();
+    a.extend(["--profile", "rsplib"]);
+    assert_eq!(stdout_ok(&a), "3\n1\n2\n3\n1\n1\n");
+    // The texts' circular list, spread as evenly as possible (smooth weighted round robin): each
+    // step every PE gains its weight, the richest is handed out and pays the total (6).
+    // credits 3,1,2 -> 1; 0,2,4 -> 3; 3,3,0 -> 1 (tie, registered first); 0,4,2 -> 2;
+    // 3,-1,4 -> 3; 6,0,0 -> 1.
+    let mut a = base.to_vec();
+    a.extend(["--profile", "rfc5356"]);
+    assert_eq!(stdout_ok(&a), "1\n3\n1\n2\n3\n1\n");
+}
+
+#[test]
+fn plu_seed_example_picks_a_over_b() {
+    // Draft-01 4.3.1: A (50 % + 10 %) is selected over B (50 % + 50 %). B registers first so that
+    // registration order cannot be what picks A.
+    for profile in ["rfc5356", "draft01", "rsplib"] {
+        let out = stdout_ok(&[
+            "--policy",
+            "plu",
+            "--pe",
+            "0xb:load=50%,degradation=50%",
+            "--pe",
+            "0xa:load=50%,degradation=10%",
+            "--items",
+            "1",
+            "--resolutions",
+            "3",
+            "--profile",
+            profile,
+        ]);
+        assert_eq!(out, "0xa\n0xa\n0xa\n", "{profile}");
+    }
+}
+
+#[test]
+fn lud_degradation_grows_per_profile() {
+    // A: load 10 %, degradation 10 %; B: load 25 %, degradation 1 %.
+    // Texts: counter 0 at registration, + degradation per selection: A 10 -> 20 -> 30, so A, A,
+    // then B at 25, 26, 27, 28.
+    // RSPLIB: 1 x degradation at registration (A 20, B 26), + 2 x per selection (A 40): A, then B
+    // from 26 up to 34.
+    let args = |profile: &'static str| {
+        vec![
+            "--policy",
+            "lud",
+            "--pe",
+            "1:load=10%,degradation=10%",
+            "--pe",
+            "2:load=25%,degradation=1%",
+            "--items",
+            "1",
+            "--resolutions",
+            "6",
+            "--profile",
+            profile,
+        ]
+    };
+    assert_eq!(stdout_ok(&args("rfc5356")), "1\n1\n2\n2\n2\n2\n");
+    assert_eq!(stdout_ok(&args("draft01")), "1\n1\n2\n2\n2\n2\n");
+    assert_eq!(stdout_ok(&args("rsplib")), "1\n2\n2\n2\n2\n2\n");
+}
+
+#[test]
+fn priority_answers_descend_and_the_draft_has_no_priority() {
+    let out = stdout_ok(&[
+        "--policy",
+        "priority",
+        "--pe",
+        "1:priority=10",
+        "--pe",
+        "2:priority=20",
+        "--pe",
+        "3:priority=20",
+        "--pe",
+        "4:priority=5",
+        "--items",
+        "all",
+        "--resolutions",
+        "2",
+    ]);
+    assert_eq!(out, "2 3 1 4\n3 2 1 4\n");
+    let out = simulate(&["--policy", "priority", "--profile", "draft01", "--pe", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("draft01"));
+}
+
+#[test]
+fn randomised_policies_are_reproducible_with_a_seed() {
+    let args = |seed: &'static str| {
+        vec![
+            "--policy",
+            "wrand",
+            "--pe",
+            "1:weight=1",
+            "--pe",
+            "2:weight=2",
+            "--pe",
+            "3:weight=7",
+            "--items",
+            "2",
+            "--resolutions",
+            "50",
+            "--seed",
+            seed,
+        ]
+    };
+    let a = stdout_ok(&args("17"));
+    assert_eq!(a, stdout_ok(&args("17")));
+    assert_ne!(a, stdout_ok(&args("18")));
+    // Never the same PE twice in an answer.
+    for line in a.lines() {
+        let ids: Vec<&str> = line.split(' ').collect();
+        assert_eq!(ids.len(), 2);
+        assert_ne!(ids[0], ids[1], "{line}");
+    }
+}
+
+#[test]
+fn bad_arguments_say_what_is_wrong() {
+    for (args, needle) in [
+        (vec!["--policy", "rr", "--pe", "one"], "not a 32-bit number"),
+        (
+            vec!["--policy", "lu", "--pe", "1:load=150%"],
+            "outside 0%..100%",
+        ),
+        (
+            vec!["--policy", "lu", "--pe", "1:colour=red"],
+            "unknown key",
+        ),
+        (
+            vec!["--policy", "rr", "--pe", "1", "--pe", "1"],
+            "given twice",
+        ),
+        (vec!["--policy", "xx", "--pe", "1"], "unknown policy"),
+        (
+            vec!["--policy", "rr", "--pe", "1", "--profile", "rfc1"],
+            "unknown profile",
+        ),
+    ] {
+        let out = simulate(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn rsplib_lud_pool_of_the_shared_capture() {
+    // rsplib-multi-pe.pcap, LUD-Pool at registrar 0x11111111, frames 3541-3658: RSPLIB's 40
+    // single-item answers for PEs 0x00070001..3 at 10 %/10 %, 20 %/5 %, 30 %/1 % (the README's
+    // settings; PE ids shortened to 1..3). The percentages must be encoded as RSPLIB encodes them
+    // (30 % is 1288490188, rounded half to even): at frame 3553 PE 3 wins by one unit.
+    let out = stdout_ok(&[
+        "--policy",
+        "lud",
+        "--pe",
+        "1:load=10%,degradation=10%",
+        "--pe",
+        "2:load=20%,degradation=5%",
+        "--pe",
+        "3:load=30%,degradation=1%",
+        "--items",
+        "1",
+        "--resolutions",
+        "40",
+        "--profile",
+        "rsplib",
+    ]);
+    let wire = "1 2 3 3 3 2 3 3 1 3 3 3 2 3 3 3 3 3 2 3 3 1 3 3 3 2 3 3 3 3 3 2 3 3 1 3 3 3 2 3";
+    assert_eq!(out.split_whitespace().collect::<Vec<_>>().join(" "), wire);
+}

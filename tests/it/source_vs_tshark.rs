@@ -1,0 +1,144 @@
+//! Every shared capture read by `FileSource` gives the frames tshark gives: same count, numbers,
+//! timestamps, lengths and captured lengths.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use poolshark::source::file::FileSource;
+use poolshark::source::FrameSource;
+
+/// Every capture file under `dir`, recursively, sorted.
+pub fn captures_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "pcap" || x == "pcapng") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn tshark_frames(path: &Path) -> Vec<String> {
+    let out = Command::new("tshark")
+        .args(["-n", "-r"])
+        .arg(path)
+        .args([
+            "-T",
+            "fields",
+            "-e",
+            "frame.number",
+            "-e",
+            "frame.time_epoch",
+            "-e",
+            "frame.len",
+            "-e",
+            "frame.cap_len",
+        ])
+        .output()
+        .expect("run tshark");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn shared_captures_match_tshark() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    if !common::have_tshark() {
+        return;
+    }
+    let files = captures_under(&shared.join("captures"));
+    assert!(
+        files.len() > 40,
+        "expected the shared captures, found {}",
+        files.len()
+    );
+    for f in files {
+        let expected = tshark_frames(&f);
+        let mut src = FileSource::open(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let mut got = Vec::new();
+        loop {
+            match src.next_frame() {
+                Ok(Some(fr)) => got.push(format!(
+                    "{}\t{}\t{}\t{}",
+                    fr.number,
+                    fr.ts,
+                    fr.orig_len,
+                    fr.data.len()
+                )),
+                Ok(None) => break,
+                Err(e) => panic!("{}: source error {e}", f.display()),
+            }
+        }
+        assert_eq!(got, expected, "{}", f.display());
+    }
+}
+
+/// The crate's own writers judged by tshark: a pcapng with interfaces of different link types,
+/// resolutions and offsets, in both byte orders, and a nanosecond big-endian pcap.
+#[test]
+fn writers_are_read_by_tshark_as_by_us() {
+    use poolshark::generate::{IfOptions, PcapNgWriter, PcapWriter, TsResolution};
+    use poolshark::source::{linktype, Timestamp};
+    if !common::have_tshark() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("poolshark-writers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let frame = [0x45u8; 64];
+    for big_endian in [false, true] {
+        let mut w = PcapNgWriter::with_byte_order(Vec::new(), big_endian).unwrap();
+        let a = w
+            .add_interface(&IfOptions::new(linktype::ETHERNET))
+            .unwrap();
+        let b = w
+            .add_interface(&IfOptions::new(linktype::RAW).tsresol(9).tsoffset(3600))
+            .unwrap();
+        w.write_packet(a, Timestamp::new(1_600_000_000, 1_000), &frame, 80)
+            .unwrap();
+        w.write_packet(
+            b,
+            Timestamp::new(1_600_000_001, 999_999_999),
+            &frame[..20],
+            20,
+        )
+        .unwrap();
+        let path = dir.join(format!("two-interfaces-{big_endian}.pcapng"));
+        std::fs::write(&path, w.into_inner()).unwrap();
+        let mut src = FileSource::open(&path).unwrap();
+        let mut ours = Vec::new();
+        while let Some(f) = src.next_frame().unwrap() {
+            ours.push(format!(
+                "{}\t{}\t{}\t{}",
+                f.number,
+                f.ts,
+                f.orig_len,
+                f.data.len()
+            ));
+        }
+        assert_eq!(ours.len(), 2);
+        assert_eq!(ours, tshark_frames(&path), "{}", path.display());
+    }
+    let mut w = PcapWriter::with_byte_order(Vec::new(), 1, TsResolution::Nano, true).unwrap();
+    w.write(Timestamp::new(1_600_000_000, 123_456_789), &frame)
+        .unwrap();
+    let path = dir.join("nano-be.pcap");
+    std::fs::write(&path, w.into_inner()).unwrap();
+    assert_eq!(
+        tshark_frames(&path),
+        vec!["1\t1600000000.123456789\t64\t64".to_string()]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,132 @@
+//! `poolshark stats` end to end: message statistics against the counts the shared captures'
+//! READMEs give, and the failover pool's free/backup series.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+
+fn stats(args: &[&str]) -> std::process::Output {
+    common::poolshark()
+        .arg("stats")
+        .args(args)
+        .output()
+        .expect("poolshark runs")
+}
+
+#[test]
+fn failover_message_counts_are_the_readme_counts() {
+    let Some(cap) = common::shared_capture("dhcp-failover/isc-dhcpd-4.4.3-failover.pcap") else {
+        return;
+    };
+    let cap = cap.to_string_lossy().into_owned();
+    let out = stats(&[
+        "--format",
+        "json",
+        "--min-balance",
+        "5",
+        "--max-balance",
+        "30",
+        &cap,
+    ]);
+    assert!(out.status.success());
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let counts: BTreeMap<String, u64> = j["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["protocol"] == "dhcpfo")
+        .map(|m| {
+            (
+                m["type"].as_str().unwrap_or("").to_string(),
+                m["count"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    // README: BNDUPD/BNDACK 1115 each, CONTACT 49, STATE 27, UPDREQALL 6, UPDDONE 5,
+    // CONNECT/CONNECTACK 4 each, UPDREQ 2, POOLREQ/POOLRESP 1 each.
+    let expected: BTreeMap<String, u64> = [
+        ("BNDUPD", 1115),
+        ("BNDACK", 1115),
+        ("CONTACT", 49),
+        ("STATE", 27),
+        ("UPDREQALL", 6),
+        ("UPDDONE", 5),
+        ("CONNECT", 4),
+        ("CONNECTACK", 4),
+        ("UPDREQ", 2),
+        ("POOLREQ", 1),
+        ("POOLRESP", 1),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    assert_eq!(counts, expected);
+    let total: f64 = j["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["protocol"] == "dhcpfo")
+        .map(|m| m["share"].as_f64().unwrap_or(0.0))
+        .sum();
+    assert!(
+        (total - 1.0).abs() < 1e-9,
+        "shares of a protocol add up to 1: {total}"
+    );
+
+    // Rates are over the span of the decoded messages, as tshark's statistics divide by the
+    // capture's duration: here tshark's first and last DHCP or failover frame.
+    if common::have_tshark() {
+        let out = std::process::Command::new("tshark")
+            .args(["-r", &cap, "-Y", "dhcp or dhcpfo", "-T", "fields", "-e"])
+            .arg("frame.time_epoch")
+            .output()
+            .expect("tshark");
+        let times: Vec<f64> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect();
+        let span = times.last().unwrap() - times.first().unwrap();
+        assert!(span > 600.0, "13 minutes: {span}");
+        for m in j["messages"].as_array().expect("messages") {
+            let count = m["count"].as_f64().unwrap();
+            let rate = m["rate"].as_f64().unwrap();
+            assert!((rate - count / span).abs() < 1e-6 * rate.max(1.0), "{m}");
+        }
+    }
+
+    let series = j["series"].as_array().expect("series");
+    let pool = series
+        .iter()
+        .find(|s| s["failover_pool"] == "192.0.2.0/24")
+        .expect("the failover pool's series");
+    let windows = pool["windows"].as_array().expect("windows");
+    assert!(windows.len() >= 10, "13 minutes in 60 s windows");
+    for w in windows {
+        let g = |k: &str| w["gauges"][k].as_f64().unwrap_or(0.0);
+        // 60 addresses in the pool.
+        assert!(g("free") + g("backup") + g("active") <= 60.0, "{w}");
+    }
+}
+
+#[test]
+fn csv_and_text_carry_the_same_rows() {
+    let Some(cap) = common::shared_capture("rserpool/asap-enrp-coverage.pcap") else {
+        return;
+    };
+    let cap = cap.to_string_lossy().into_owned();
+    let csv = stats(&["--format", "csv", &cap]);
+    assert!(csv.status.success());
+    let csv = String::from_utf8(csv.stdout).expect("utf-8");
+    let message_rows = csv.lines().filter(|l| l.starts_with("message,")).count();
+    let text = stats(&[&cap]);
+    let text = String::from_utf8(text.stdout).expect("utf-8");
+    let text_rows = text
+        .lines()
+        .filter(|l| l.starts_with("asap ") || l.starts_with("enrp "))
+        .count();
+    assert_eq!(message_rows, text_rows);
+    // The coverage capture holds every ASAP (14) and ENRP (10) type, and one unknown ENRP type.
+    assert!(text_rows >= 24, "{text}");
+    let bad = stats(&["--interval", "soon", &cap]);
+    assert_eq!(bad.status.code(), Some(2));
+}

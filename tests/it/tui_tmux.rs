@@ -1,0 +1,337 @@
+//! End to end: the real binary's `tui` in a tmux pane of 80x24 on the shared failover capture,
+//! driven with keys, its screen read back with `capture-pane`.
+//!
+//! The capture's one failover pool is split in two (`a` and `b`, as `--failover-pool` allows), so
+//! that there are pools to move between and findings to list. Skips when tmux or ../shared is absent
+//! (CI installs tmux and has ../shared).
+
+use crate::common;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::process::{Command, Output};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// One tmux server of its own (its own socket), killed when dropped.
+struct Tmux {
+    socket: String,
+}
+
+/// Tests run in parallel: each gets a tmux server of its own.
+static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+impl Tmux {
+    fn new() -> Self {
+        Tmux {
+            socket: format!(
+                "poolshark-tui-test-{}-{}",
+                std::process::id(),
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+            ),
+        }
+    }
+
+    fn cmd(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .args(["-u", "-L", &self.socket, "-f", "/dev/null"])
+            .args(args)
+            .env("LANG", "C.UTF-8")
+            .output()
+            .expect("tmux runs")
+    }
+
+    fn screen(&self) -> String {
+        let o = self.cmd(&["capture-pane", "-p", "-t", "t"]);
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        let o = self.cmd(&args);
+        assert!(o.status.success(), "send-keys: {o:?}");
+    }
+
+    /// Waits until the screen satisfies `ok`; fails with the last screen after `secs`.
+    fn wait_for(&self, what: &str, secs: u64, ok: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            if Instant::now() > deadline {
+                panic!("timed out waiting for {what}; the screen:\n{s}");
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]);
+    }
+}
+
+fn have_tmux() -> bool {
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        eprintln!("skipped: tmux is not installed (apt-get install tmux)");
+    }
+    ok
+}
+
+/// The pool list's line of pool `name`, as drawn in the left pane.
+fn pool_line<'a>(screen: &'a str, name: &str) -> Option<&'a str> {
+    screen.lines().find(|l| {
+        l.strip_prefix('║')
+            .or_else(|| l.strip_prefix('│'))
+            .is_some_and(|rest| {
+                rest.trim_start_matches('>')
+                    .trim_start()
+                    .starts_with(&format!("{name} "))
+            })
+    })
+}
+
+#[test]
+fn tui_shows_pools_and_chart_and_obeys_keys() {
+    if !have_tmux() {
+        return;
+    }
+    let Some(capture) = common::shared_capture("dhcp-failover/isc-dhcpd-4.4.3-failover.pcap")
+    else {
+        return;
+    };
+    let bin = env!("CARGO_BIN_EXE_poolshark");
+    // After the UI: the exit code and whether the terminal is back in canonical mode with echo.
+    let script = format!(
+        "'{bin}' tui '{}' --failover-pool a=192.0.2.100-192.0.2.129 \
+         --failover-pool b=192.0.2.130-192.0.2.159 --min-balance 5 --max-balance 30; \
+         echo \"exit=$?\"; echo \"modes=$(stty -a | tr ' ;' '\\n\\n' | grep -x -e '-*icanon' -e '-*echo' | tr '\\n' ' ')\"; \
+         sleep 60",
+        capture.display()
+    );
+    let tmux = Tmux::new();
+    let o = tmux.cmd(&[
+        "new-session",
+        "-d",
+        "-x",
+        "80",
+        "-y",
+        "24",
+        "-s",
+        "t",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    assert!(o.status.success(), "tmux new-session: {o:?}");
+
+    // Loaded: the DHCP servers (the pair's load balancing is replayed too) and both failover
+    // pools listed; three down is pool a, with its findings and its gauge chart.
+    tmux.wait_for("the pools", 60, |s| {
+        s.contains("Pools (5)") && s.contains("4347 frames") && pool_line(s, "b").is_some()
+    });
+    tmux.keys(&["j", "j", "j"]);
+    let s = tmux.wait_for("pool a and its findings", 10, |s| {
+        s.contains("failover.ownership") && pool_line(s, "a").is_some_and(|l| l.contains("> a"))
+    });
+    let a = pool_line(&s, "a").unwrap_or_else(|| panic!("no pool a:\n{s}"));
+    assert!(a.contains("> a"), "a is selected:\n{s}");
+    assert!(pool_line(&s, "b").is_some(), "no pool b:\n{s}");
+    assert!(
+        s.contains(" a: gauges per 10s, ISC failover pool"),
+        "chart title:\n{s}"
+    );
+    // The chart: the y axis, the time axis, and the free (F) and backup (B) gauges plotted.
+    assert!(s.contains('┤') && s.contains('└'), "axes:\n{s}");
+    let chart_rows: Vec<&str> = s.lines().skip(2).take(10).collect();
+    for g in ['F', 'B'] {
+        assert!(
+            chart_rows
+                .iter()
+                .any(|l| l.chars().skip(30).any(|c| c == g)),
+            "gauge {g} not plotted:\n{s}"
+        );
+    }
+    assert!(s.contains("Gauges"), "gauge list:\n{s}");
+
+    // j moves the selection to b, and the chart follows.
+    tmux.keys(&["j"]);
+    let s = tmux.wait_for("pool b selected", 10, |s| {
+        s.contains(" b: gauges per 10s") && pool_line(s, "b").is_some_and(|l| l.contains("> b"))
+    });
+    assert!(pool_line(&s, "a").is_some_and(|l| !l.contains('>')), "{s}");
+
+    // ? opens the help, Esc closes it.
+    tmux.keys(&["?"]);
+    tmux.wait_for("the help", 10, |s| s.contains("Keys (Esc or ? closes)"));
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the help closed", 10, |s| {
+        !s.contains("Keys (Esc or ? closes)") && s.contains("Pools (5)")
+    });
+
+    // q quits: exit 0, the alternate screen left, canonical mode and echo back.
+    tmux.keys(&["q"]);
+    let s = tmux.wait_for("the exit", 10, |s| s.contains("modes="));
+    assert!(s.contains("exit=0"), "{s}");
+    let modes = s
+        .lines()
+        .find_map(|l| l.strip_prefix("modes="))
+        .unwrap_or_default();
+    assert_eq!(
+        modes.split_whitespace().collect::<Vec<_>>(),
+        ["icanon", "echo"],
+        "{s}"
+    );
+    assert!(!s.contains("Pools (5)"), "the UI's screen is gone:\n{s}");
+    let alt = tmux.cmd(&["display-message", "-p", "-t", "t", "#{alternate_on}"]);
+    assert_eq!(String::from_utf8_lossy(&alt.stdout).trim(), "0");
+}
+
+#[test]
+fn tui_refuses_without_a_terminal() {
+    for args in [&["tui", "-"][..], &["tui", "-i", "lo"][..]] {
+        let o = common::poolshark().args(args).output().expect("runs");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("draws on a terminal"), "{args:?}: {err}");
+    }
+}
+
+/// Starts `script` in a new 80x24 session of `tmux`.
+fn start(tmux: &Tmux, script: &str) {
+    let o = tmux.cmd(&[
+        "new-session",
+        "-d",
+        "-x",
+        "80",
+        "-y",
+        "24",
+        "-s",
+        "t",
+        "sh",
+        "-c",
+        script,
+    ]);
+    assert!(o.status.success(), "tmux new-session: {o:?}");
+}
+
+/// The quick-start fixture: its three RSerPool pools and DHCP servers listed with their
+/// deviation counts, the chart of the selected pool, and the finding planted in pool Web with
+/// the decoded frame behind it.
+#[test]
+fn tui_on_the_demo_fixture_shows_pools_chart_and_the_planted_finding() {
+    if !have_tmux() {
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_poolshark");
+    let demo = common::fixture("demo.pcap");
+    let tmux = Tmux::new();
+    start(
+        &tmux,
+        &format!("'{bin}' tui '{}'; sleep 60", demo.display()),
+    );
+    let s = tmux.wait_for("the demo loaded", 30, |s| {
+        s.contains("300 frames") && s.contains("4 findings") && s.contains("Pools (7)")
+    });
+    for (pool, deviations) in [("Cache", "0"), ("Db", "0"), ("Web", "1")] {
+        let line = pool_line(&s, pool).unwrap_or_else(|| panic!("no pool {pool}:\n{s}"));
+        let cell = line.split(['║', '│']).nth(1).unwrap_or_default();
+        assert!(cell.trim_end().ends_with(deviations), "{line}");
+    }
+    assert!(s.contains("Cache: first-place share per 10s"), "{s}");
+    assert!(s.contains('┤') && s.contains('└'), "axes:\n{s}");
+    // Cache is a WRR pool of two members weighted 2:1, as the members pane says.
+    assert!(s.contains("A 0x00030001  67%  67%"), "{s}");
+    assert!(s.contains("B 0x00030002  33%  33%"), "{s}");
+
+    // Down to Web, then to the findings pane (Tab three times) and its first finding's frame.
+    tmux.keys(&["j", "j"]);
+    let s = tmux.wait_for("Web selected", 10, |s| s.contains("Findings Web (1)"));
+    assert!(s.contains("129 W rserpool.rr-head-stuck"), "{s}");
+    tmux.keys(&["Tab", "Tab", "Tab", "Enter"]);
+    let s = tmux.wait_for("the detail of frame 129", 10, |s| {
+        s.contains("Frame 129 (decoded)")
+    });
+    assert!(s.contains("observed: \"0x00010002\""), "{s}");
+    assert!(s.contains("ASAP Handle Resolution Response"), "{s}");
+    assert!(s.contains("Pool Handle: Web"), "{s}");
+    tmux.keys(&["Escape", "q"]);
+    tmux.wait_for("the exit", 10, |s| !s.contains("Pools (7)"));
+}
+
+/// `tui -i lo` as root: the UDP scenario fixture is sent over loopback (each of its addresses
+/// mapped into 127.77.0.0/16, its ports kept) and the live view shows its pools as they arrive.
+#[test]
+fn tui_live_on_loopback_shows_pools_as_traffic_arrives() {
+    if !have_tmux() {
+        return;
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        if std::env::var_os("POOLSHARK_REQUIRE_LIVE").is_some() {
+            panic!("POOLSHARK_REQUIRE_LIVE is set but this test is not running as root");
+        }
+        eprintln!("skipped: live capture needs root");
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_poolshark");
+    let tmux = Tmux::new();
+    start(
+        &tmux,
+        &format!("'{bin}' tui -i lo --interval 1s; echo exit=$?; sleep 60"),
+    );
+    let s = tmux.wait_for("the live view", 20, |s| s.contains("lo (live"));
+    assert!(s.contains("0 frames"), "{s}");
+
+    let datagrams = udp_datagrams(&common::fixture("rserpool-udp.pcap"));
+    assert_eq!(datagrams.len(), 42);
+    let mut sockets = std::collections::HashMap::new();
+    for (src, dst, payload) in &datagrams {
+        let socket = sockets.entry(*src).or_insert_with(|| {
+            let s = std::net::UdpSocket::bind(*src).expect("bind on 127.77/16");
+            s.set_broadcast(true).ok();
+            s
+        });
+        socket.send_to(payload, dst).expect("send");
+        thread::sleep(Duration::from_millis(5));
+    }
+    let s = tmux.wait_for("the scenario's pools", 20, |s| {
+        s.contains("42 frames") && pool_line(s, "Db").is_some() && pool_line(s, "Web").is_some()
+    });
+    assert!(s.contains("0 findings"), "{s}");
+    tmux.keys(&["q"]);
+    let s = tmux.wait_for("the exit", 10, |s| s.contains("exit="));
+    assert!(s.contains("exit=0"), "{s}");
+}
+
+/// The UDP datagrams of an Ethernet/IPv4 capture as (source, destination, payload), every
+/// address mapped to 127.77.X.Y (X.Y its last two bytes).
+fn udp_datagrams(file: &std::path::Path) -> Vec<(SocketAddr, SocketAddr, Vec<u8>)> {
+    use poolshark::source::file::FileSource;
+    use poolshark::source::FrameSource;
+    let map = |a: [u8; 4], port: u16| SocketAddr::from((Ipv4Addr::new(127, 77, a[2], a[3]), port));
+    let mut out = Vec::new();
+    let mut src = FileSource::open(file).expect("fixture");
+    while let Ok(Some(f)) = src.next_frame() {
+        let p = etherparse::SlicedPacket::from_ethernet(f.data).expect("ethernet");
+        let (Some(etherparse::NetSlice::Ipv4(ip)), Some(etherparse::TransportSlice::Udp(udp))) =
+            (p.net, p.transport)
+        else {
+            panic!("frame {} is not UDP over IPv4", f.number);
+        };
+        out.push((
+            map(ip.header().source(), udp.source_port()),
+            map(ip.header().destination(), udp.destination_port()),
+            udp.payload().to_vec(),
+        ));
+    }
+    out
+}
