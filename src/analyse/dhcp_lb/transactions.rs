@@ -140,9 +140,7 @@ impl Tracker {
     }
 
     fn get_pending(&mut self, seq: u64) -> Option<&mut Transmission> {
-        let front = self.pending.front()?.seq;
-        let i = usize::try_from(seq.checked_sub(front)?).ok()?;
-        self.pending.get_mut(i)
+        pending_mut(&mut self.pending, seq)
     }
 
     /// The transmission `seq`, while it waits for its verdict.
@@ -156,13 +154,10 @@ impl Tracker {
     pub fn request(&mut self, r: Request) -> Option<u64> {
         self.last_time = self.last_time.max(r.time);
         let key: Key = (r.family, r.xid, r.match_key.clone());
-        let open: Vec<u64> = self
-            .txns
-            .get(&key)
-            .map(|t| t.open.clone())
-            .unwrap_or_default();
+        let mut copy = false;
+        let open = self.txns.get(&key).map_or(&[][..], |t| t.open.as_slice());
         for &seq in open.iter().rev() {
-            let Some(t) = self.get_pending(seq) else {
+            let Some(t) = pending_mut(&mut self.pending, seq) else {
                 continue;
             };
             if t.req.msg_type != r.msg_type {
@@ -173,16 +168,18 @@ impl Tracker {
                 if !t.dsts.contains(&r.dst) && t.dsts.len() < MAX_DSTS {
                     t.dsts.push(r.dst);
                 }
-                self.counters.copies += 1;
-                if let Some(txn) = self.txns.get_mut(&key) {
-                    txn.last_seen = r.time;
-                }
-                return None;
-            }
-            if t.retried.is_none() {
+                copy = true;
+            } else if t.retried.is_none() {
                 t.retried = Some(r.frame);
             }
             break;
+        }
+        if copy {
+            self.counters.copies += 1;
+            if let Some(txn) = self.txns.get_mut(&key) {
+                txn.last_seen = r.time;
+            }
+            return None;
         }
         if self.txns.len() >= self.max_txns && !self.txns.contains_key(&key) {
             self.evict();
@@ -317,6 +314,13 @@ impl Tracker {
     pub fn pending_len(&self) -> usize {
         self.pending.len()
     }
+}
+
+/// The transmission numbered `seq` among those pending (numbered consecutively from the front).
+fn pending_mut(pending: &mut VecDeque<Transmission>, seq: u64) -> Option<&mut Transmission> {
+    let front = pending.front()?.seq;
+    let i = usize::try_from(seq.checked_sub(front)?).ok()?;
+    pending.get_mut(i)
 }
 
 #[cfg(test)]

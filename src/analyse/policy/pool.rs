@@ -238,11 +238,7 @@ impl Pool {
     pub fn answer(&self, items: usize, rng: &mut Rng) -> Vec<u32> {
         let mut scratch = Scratch::default();
         self.answer_indices(items, rng, &mut scratch);
-        scratch
-            .picked
-            .iter()
-            .filter_map(|&i| self.members.get(i).map(|m| m.pe_id))
-            .collect()
+        self.ids_of(&scratch.picked)
     }
 
     /// The reference answer as member indices, left in `scratch.picked`; the scratch buffers are
@@ -294,8 +290,15 @@ impl Pool {
     /// re-link updates again); under the texts every returned member of a degrading policy has
     /// its counter advanced. Unknown ids are skipped and reported.
     pub fn commit(&mut self, observed: &[u32]) -> Commit {
+        self.commit_with(observed, &mut Scratch::default())
+    }
+
+    /// `commit` working in `scratch` (reused between answers: nothing allocated per answer
+    /// unless the answer lists unknown or repeated ids).
+    pub(crate) fn commit_with(&mut self, observed: &[u32], scratch: &mut Scratch) -> Commit {
         let mut report = Commit::default();
-        let mut indices: Vec<usize> = Vec::with_capacity(observed.len().min(self.members.len()));
+        let indices = &mut scratch.picked;
+        indices.clear();
         for &id in observed {
             match self.index_of(id) {
                 None => report.unknown.push(id),
@@ -303,8 +306,18 @@ impl Pool {
                 Some(i) => indices.push(i),
             }
         }
+        let indices = std::mem::take(&mut scratch.picked);
         self.advance(&indices);
+        scratch.picked = indices;
         report
+    }
+
+    /// The PE ids of members given by index (an answer in `Scratch::picked`).
+    pub(crate) fn ids_of(&self, indices: &[usize]) -> Vec<u32> {
+        indices
+            .iter()
+            .filter_map(|&i| self.members.get(i).map(|m| m.pe_id))
+            .collect()
     }
 
     /// `commit` of an answer given as distinct member indices (what `answer_indices` gives).
@@ -504,7 +517,7 @@ fn draw_into(
 }
 
 /// Buffers an answer is worked out in, kept between answers by a simulation.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Scratch {
     order: Vec<(super::member::SortKey, usize)>,
     candidates: Vec<(u32, usize, u64)>,

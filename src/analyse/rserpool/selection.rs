@@ -27,6 +27,7 @@ use super::fit::Fit;
 use super::handle::{pe_hex, pe_list, pe_text};
 use super::membership::{MemberInfo, Membership};
 use super::rules::{Draft, Rule};
+use crate::analyse::policy::pool::Scratch;
 use crate::analyse::policy::{
     percent_of, Method, PeSettings, PolicyKind, Pool, Profile, Rng, Share,
 };
@@ -49,6 +50,8 @@ pub struct ProfilePool {
     pub deviations: u64,
     /// Resolutions the profile could not check (a policy it does not define or model).
     pub unmodelled_resolutions: u64,
+    /// Buffers the reference answer is worked out in, kept between answers.
+    scratch: Scratch,
 }
 
 /// What an answer gave.
@@ -74,6 +77,7 @@ impl ProfilePool {
             resolutions: 0,
             deviations: 0,
             unmodelled_resolutions: 0,
+            scratch: Scratch::default(),
         }
     }
 
@@ -140,12 +144,13 @@ impl ProfilePool {
         }
     }
 
-    /// Each member's long-run shares of answers of `items` (cached for a randomised pool until
-    /// its membership changes).
-    fn random_shares(&mut self, generation: u64, items: usize) -> Vec<Share> {
-        if let Some((g, i, s)) = &self.shares {
+    /// Works out each member's long-run shares of answers of `items` into `self.shares`, unless
+    /// they are there for this membership already (cached for a randomised pool until its
+    /// membership changes).
+    fn refresh_shares(&mut self, generation: u64, items: usize) {
+        if let Some((g, i, _)) = &self.shares {
             if *g == generation && *i == items {
-                return s.clone();
+                return;
             }
         }
         let s = self
@@ -153,8 +158,7 @@ impl ProfilePool {
             .as_ref()
             .map(|p| p.expected_share(items))
             .unwrap_or_default();
-        self.shares = Some((generation, items, s.clone()));
-        s
+        self.shares = Some((generation, items, s));
     }
 
     /// Checks one answer `observed` to a request for `requested` items (see the module docs),
@@ -184,17 +188,20 @@ impl ProfilePool {
                 policy.method() == Method::Random,
             )
         };
-        let shares = if random {
-            self.random_shares(generation, items)
-        } else {
-            Vec::new()
+        if random {
+            self.refresh_shares(generation, items);
+        }
+        let shares: &[Share] = match &self.shares {
+            Some((_, _, s)) if random => s,
+            _ => &[],
         };
         let pool = self.pool.as_mut()?;
         let cap = self.profile.items_for(requested, usize::MAX);
         let expected: Vec<u32> = if random {
             Vec::new()
         } else {
-            pool.answer(items, &mut Rng::new(0))
+            pool.answer_indices(items, &mut Rng::new(0), &mut self.scratch);
+            pool.ids_of(&self.scratch.picked)
         };
         let expected_len = if random {
             shares.iter().filter(|s| s.first > 0.0).count().min(items)
@@ -204,8 +211,6 @@ impl ProfilePool {
 
         let mut drafts = Vec::new();
         let (distinct, repeated) = distinct_and_repeated(observed);
-        let mut seen = distinct.clone();
-        seen.sort_unstable();
         if !repeated.is_empty() {
             drafts.push(Draft::new(
                 Rule::DuplicatePe,
@@ -318,6 +323,8 @@ impl ProfilePool {
                     .max_by_key(|(_, k)| **k)
                     .map(|(id, k)| (*id, *k))
                     .unwrap_or((0, 0));
+                let mut seen = distinct.clone();
+                seen.sort_unstable();
                 let lower: Vec<(u32, u64)> = pool
                     .members()
                     .iter()
@@ -383,7 +390,7 @@ impl ProfilePool {
             .iter()
             .any(|d| d.rule.severity() == crate::analyse::finding::Severity::Error);
         if random && !impossible {
-            self.fit.add(&shares, observed, pool.len());
+            self.fit.add(shares, observed, pool.len());
             self.fit_frame = frame;
         }
         let probabilities = if random {
@@ -398,7 +405,7 @@ impl ProfilePool {
                 .map(|(i, id)| (*id, if i == 0 { 1.0 } else { 0.0 }, 1.0))
                 .collect()
         };
-        pool.commit(observed);
+        pool.commit_with(observed, &mut self.scratch);
         self.last_first = observed.first().copied();
         let deviations = drafts.iter().filter(|d| d.rule.deviation()).count();
         self.deviations = self
@@ -437,6 +444,21 @@ impl ProfilePool {
 /// The ids of an answer once each in wire order, and those listed more than once (in the order
 /// they repeat).
 fn distinct_and_repeated(observed: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    // An answer lists a few PEs: looking back is quicker than sorting a copy, and allocates
+    // only the lists returned.
+    if observed.len() <= 32 {
+        let mut distinct = Vec::with_capacity(observed.len());
+        let mut repeated = Vec::new();
+        for (i, id) in observed.iter().enumerate() {
+            let before = observed.get(..i).unwrap_or_default();
+            match before.iter().filter(|b| *b == id).count() {
+                0 => distinct.push(*id),
+                1 => repeated.push(*id),
+                _ => {}
+            }
+        }
+        return (distinct, repeated);
+    }
     let mut ids = observed.to_vec();
     ids.sort_unstable();
     ids.dedup();
@@ -650,6 +672,25 @@ mod tests {
             (vec![3, 1, 2], vec![3, 1])
         );
         assert_eq!(distinct_and_repeated(&[]), (vec![], vec![]));
+        // Long answers take the sorting path: the same result.
+        let long: Vec<u32> = (0..40)
+            .map(|i| [7, 3, 7, 9, 3, 7][i % 6] + (i as u32 / 6) * 10)
+            .collect();
+        let mut ids = long.clone();
+        ids.sort_unstable();
+        ids.dedup();
+        let (distinct, repeated) = distinct_and_repeated(&long);
+        let mut d = distinct.clone();
+        d.sort_unstable();
+        assert_eq!(d, ids);
+        assert_eq!(&distinct[..3], &[7, 3, 9]);
+        assert_eq!(&repeated[..2], &[7, 3]);
+        let short = &long[..30];
+        let (sd, sr) = distinct_and_repeated(short);
+        let mut ld = short.to_vec();
+        ld.extend_from_slice(&[1000; 3]);
+        let (ld, lr) = distinct_and_repeated(&ld);
+        assert_eq!((ld[..sd.len()].to_vec(), lr[..sr.len()].to_vec()), (sd, sr));
     }
 
     #[test]

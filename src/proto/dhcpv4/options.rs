@@ -223,6 +223,28 @@ pub(crate) struct Area<'a> {
     pub rest_start: usize,
 }
 
+/// How many options `parse_area` finds in `buf` (a run of pads is one; END is the last), walking
+/// the length bytes only: the capacity of its list, allocated once.
+fn option_count(buf: &[u8]) -> usize {
+    let (mut n, mut at) = (0usize, 0usize);
+    while let Some(&c) = buf.get(at) {
+        n += 1;
+        match c {
+            code::PAD => {
+                at += buf
+                    .get(at..)
+                    .map_or(1, |r| r.iter().take_while(|&&b| b == 0).count());
+            }
+            code::END => break,
+            _ => match buf.get(at + 1) {
+                Some(&len) => at += 2 + usize::from(len),
+                None => break,
+            },
+        }
+    }
+    n
+}
+
 /// Parses one option area. `base` is where `buf` starts in the message; errors are pushed with
 /// message offsets.
 pub(crate) fn parse_area<'a>(
@@ -230,7 +252,7 @@ pub(crate) fn parse_area<'a>(
     base: usize,
     errors: &mut Vec<DecodeError>,
 ) -> Area<'a> {
-    let mut options = Vec::new();
+    let mut options = Vec::with_capacity(option_count(buf));
     let mut at = 0usize;
     while let Some(&c) = buf.get(at) {
         let offset = base.saturating_add(at);
@@ -507,6 +529,25 @@ mod tests {
         let mut e = Vec::new();
         let a = parse_area(b, 240, &mut e);
         (a, e)
+    }
+
+    #[test]
+    fn the_capacity_is_the_number_of_options_found() {
+        let cases: [&[u8]; 5] = [
+            // A pad run, an option, a pad, END, then bytes past END.
+            &[0, 0, 53, 1, 1, 0, 255, 9, 9],
+            &[53, 1, 1, 61, 3, 1, 2, 3],
+            // An option longer than what is left, kept raw.
+            &[53, 1, 1, 12, 10, b'a', b'b'],
+            &[],
+            &[0, 0, 0],
+        ];
+        for b in cases {
+            let (a, _) = area(b);
+            assert_eq!(option_count(b), a.options.len(), "{b:?}");
+        }
+        // A code without its length byte: counted, though the parser reports it and stops.
+        assert_eq!(option_count(&[53, 1, 1, 12]), 2);
     }
 
     #[test]

@@ -181,7 +181,10 @@ pub(crate) fn parse_options<'a>(
     depth: u8,
     errors: &mut Vec<DecodeError>,
 ) -> Vec<Opt<'a>> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(crate::proto::count::elements(
+        buf,
+        crate::proto::count::DHCPV6,
+    ));
     let mut rest = buf;
     while !rest.is_empty() {
         let at = base.saturating_add(buf.len() - rest.len());

@@ -7,7 +7,7 @@ use crate::analyse::rserpool::directory::RegistrarId;
 use crate::analyse::rserpool::event::{Meta, PeInfo};
 use crate::analyse::rserpool::handle::{pe_hex, pe_list, pe_text, PoolHandle};
 use crate::analyse::rserpool::rules::{Draft, Rule};
-use crate::analyse::rserpool::selection::{describe_settings, ProfilePool};
+use crate::analyse::rserpool::selection::{describe_settings, Checked, ProfilePool};
 use crate::analyse::Report;
 
 impl Replay {
@@ -99,10 +99,15 @@ impl Replay {
             let Some(checked) = p.check(membership, items, &observed, meta.frame) else {
                 continue;
             };
+            let Checked {
+                drafts: found,
+                probabilities,
+                ..
+            } = checked;
             if i == 0 {
-                lead = Some(checked.probabilities.clone());
+                lead = Some(probabilities);
             }
-            drafts.extend(checked.drafts.into_iter().map(|d| (Scope::Profile(i), d)));
+            drafts.extend(found.into_iter().map(|d| (Scope::Profile(i), d)));
             if p.fit.answers() >= FIT_BLOCK {
                 for d in fit_drafts(p) {
                     drafts.push((Scope::Profile(i), d));
