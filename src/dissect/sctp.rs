@@ -3,7 +3,6 @@
 //! an error, padding is skipped when present and tolerated when missing at the end.
 
 use crate::error::DecodeError;
-use crate::proto::count;
 
 pub const DATA: u8 = 0;
 pub const INIT: u8 = 1;
@@ -122,10 +121,7 @@ impl Chunk<'_> {
 /// field cannot be right ends the walk with an error; an unknown chunk type whose top bits say
 /// "stop" ends it too.
 pub fn chunks<'a>(packet: &'a [u8], errors: &mut Vec<DecodeError>) -> Vec<Chunk<'a>> {
-    let mut out = Vec::with_capacity(count::elements(
-        packet.get(12..).unwrap_or_default(),
-        count::PADDED4,
-    ));
+    let mut out = Vec::new();
     let mut off = 12usize;
     while off < packet.len() {
         let rest = packet.get(off..).unwrap_or(&[]);

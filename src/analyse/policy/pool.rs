@@ -306,9 +306,7 @@ impl Pool {
                 Some(i) => indices.push(i),
             }
         }
-        let indices = std::mem::take(&mut scratch.picked);
-        self.advance(&indices);
-        scratch.picked = indices;
+        self.advance(&scratch.picked);
         report
     }
 

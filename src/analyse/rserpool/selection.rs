@@ -685,12 +685,15 @@ mod tests {
         assert_eq!(d, ids);
         assert_eq!(&distinct[..3], &[7, 3, 9]);
         assert_eq!(&repeated[..2], &[7, 3]);
+        // Thirty ids (the looking-back path) and the same with a new id three times (past 32,
+        // the sorting path): the same lists, the new id added to both.
         let short = &long[..30];
-        let (sd, sr) = distinct_and_repeated(short);
-        let mut ld = short.to_vec();
-        ld.extend_from_slice(&[1000; 3]);
-        let (ld, lr) = distinct_and_repeated(&ld);
-        assert_eq!((ld[..sd.len()].to_vec(), lr[..sr.len()].to_vec()), (sd, sr));
+        let mut longer = short.to_vec();
+        longer.extend_from_slice(&[1000; 3]);
+        let (mut distinct, mut repeated) = distinct_and_repeated(short);
+        distinct.push(1000);
+        repeated.push(1000);
+        assert_eq!(distinct_and_repeated(&longer), (distinct, repeated));
     }
 
     #[test]

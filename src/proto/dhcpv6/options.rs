@@ -173,6 +173,21 @@ impl<'a> Opt<'a> {
     }
 }
 
+/// How many options `parse_options` finds in `buf` (a last one cut short included), walking the
+/// length fields only: the capacity of its list, allocated once. At most one per 4 bytes,
+/// whatever the lengths say.
+fn option_count(buf: &[u8]) -> usize {
+    let (mut n, mut at) = (0usize, 0usize);
+    while at < buf.len() {
+        n += 1;
+        match buf.get(at + 2..at + 4) {
+            Some(&[hi, lo]) => at += 4 + usize::from(u16::from_be_bytes([hi, lo])),
+            _ => break,
+        }
+    }
+    n
+}
+
 /// Parses the options in `buf`, which starts at `base` in the message. `depth` counts the
 /// encapsulating options around `buf`.
 pub(crate) fn parse_options<'a>(
@@ -181,10 +196,7 @@ pub(crate) fn parse_options<'a>(
     depth: u8,
     errors: &mut Vec<DecodeError>,
 ) -> Vec<Opt<'a>> {
-    let mut out = Vec::with_capacity(crate::proto::count::elements(
-        buf,
-        crate::proto::count::DHCPV6,
-    ));
+    let mut out = Vec::with_capacity(option_count(buf));
     let mut rest = buf;
     while !rest.is_empty() {
         let at = base.saturating_add(buf.len() - rest.len());
@@ -560,5 +572,39 @@ impl<'a> SubOpt<'a> {
         <[u8; 16]>::try_from(self.data.as_ref())
             .ok()
             .map(Ipv6Addr::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_capacity_is_the_number_of_options_found() {
+        let cases: [&[u8]; 4] = [
+            // Client id of 2 bytes, preference, elapsed time of 0 bytes (kept raw).
+            &[0, 1, 0, 2, 7, 7, 0, 7, 0, 1, 5, 0, 8, 0, 0],
+            // An option longer than what is left, kept raw.
+            &[0, 1, 0, 2, 7, 7, 0, 2, 0, 12, 1, 2],
+            &[],
+            &[0, 6, 0, 0],
+        ];
+        for b in cases {
+            let mut e = Vec::new();
+            assert_eq!(
+                option_count(b),
+                parse_options(b, 4, 0, &mut e).len(),
+                "{b:?}"
+            );
+        }
+        // Bytes too few for a header: counted, though the parser reports them and stops.
+        assert_eq!(option_count(&[0, 1, 0, 0, 0, 1]), 2);
+    }
+
+    #[test]
+    fn bounded_by_the_buffer_whatever_the_lengths_say() {
+        // Options of length 0 are 4 bytes each.
+        assert_eq!(option_count(&[0u8; 64]), 16);
+        assert_eq!(option_count(&[0xffu8; 64]), 1);
     }
 }

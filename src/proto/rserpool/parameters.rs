@@ -210,10 +210,7 @@ pub(crate) fn walk_params(
     depth: usize,
 ) -> (Vec<Parameter>, u8) {
     let mut cut = 0;
-    let mut out = Vec::with_capacity(crate::proto::count::elements(
-        buf,
-        crate::proto::count::PADDED4,
-    ));
+    let mut out = Vec::new();
     if depth > MAX_DEPTH {
         ctx.error(
             base,
