@@ -6,29 +6,12 @@ use crate::common;
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use poolshark::dissect::{Dissector, FrameSummary, Limits, Transport};
 use poolshark::source::file::FileSource;
 use poolshark::source::FrameSource;
-
-fn captures_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "pcap" || x == "pcapng") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 fn tshark_fields(path: &Path, opts: &[&str], fields: &[&str]) -> Vec<Vec<String>> {
     let mut cmd = Command::new("tshark");
@@ -100,7 +83,7 @@ fn sctp_chunks_ports_and_protocols_match_tshark() {
     }
     let mut sctp_chunks = 0;
     let mut infos = 0;
-    for path in captures_under(&shared.join("captures")) {
+    for path in common::captures_under(&shared.join("captures")) {
         let ours = dissect_all(&path);
         let theirs = tshark_fields(
             &path,

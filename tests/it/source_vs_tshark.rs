@@ -3,29 +3,11 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use poolshark::source::file::FileSource;
 use poolshark::source::FrameSource;
-
-/// Every capture file under `dir`, recursively, sorted.
-pub fn captures_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "pcap" || x == "pcapng") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 fn tshark_frames(path: &Path) -> Vec<String> {
     let out = Command::new("tshark")
@@ -59,7 +41,7 @@ fn shared_captures_match_tshark() {
     if !common::have_tshark() {
         return;
     }
-    let files = captures_under(&shared.join("captures"));
+    let files = common::captures_under(&shared.join("captures"));
     assert!(
         files.len() > 40,
         "expected the shared captures, found {}",

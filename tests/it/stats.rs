@@ -42,24 +42,7 @@ fn failover_message_counts_are_the_readme_counts() {
             )
         })
         .collect();
-    // README: BNDUPD/BNDACK 1115 each, CONTACT 49, STATE 27, UPDREQALL 6, UPDDONE 5,
-    // CONNECT/CONNECTACK 4 each, UPDREQ 2, POOLREQ/POOLRESP 1 each.
-    let expected: BTreeMap<String, u64> = [
-        ("BNDUPD", 1115),
-        ("BNDACK", 1115),
-        ("CONTACT", 49),
-        ("STATE", 27),
-        ("UPDREQALL", 6),
-        ("UPDDONE", 5),
-        ("CONNECT", 4),
-        ("CONNECTACK", 4),
-        ("UPDREQ", 2),
-        ("POOLREQ", 1),
-        ("POOLRESP", 1),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
+    let expected = common::isc_failover_messages();
     assert_eq!(counts, expected);
     let total: f64 = j["messages"]
         .as_array()

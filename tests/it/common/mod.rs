@@ -4,7 +4,8 @@
 
 pub mod tshark;
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// `../shared` beside the checkout, when it is there. Tests that need it call this and return
@@ -48,6 +49,46 @@ pub fn have_tshark() -> bool {
         eprintln!("skipped: tshark is not installed (apt-get install tshark)");
     }
     ok
+}
+
+/// Every capture file under `dir`, recursively, sorted.
+pub fn captures_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "pcap" || x == "pcapng") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The failover messages of the shared ISC DHCP 4.4.3 failover capture, by type, as its README
+/// (captures/dhcp-failover/README.md) gives them: BNDUPD/BNDACK 1115 each, CONTACT 49, STATE 27,
+/// UPDREQALL 6, UPDDONE 5, CONNECT/CONNECTACK 4 each, UPDREQ 2, POOLREQ/POOLRESP 1 each.
+pub fn isc_failover_messages() -> BTreeMap<String, u64> {
+    [
+        ("BNDUPD", 1115),
+        ("BNDACK", 1115),
+        ("CONTACT", 49),
+        ("STATE", 27),
+        ("UPDREQALL", 6),
+        ("UPDDONE", 5),
+        ("CONNECT", 4),
+        ("CONNECTACK", 4),
+        ("UPDREQ", 2),
+        ("POOLREQ", 1),
+        ("POOLRESP", 1),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
 }
 
 /// A file in the project's own fixtures.
