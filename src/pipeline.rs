@@ -64,14 +64,37 @@ pub struct RunStats {
     pub messages: BTreeMap<AppProtocol, u64>,
     /// Messages with at least one decode error, per protocol.
     pub messages_with_errors: BTreeMap<AppProtocol, u64>,
-    /// Frames whose lower layers had a decode error.
+    /// Frames whose lower layers had a decode error (their own, or a framing error of the
+    /// stream they carry).
     pub frames_with_errors: u64,
+    /// Of `frames_with_errors`, those whose only errors were framing errors of a stream (a
+    /// protocol's part, when parts of a run decode different protocols: see
+    /// [`RunStats::absorb_part`]).
+    pub frames_with_stream_errors_only: u64,
     pub source_errors: u64,
     pub dissect: Counters,
     pub dispatch: DispatchCounters,
 }
 
 impl RunStats {
+    /// Adds what another pipeline over the same frames decoded that this one did not: its
+    /// protocols' messages, and the framing errors of its streams. The two must have decoded
+    /// disjoint sets of protocols; the frames, their lower layers and the reading are this
+    /// one's (both saw the same).
+    pub fn absorb_part(&mut self, other: &RunStats) {
+        for (p, n) in &other.messages {
+            *self.messages.entry(*p).or_default() += n;
+        }
+        for (p, n) in &other.messages_with_errors {
+            *self.messages_with_errors.entry(*p).or_default() += n;
+        }
+        self.frames_with_errors += other.frames_with_stream_errors_only;
+        self.frames_with_stream_errors_only += other.frames_with_stream_errors_only;
+        self.dispatch.conversations_evicted += other.dispatch.conversations_evicted;
+        self.dispatch.stream_bytes_dropped += other.dispatch.stream_bytes_dropped;
+        self.dispatch.rserpool_encoding_switches += other.dispatch.rserpool_encoding_switches;
+    }
+
     pub fn total_messages(&self) -> u64 {
         self.messages.values().sum()
     }
@@ -226,6 +249,9 @@ impl Pipeline {
             }
         });
         if !stream_errors.is_empty() {
+            if summary.errors.is_empty() {
+                stats.frames_with_stream_errors_only += 1;
+            }
             summary.errors.extend(stream_errors);
         }
         if !summary.errors.is_empty() {

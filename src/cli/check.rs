@@ -242,9 +242,12 @@ impl Sink for Fan<'_> {
     }
 }
 
-/// The parts each on a pipeline of its own, on threads: the first part's pipeline decodes
-/// everything (the run's statistics are its) and draws the progress bar; the others decode only
-/// what their analysers read, and keep quiet about reading problems (the first tells them).
+/// The parts each on a pipeline of its own, on threads, each decoding only the protocols its
+/// analysers read (the first part also every protocol no other part reads). The first part's
+/// pipeline draws the progress bar and tells reading problems; the run's statistics are its,
+/// with the other parts' messages added ([`RunStats::absorb_part`]).
+///
+/// [`RunStats::absorb_part`]: crate::pipeline::RunStats::absorb_part
 fn run_parts(
     file: &str,
     input: &super::input::CaptureArgs,
@@ -256,6 +259,14 @@ fn run_parts(
     let Some((first, rest)) = parts.split_first_mut() else {
         return run_file(file, input, opts, bars, label, &mut Fan(parts));
     };
+    let elsewhere: Vec<AppProtocol> = rest.iter().flat_map(|p| p.protocols()).collect();
+    let mut mine_opts = opts.clone();
+    mine_opts.dispatch.only = Some(
+        AppProtocol::ALL
+            .into_iter()
+            .filter(|p| opts.dispatch.wants(*p) && !elsewhere.contains(p))
+            .collect(),
+    );
     std::thread::scope(|s| {
         let others: Vec<_> = rest
             .iter_mut()
@@ -266,18 +277,21 @@ fn run_parts(
                     let (stats, _) = run_file_again(input, &own, part)?;
                     // Its end, on its thread too (the DHCP replay's is not short).
                     part.finish(stats.last);
-                    Ok::<_, Error>(())
+                    Ok::<_, Error>(stats)
                 })
             })
             .collect();
-        let mine = run_file(file, input, opts, bars, label, first);
+        let mut mine = run_file(file, input, &mine_opts, bars, label, first);
         if let Ok((stats, _)) = &mine {
             first.finish(stats.last);
         }
         for h in others {
-            match h.join() {
+            let theirs = match h.join() {
                 Ok(r) => r?,
                 Err(panic) => std::panic::resume_unwind(panic),
+            };
+            if let Ok((stats, _)) = &mut mine {
+                stats.absorb_part(&theirs);
             }
         }
         mine
