@@ -20,6 +20,65 @@ use crate::source::Timestamp;
 use finding::Findings;
 use timeline::Timeline;
 
+/// A client's or server's identifying bytes kept in an analyser's events and state (chaddr,
+/// DUID, client identifier): inline up to 24 bytes, which holds every hardware address and the
+/// usual DUIDs and identifiers, so that making, copying and comparing them allocates nothing;
+/// longer ones go to the heap. Reads as a `&[u8]`.
+#[derive(Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KeyBytes(smallvec::SmallVec<[u8; 24]>);
+
+impl KeyBytes {
+    pub fn from_slice(bytes: &[u8]) -> Self {
+        KeyBytes(smallvec::SmallVec::from_slice(bytes))
+    }
+
+    pub fn with_capacity(n: usize) -> Self {
+        KeyBytes(smallvec::SmallVec::with_capacity(n))
+    }
+
+    pub fn push(&mut self, b: u8) {
+        self.0.push(b);
+    }
+}
+
+impl Clone for KeyBytes {
+    /// One copy of the bytes (SmallVec's own clone goes byte by byte).
+    fn clone(&self) -> Self {
+        KeyBytes::from_slice(&self.0)
+    }
+}
+
+impl std::ops::Deref for KeyBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for KeyBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0[..], f)
+    }
+}
+
+impl From<&[u8]> for KeyBytes {
+    fn from(bytes: &[u8]) -> Self {
+        KeyBytes::from_slice(bytes)
+    }
+}
+
+impl FromIterator<u8> for KeyBytes {
+    fn from_iter<I: IntoIterator<Item = u8>>(iter: I) -> Self {
+        KeyBytes(iter.into_iter().collect())
+    }
+}
+
+impl From<Vec<u8>> for KeyBytes {
+    fn from(bytes: Vec<u8>) -> Self {
+        KeyBytes::from_slice(&bytes)
+    }
+}
+
 /// What analysers write into: findings, and the series the statistics and the TUI show.
 pub struct Report {
     pub findings: Findings,

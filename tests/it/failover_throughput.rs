@@ -106,8 +106,8 @@ fn replay_events_per_second() {
             Role::Secondary
         };
         let client = Client {
-            id: Some(r.next().to_be_bytes()[..7].to_vec()),
-            hardware: Some((1, r.next().to_be_bytes()[..6].to_vec())),
+            id: Some(r.next().to_be_bytes()[..7].into()),
+            hardware: Some((1, r.next().to_be_bytes()[..6].into())),
         };
         let now = (T0 as f64 + secs) as u32;
         let kind = match r.next() % 10 {

@@ -121,6 +121,7 @@ pub fn delayed(r: &Request, profile: &Profile, threshold: Option<u32>, swap_chec
 mod tests {
     use super::super::profile::{DRAFT, ISC, KEA};
     use super::*;
+    use crate::analyse::KeyBytes;
     use crate::source::Timestamp;
 
     fn v6(t: u8, duid: Option<Vec<u8>>, server: Option<Vec<u8>>) -> Request {
@@ -130,13 +131,13 @@ mod tests {
             family: Family::V6,
             msg_type: Some(t),
             xid: 1,
-            match_key: duid.clone().unwrap_or_default(),
+            match_key: duid.clone().unwrap_or_default().into(),
             key: ClientKey::V6 {
-                duid,
+                duid: duid.map(KeyBytes::from),
                 leasequery: None,
             },
             elapsed: Some(0),
-            server_id: server.map(ServerIdent::Duid),
+            server_id: server.map(|s| ServerIdent::Duid(s.into())),
             relay_depth: 0,
             ciaddr_set: false,
             src: "fe80::1".parse().unwrap(),
@@ -146,8 +147,8 @@ mod tests {
 
     fn lookup(id: &ServerIdent) -> Option<Role> {
         match id {
-            ServerIdent::Duid(d) if d == &[1] => Some(Role::Primary),
-            ServerIdent::Duid(d) if d == &[2] => Some(Role::Secondary),
+            ServerIdent::Duid(d) if d[..] == [1] => Some(Role::Primary),
+            ServerIdent::Duid(d) if d[..] == [2] => Some(Role::Secondary),
             _ => None,
         }
     }
@@ -200,8 +201,8 @@ mod tests {
         let mut lq = v6(v6_type::LEASEQUERY, Some(vec![0, 3, 0, 1, 7]), None);
         let target = vec![0, 3, 0, 1, 1, 2, 3, 4];
         lq.key = ClientKey::V6 {
-            duid: Some(vec![0, 3, 0, 1, 7]),
-            leasequery: Some((QUERY_BY_CLIENTID, Some(target.clone()))),
+            duid: Some(vec![0, 3, 0, 1, 7].into()),
+            leasequery: Some((QUERY_BY_CLIENTID, Some(target.clone().into()))),
         };
         match classify(&lq, &DRAFT, &lookup) {
             Some(Class::Balanced { stid, .. }) => assert_eq!(stid.bytes, target),
@@ -209,7 +210,7 @@ mod tests {
         }
         assert_eq!(classify(&lq, &KEA, &lookup), Some(Class::Unbalanced));
         lq.key = ClientKey::V6 {
-            duid: Some(vec![0, 3, 0, 1, 7]),
+            duid: Some(vec![0, 3, 0, 1, 7].into()),
             leasequery: Some((1, None)),
         };
         assert_eq!(classify(&lq, &DRAFT, &lookup), Some(Class::Unbalanced));

@@ -11,11 +11,12 @@
 //!   assignment, STATE's server state and since when).
 //!
 //! Events own their bytes (they outlive the frame while answers are awaited); every byte string
-//! is bounded by the message it came from.
+//! is bounded by the message it came from, and kept inline when short ([`KeyBytes`]).
 
 use std::net::{IpAddr, Ipv4Addr};
 
 use super::hba::Hba;
+pub use crate::analyse::KeyBytes;
 use crate::pipeline::Decoded;
 use crate::proto::dhcpv6::msg_type as v6;
 use crate::proto::failover::{self, MessageType, ServerState};
@@ -43,7 +44,7 @@ impl Family {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ServerIdent {
     Addr(IpAddr),
-    Duid(Vec<u8>),
+    Duid(KeyBytes),
 }
 
 impl ServerIdent {
@@ -66,7 +67,7 @@ impl ServerIdent {
         if digits.is_empty() || digits.len() % 2 != 0 || digits.len() > 2 * 130 {
             return None;
         }
-        let mut out = Vec::with_capacity(digits.len() / 2);
+        let mut out = KeyBytes::with_capacity(digits.len() / 2);
         for pair in digits.as_bytes().chunks_exact(2) {
             let hi = char::from(*pair.first()?).to_digit(16)?;
             let lo = char::from(*pair.get(1)?).to_digit(16)?;
@@ -81,15 +82,15 @@ impl ServerIdent {
 pub enum ClientKey {
     V4 {
         /// Option 61's payload (type byte first), when present.
-        client_id: Option<Vec<u8>>,
+        client_id: Option<KeyBytes>,
         chaddr: [u8; 16],
         hlen: u8,
     },
     V6 {
         /// The client DUID (option 1 of the innermost message).
-        duid: Option<Vec<u8>>,
+        duid: Option<KeyBytes>,
         /// LEASEQUERY: the query type and, by client id, the DUID it asks about.
-        leasequery: Option<(u8, Option<Vec<u8>>)>,
+        leasequery: Option<(u8, Option<KeyBytes>)>,
     },
 }
 
@@ -104,7 +105,7 @@ pub struct Request {
     pub xid: u32,
     /// The bytes an answer echoes to name its client: chaddr cut to hlen (v4), the client DUID
     /// (v6, empty without one).
-    pub match_key: Vec<u8>,
+    pub match_key: KeyBytes,
     pub key: ClientKey,
     /// `secs` (v4, seconds) or OPTION_ELAPSED_TIME (v6, hundredths of a second).
     pub elapsed: Option<u16>,
@@ -126,7 +127,7 @@ pub struct Answer {
     pub family: Family,
     pub msg_type: Option<u8>,
     pub xid: u32,
-    pub match_key: Vec<u8>,
+    pub match_key: KeyBytes,
     /// The Server Identifier option.
     pub server_id: Option<ServerIdent>,
     /// The source address when the packet is the server's own (not a relay's copy to the client).
@@ -224,7 +225,7 @@ fn from_v4(
     dst: IpAddr,
 ) -> Option<DhcpEvent> {
     let msg_type = m.message_type();
-    let match_key = m.chaddr.get(..usize::from(m.hlen).min(16))?.to_vec();
+    let match_key = KeyBytes::from_slice(m.chaddr.get(..usize::from(m.hlen).min(16))?);
     let server_id = m
         .server_identifier()
         .map(|a| ServerIdent::Addr(IpAddr::V4(a)));
@@ -238,7 +239,7 @@ fn from_v4(
             xid: m.xid,
             match_key,
             key: ClientKey::V4 {
-                client_id: m.client_identifier().map(|c| c.into_owned()),
+                client_id: m.client_identifier().map(|c| KeyBytes::from_slice(&c)),
                 chaddr: m.chaddr,
                 hlen: m.hlen,
             },
@@ -296,16 +297,19 @@ fn from_v6(
     dst: IpAddr,
 ) -> Option<DhcpEvent> {
     let inner = m.innermost()?;
-    let duid = inner.client_id().map(|d| d.bytes().to_vec());
+    let duid = inner.client_id().map(|d| KeyBytes::from_slice(d.bytes()));
     let match_key = duid.clone().unwrap_or_default();
     let server_id = inner
         .server_id()
-        .map(|d| ServerIdent::Duid(d.bytes().to_vec()));
+        .map(|d| ServerIdent::Duid(KeyBytes::from_slice(d.bytes())));
     let relay_depth = m.relays.len();
     if v6_is_request(inner.msg_type) {
-        let leasequery = inner
-            .lq_query()
-            .map(|q| (q.query_type, q.client_id().map(|d| d.bytes().to_vec())));
+        let leasequery = inner.lq_query().map(|q| {
+            (
+                q.query_type,
+                q.client_id().map(|d| KeyBytes::from_slice(d.bytes())),
+            )
+        });
         return Some(DhcpEvent::Request(Request {
             frame,
             time,
@@ -349,7 +353,10 @@ mod tests {
     #[test]
     fn server_ident_text_round_trips() {
         let d = ServerIdent::parse("00:03:00:01:02:00:00:00:01:01").unwrap();
-        assert_eq!(d, ServerIdent::Duid(vec![0, 3, 0, 1, 2, 0, 0, 0, 1, 1]));
+        assert_eq!(
+            d,
+            ServerIdent::Duid(KeyBytes::from_slice(&[0, 3, 0, 1, 2, 0, 0, 0, 1, 1]))
+        );
         assert_eq!(d.text(), "00:03:00:01:02:00:00:00:01:01");
         assert_eq!(ServerIdent::parse("00030001020000000101"), Some(d));
         assert_eq!(

@@ -153,6 +153,7 @@ impl Registry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analyse::KeyBytes;
     use crate::source::Timestamp;
     use std::net::IpAddr;
 
@@ -163,7 +164,7 @@ mod tests {
             family: Family::V4,
             msg_type: Some(2),
             xid: 1,
-            match_key: vec![],
+            match_key: KeyBytes::default(),
             server_id: id.and_then(ServerIdent::parse),
             server_addr: addr.map(|a| a.parse::<IpAddr>().unwrap()),
             relay_depth: 0,

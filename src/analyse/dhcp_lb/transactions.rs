@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 use foldhash::{HashMap, HashMapExt};
 use std::net::IpAddr;
 
-use super::events::{Answer, Family, Request};
+use super::events::{Answer, Family, KeyBytes, Request};
 use super::profile::{v4_type as v4, v6_type as v6};
 use crate::source::Timestamp;
 
@@ -87,7 +87,7 @@ impl Transmission {
     }
 }
 
-type Key = (Family, u32, Vec<u8>);
+type Key = (Family, u32, KeyBytes);
 
 struct Txn {
     last_seen: Timestamp,
@@ -137,10 +137,6 @@ impl Tracker {
             last_time: Timestamp::default(),
             counters: Counters::default(),
         }
-    }
-
-    fn get_pending(&mut self, seq: u64) -> Option<&mut Transmission> {
-        pending_mut(&mut self.pending, seq)
     }
 
     /// The transmission `seq`, while it waits for its verdict.
@@ -225,19 +221,14 @@ impl Tracker {
         self.last_time = self.last_time.max(a.time);
         self.counters.answers += 1;
         let key: Key = (a.family, a.xid, a.match_key.clone());
-        let open: Vec<u64> = match self.txns.get_mut(&key) {
-            Some(t) => {
-                t.last_seen = a.time;
-                t.open.clone()
-            }
-            None => {
-                self.counters.unmatched_answers += 1;
-                return None;
-            }
+        let Some(txn) = self.txns.get_mut(&key) else {
+            self.counters.unmatched_answers += 1;
+            return None;
         };
+        txn.last_seen = a.time;
         let window = i128::from(self.window_ns);
-        for &seq in open.iter().rev() {
-            let Some(t) = self.get_pending(seq) else {
+        for &seq in txn.open.iter().rev() {
+            let Some(t) = pending_mut(&mut self.pending, seq) else {
                 continue;
             };
             if !answer_types(t.req.family, t.req.msg_type).contains(&a.msg_type) {
@@ -335,7 +326,7 @@ mod tests {
             family: Family::V4,
             msg_type: Some(t),
             xid: 7,
-            match_key: vec![1, 2, 3, 4, 5, 6],
+            match_key: vec![1, 2, 3, 4, 5, 6].into(),
             key: ClientKey::V4 {
                 client_id: None,
                 chaddr: [0; 16],
@@ -357,7 +348,7 @@ mod tests {
             family: Family::V4,
             msg_type: Some(t),
             xid: 7,
-            match_key: vec![1, 2, 3, 4, 5, 6],
+            match_key: vec![1, 2, 3, 4, 5, 6].into(),
             server_id: None,
             server_addr: None,
             relay_depth: 0,

@@ -9,7 +9,7 @@ use std::net::IpAddr;
 use super::seed::{self, LeaseSeed, Outcome};
 use super::{derive, offer, Client, Config, Event, EventKind, Replay, Roles};
 use crate::analyse::finding::{Finding, Subject};
-use crate::analyse::{Analyser, Report};
+use crate::analyse::{Analyser, KeyBytes, Report};
 use crate::dissect::lru::LruMap;
 use crate::pipeline::Decoded;
 use crate::proto::{dhcpv4, AppProtocol, Message};
@@ -81,8 +81,8 @@ impl EventSource {
         match m.message_type() {
             Some(dhcpv4::message_type::DISCOVER) => {
                 let client = Client {
-                    id: m.client_identifier().map(|c| c.into_owned()),
-                    hardware: m.chaddr().map(|c| (m.htype, c.to_vec())),
+                    id: m.client_identifier().map(|c| KeyBytes::from_slice(&c)),
+                    hardware: m.chaddr().map(|c| (m.htype, KeyBytes::from_slice(c))),
                 };
                 let now = d.frame.ts;
                 if now.secs.saturating_sub(self.swept) > DISCOVER_MEMORY_SECS {
@@ -111,7 +111,7 @@ impl EventSource {
                     .map(|x| x.client.clone())
                     .unwrap_or(Client {
                         id: None,
-                        hardware: m.chaddr().map(|c| (m.htype, c.to_vec())),
+                        hardware: m.chaddr().map(|c| (m.htype, KeyBytes::from_slice(c))),
                     });
                 Some(offer(
                     d.frame.number,
@@ -259,7 +259,7 @@ impl FailoverAnalyser {
         };
         if let Some(p) = self.replay.state().pool(&pool) {
             let c = p.counts();
-            let subject = Subject::FailoverPool(pool.clone());
+            let subject = Subject::FailoverPool(pool.to_string());
             let kind = "ISC failover pool";
             let tl = &mut report.timeline;
             tl.gauge(ev.time, &subject, kind, "free", f64::from(c.free));
@@ -431,7 +431,7 @@ mod tests {
 
     fn offered_to(ev: Option<Event>) -> Option<Vec<u8>> {
         match ev.map(|e| e.kind) {
-            Some(EventKind::Offer { client, .. }) => client.id,
+            Some(EventKind::Offer { client, .. }) => client.id.map(|id| id.to_vec()),
             other => panic!("not an offer: {other:?}"),
         }
     }

@@ -11,6 +11,7 @@ use std::net::IpAddr;
 
 use super::event::{Client, Event, EventKind, LeaseUpdate};
 use crate::analyse::dhcp_lb::{Hba, Role};
+use crate::analyse::KeyBytes;
 use crate::proto::failover::{Message, MessageType};
 use crate::source::Timestamp;
 
@@ -27,8 +28,8 @@ impl fmt::Display for Unusable {
 /// The client options of an update, each as present.
 fn client(msg: &Message) -> Client {
     Client {
-        id: msg.client_identifier().map(<[u8]>::to_vec),
-        hardware: msg.chaddr().map(|(t, a)| (t, a.to_vec())),
+        id: msg.client_identifier().map(KeyBytes::from_slice),
+        hardware: msg.chaddr().map(|(t, a)| (t, KeyBytes::from_slice(a))),
     }
 }
 
@@ -227,7 +228,7 @@ mod tests {
         );
         assert_eq!(
             u.client.hardware,
-            Some((1, vec![2, 0xc1, 0x11, 0x87, 0, 0x1d]))
+            Some((1, vec![2, 0xc1, 0x11, 0x87, 0, 0x1d].into()))
         );
         assert_eq!(u.ends, Some(1_796_012_583));
         assert_eq!(u.since, Some(1_796_012_584));
@@ -253,7 +254,7 @@ mod tests {
         let EventKind::LeaseUpdate(u) = derive(&m, 1, t(), Role::Secondary).unwrap().kind else {
             panic!()
         };
-        assert_eq!(u.client.id, Some(vec![]));
+        assert_eq!(u.client.id.as_deref(), Some(&[][..]));
         let key = u.client.key().unwrap();
         assert_eq!(key.stid(), Some(&[1u8, 2, 3][..]), "no htype byte");
         assert_eq!(key.label(), "hw:01:02:03");

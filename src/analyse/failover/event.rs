@@ -4,6 +4,7 @@
 use std::net::Ipv4Addr;
 
 use crate::analyse::dhcp_lb::{Hba, Role};
+use crate::analyse::KeyBytes;
 use crate::proto::failover::{BindingStatus, ServerState};
 use crate::source::Timestamp;
 
@@ -50,9 +51,9 @@ impl ClientKey {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Client {
     /// DHCP option 61 as the client sent it, type byte included.
-    pub id: Option<Vec<u8>>,
+    pub id: Option<KeyBytes>,
     /// Hardware type and address (chaddr cut to hlen).
-    pub hardware: Option<(u8, Vec<u8>)>,
+    pub hardware: Option<(u8, KeyBytes)>,
 }
 
 impl Client {
@@ -60,10 +61,10 @@ impl Client {
     /// hardware address.
     pub fn key(&self) -> Option<ClientKey> {
         match (&self.id, &self.hardware) {
-            (Some(id), _) if !id.is_empty() => Some(ClientKey::ClientId(id.clone())),
+            (Some(id), _) if !id.is_empty() => Some(ClientKey::ClientId(id.to_vec())),
             (_, Some((htype, address))) => Some(ClientKey::Hardware {
                 htype: *htype,
-                address: address.clone(),
+                address: address.to_vec(),
             }),
             _ => None,
         }

@@ -11,6 +11,7 @@
 use super::event::Client;
 use super::state::{LeaseFields, LeaseState, NEVER_USED};
 use crate::analyse::dhcp_lb::Role;
+use crate::analyse::KeyBytes;
 use crate::proto::failover::BindingStatus;
 use crate::source::leases::{Binding, LeaseEntry, LeaseFile, LeaseTime};
 
@@ -58,8 +59,11 @@ pub fn load_as(state: &mut LeaseState, file: &LeaseFile, now: f64, role: Option<
             continue;
         };
         let client = Client {
-            id: e.uid.clone(),
-            hardware: e.hardware.as_ref().map(|h| (h.htype, h.address.clone())),
+            id: e.uid.as_deref().map(KeyBytes::from_slice),
+            hardware: e
+                .hardware
+                .as_ref()
+                .map(|h| (h.htype, KeyBytes::from_slice(&h.address))),
         };
         let ends = match e.ends {
             Some(LeaseTime::At(t)) => t,

@@ -42,7 +42,7 @@ mod tests;
 pub use balancer::{levels, plan, Candidate, Level, Levels, Move, Pass, Plan, Trigger};
 pub use derive::{derive, offer, Roles, Unusable};
 pub use event::{Client, ClientKey, Event, EventKind, LeaseUpdate};
-pub use pools::{PoolMap, PoolRange};
+pub use pools::{PoolMap, PoolName, PoolRange};
 pub use profile::{Params, Profile, ISC_CODE, ISC_DOC};
 pub use replay::{Config, ObservedRun, PoolStats, Replay};
 pub use schedule::{next_check, Window};

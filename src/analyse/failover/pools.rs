@@ -55,6 +55,41 @@ impl FromStr for PoolRange {
     }
 }
 
+/// A pool's name as [`PoolMap::pool_of`] gives it: kept inline when short (every /24's name
+/// is), so that finding an address's pool allocates nothing. Reads as a `&str`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PoolName(smallvec::SmallVec<[u8; 24]>);
+
+impl PoolName {
+    fn new(s: &str) -> Self {
+        PoolName(smallvec::SmallVec::from_slice(s.as_bytes()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        // Only ever made from `&str` or written through `fmt::Write`: always UTF-8.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl std::ops::Deref for PoolName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Debug for PoolName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for PoolName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// How addresses map to pools.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum PoolMap {
@@ -80,18 +115,34 @@ impl PoolMap {
     }
 
     /// The name of the pool holding `a`, or `None` when no configured range holds it.
-    pub fn pool_of(&self, a: Ipv4Addr) -> Option<String> {
+    pub fn pool_of(&self, a: Ipv4Addr) -> Option<PoolName> {
         match self {
             PoolMap::PerSlash24 => {
-                let [x, y, z, _] = a.octets();
-                Some(format!("{x}.{y}.{z}.0/24"))
+                // `x.y.z.0/24`, written digit by digit: this runs for every lease update.
+                let mut buf = [0u8; 16];
+                let mut n = 0;
+                for octet in &a.octets()[..3] {
+                    for (i, d) in [octet / 100, octet / 10 % 10, octet % 10]
+                        .into_iter()
+                        .enumerate()
+                    {
+                        if d != 0 || i == 2 || (i == 1 && *octet >= 100) {
+                            buf[n] = b'0' + d;
+                            n += 1;
+                        }
+                    }
+                    buf[n] = b'.';
+                    n += 1;
+                }
+                buf[n..n + 4].copy_from_slice(b"0/24");
+                Some(PoolName(smallvec::SmallVec::from_slice(&buf[..n + 4])))
             }
             PoolMap::Ranges(rs) => {
                 // Sorted and disjoint: the last range starting at or below `a` is the only one
                 // that can hold it.
                 let i = rs.partition_point(|r| r.first <= a);
                 let r = rs.get(i.checked_sub(1)?)?;
-                r.contains(a).then(|| r.name.clone())
+                r.contains(a).then(|| PoolName::new(&r.name))
             }
         }
     }
@@ -128,6 +179,16 @@ mod tests {
             Some("192.0.2.0/24")
         );
         assert_eq!(m.pool_of(ip("192.0.3.1")).as_deref(), Some("192.0.3.0/24"));
+        // Every octet value, written as the standard formatter writes it.
+        for o in 0..=255u8 {
+            for a in [[o, 0, 255, 7], [10, o, 1, 1], [255, 100, o, 0]] {
+                let [x, y, z, _] = a;
+                assert_eq!(
+                    m.pool_of(Ipv4Addr::from(a)).as_deref(),
+                    Some(format!("{x}.{y}.{z}.0/24").as_str())
+                );
+            }
+        }
     }
 
     #[test]

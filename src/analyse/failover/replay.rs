@@ -447,17 +447,12 @@ impl Replay {
             let _ = self.state.apply(u, sender, now, ev.frame);
             return;
         };
-        let before = self
-            .state
-            .pool(&pool_name)
-            .and_then(|p| p.get(u.address))
-            .cloned();
-        let giveaway = before
-            .as_ref()
-            .is_some_and(|l| l.status == own_status(sender))
+        let before = self.state.pool(&pool_name).and_then(|p| p.get(u.address));
+        let giveaway = before.is_some_and(|l| l.status == own_status(sender))
             && u.status == own_status(sender.peer())
             && self.servers[idx(sender)].state == Some(ServerState::Normal);
         if giveaway {
+            let before = before.cloned();
             self.giveaway(ev, u, &pool_name, before.as_ref(), now, out);
         }
         if let Some(change) = self.state.apply(u, sender, now, ev.frame) {
@@ -690,10 +685,14 @@ impl Replay {
         };
         let c = pool.counts();
         let max = self.cfg.max_series_points;
-        let track = self
-            .tracks
-            .entry(change.pool.clone())
-            .or_insert_with(|| PoolTrack::new(max));
+        // Looked up by `&str`: the name is made a `String` once, for a pool's first point.
+        if !self.tracks.contains_key(change.pool.as_str()) {
+            self.tracks
+                .insert(change.pool.to_string(), PoolTrack::new(max));
+        }
+        let Some(track) = self.tracks.get_mut(change.pool.as_str()) else {
+            return;
+        };
         track.dirty = true;
         let changed = track
             .series

@@ -167,7 +167,7 @@ pub fn snapshot(file: &LeaseFile, s: &Settings) -> Snapshot {
             outside = outside.saturating_add(1);
             continue;
         };
-        let p = seen.entry(name).or_insert(Seen {
+        let p = seen.entry(name.to_string()).or_insert(Seen {
             first: a,
             last: a,
             configured: false,

@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 
 use super::event::{Client, ClientKey, LeaseUpdate};
-use super::pools::PoolMap;
+use super::pools::{PoolMap, PoolName};
 use crate::analyse::dhcp_lb::{Hba, Role};
 use crate::proto::failover::BindingStatus;
 
@@ -302,7 +302,7 @@ impl LeaseFields {
 /// What an update did to the state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Change {
-    pub pool: String,
+    pub pool: PoolName,
     pub address: Ipv4Addr,
     /// The lease before (`None`: first seen).
     pub before: Option<Lease>,
@@ -358,12 +358,12 @@ impl LeaseState {
         self.pools.values()
     }
 
-    pub fn pool_of(&self, a: Ipv4Addr) -> Option<String> {
+    pub fn pool_of(&self, a: Ipv4Addr) -> Option<PoolName> {
         self.map.pool_of(a)
     }
 
     pub fn get(&self, a: Ipv4Addr) -> Option<&Lease> {
-        self.pools.get(&self.map.pool_of(a)?)?.get(a)
+        self.pools.get(self.map.pool_of(a)?.as_str())?.get(a)
     }
 
     /// Leases kept.
@@ -531,7 +531,7 @@ impl LeaseState {
         };
         let exists = self
             .pools
-            .get(&pool_name)
+            .get(pool_name.as_str())
             .is_some_and(|p| p.leases.contains_key(&address));
         if !exists && self.len >= self.max_leases {
             self.evict_one();
@@ -543,11 +543,18 @@ impl LeaseState {
         self.clock += 1;
         let touched = self.clock;
         let next_order = &mut self.next_order;
-        let pool = self.pools.entry(pool_name.clone()).or_insert_with(|| Pool {
-            name: pool_name.clone(),
-            ..Pool::default()
-        });
-        let before = pool.leases.get(&address).cloned();
+        // Looked up by `&str`: a pool's name is made a `String` once, when it is first seen.
+        if !self.pools.contains_key(pool_name.as_str()) {
+            self.pools.insert(
+                pool_name.to_string(),
+                Pool {
+                    name: pool_name.to_string(),
+                    ..Pool::default()
+                },
+            );
+        }
+        let pool = self.pools.get_mut(pool_name.as_str())?;
+        let before = pool.leases.remove(&address);
         let f = make(before.as_ref());
         let order = match &before {
             None => {
@@ -609,7 +616,7 @@ impl LeaseState {
         let Some(name) = self.map.pool_of(address) else {
             return;
         };
-        if let Some(pool) = self.pools.get_mut(&name) {
+        if let Some(pool) = self.pools.get_mut(name.as_str()) {
             if let Some(l) = pool.leases.remove(&address) {
                 let slot = pool.counts.slot(l.status);
                 *slot = slot.saturating_sub(1);
@@ -619,7 +626,7 @@ impl LeaseState {
                 self.evicted += 1;
             }
             if pool.leases.is_empty() {
-                self.pools.remove(&name);
+                self.pools.remove(name.as_str());
             }
         }
     }
@@ -740,8 +747,8 @@ mod tests {
         let mut s = state();
         let with_id = LeaseUpdate {
             client: Client {
-                id: Some(vec![1, 2, 3]),
-                hardware: Some((1, vec![9, 9])),
+                id: Some(vec![1, 2, 3].into()),
+                hardware: Some((1, vec![9, 9].into())),
             },
             ..upd(7, BindingStatus::Active, Some(100))
         };
@@ -752,7 +759,7 @@ mod tests {
         let without = LeaseUpdate {
             client: Client {
                 id: None,
-                hardware: Some((1, vec![8, 8])),
+                hardware: Some((1, vec![8, 8].into())),
             },
             ..upd(7, BindingStatus::Free, Some(200))
         };
@@ -769,7 +776,10 @@ mod tests {
             l.key(Role::Secondary),
             Some(ClientKey::ClientId(vec![1, 2, 3]))
         );
-        assert_eq!(l.client(Role::Secondary).hardware, Some((1, vec![8, 8])));
+        assert_eq!(
+            l.client(Role::Secondary).hardware,
+            Some((1, vec![8, 8].into()))
+        );
         // An ACTIVE update without an identifier clears it on the receiver too.
         let active = LeaseUpdate {
             client: without.client.clone(),
@@ -798,7 +808,7 @@ mod tests {
         );
         let client = Client {
             id: None,
-            hardware: Some((1, vec![5])),
+            hardware: Some((1, vec![5].into())),
         };
         s.offer(ip(3), Role::Secondary, &client, 100.4, 2).unwrap();
         let l = s.get(ip(3)).unwrap();
