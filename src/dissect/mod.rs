@@ -48,11 +48,32 @@ impl Transport {
 
 /// Identifies one direction-independent conversation (an SCTP association, a TCP connection, a
 /// UDP port pair): the two endpoints in a canonical order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ConversationKey {
     pub transport: u8,
     pub a: (IpAddr, u16),
     pub b: (IpAddr, u16),
+}
+
+impl std::hash::Hash for ConversationKey {
+    /// Three words instead of the fields one by one (the derived hash writes each address's
+    /// variant and bytes apart): the key is hashed several times per packet. Equal keys write
+    /// the same words.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // An IPv4 address hashes like the IPv4-compatible IPv6 one (`::a.b.c.d`, deprecated):
+        // a collision at worst, never a wrong match (equality compares the fields).
+        fn word(a: IpAddr) -> u128 {
+            match a {
+                IpAddr::V4(v4) => u128::from(u32::from(v4)),
+                IpAddr::V6(v6) => u128::from(v6),
+            }
+        }
+        state.write_u128(word(self.a.0));
+        state.write_u128(word(self.b.0));
+        state.write_u64(
+            u64::from(self.transport) << 32 | u64::from(self.a.1) << 16 | u64::from(self.b.1),
+        );
+    }
 }
 
 impl ConversationKey {

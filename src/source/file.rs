@@ -485,7 +485,10 @@ impl FileSource {
 impl FrameSource for FileSource {
     fn next_frame(&mut self) -> Result<Option<Frame<'_>>, SourceError> {
         if self.pending > 0 {
-            self.reader.consume(self.pending);
+            // Without moving what is left to the front of the buffer (`consume` does that each
+            // time half the buffer is read, copying up to half of it): a refill moves only the
+            // incomplete record it finds there.
+            self.reader.consume_noshift(self.pending);
             self.pending = 0;
         }
         if self.finished {

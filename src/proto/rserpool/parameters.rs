@@ -210,7 +210,13 @@ pub(crate) fn walk_params(
     depth: usize,
 ) -> (Vec<Parameter>, u8) {
     let mut cut = 0;
-    let mut out = Vec::new();
+    // Most lists hold one to four parameters: one allocation of that size, not the growing
+    // path's.
+    let mut out = if buf.is_empty() {
+        Vec::new()
+    } else {
+        Vec::with_capacity(4)
+    };
     if depth > MAX_DEPTH {
         ctx.error(
             base,
