@@ -2,15 +2,17 @@
 
 use std::fmt;
 
+use crate::analyse::KeyBytes;
 use crate::field::printable;
 
-/// A pool handle as it came on the wire (opaque bytes; RSPLIB uses text).
+/// A pool handle as it came on the wire (opaque bytes; RSPLIB uses text). Kept inline when
+/// short (a handle is taken from every message).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PoolHandle(pub Vec<u8>);
+pub struct PoolHandle(KeyBytes);
 
 impl PoolHandle {
     pub fn new(bytes: &[u8]) -> Self {
-        PoolHandle(bytes.to_vec())
+        PoolHandle(KeyBytes::from_slice(bytes))
     }
 
     pub fn as_bytes(&self) -> &[u8] {
@@ -29,7 +31,7 @@ impl fmt::Display for PoolHandle {
             return f.write_str(text);
         }
         f.write_str("0x")?;
-        for b in &self.0 {
+        for b in self.0.iter() {
             write!(f, "{b:02x}")?;
         }
         Ok(())

@@ -52,6 +52,9 @@ pub struct ProfilePool {
     pub unmodelled_resolutions: u64,
     /// Buffers the reference answer is worked out in, kept between answers.
     scratch: Scratch,
+    /// Buffers the order of an answer is checked in (the listed members, their order keys, the
+    /// listed ids sorted), kept between answers.
+    order: (Vec<u32>, Vec<u64>, Vec<u32>),
 }
 
 /// What an answer gave.
@@ -78,6 +81,7 @@ impl ProfilePool {
             deviations: 0,
             unmodelled_resolutions: 0,
             scratch: Scratch::default(),
+            order: Default::default(),
         }
     }
 
@@ -289,20 +293,33 @@ impl ProfilePool {
             ));
         }
         if !random {
-            let known: Vec<u32> = distinct
-                .iter()
-                .copied()
-                .filter(|id| pool.member(*id).is_some())
-                .collect();
-            let keys: Option<Vec<u64>> = known.iter().map(|id| pool.order_key(*id)).collect();
-            if let Some(keys) = keys.filter(|k| !k.is_empty()) {
+            let (known, keys, seen) = &mut self.order;
+            known.clear();
+            known.extend(
+                distinct
+                    .iter()
+                    .copied()
+                    .filter(|id| pool.member(*id).is_some()),
+            );
+            keys.clear();
+            let mut keyed = true;
+            for id in known.iter() {
+                match pool.order_key(*id) {
+                    Some(k) => keys.push(k),
+                    None => {
+                        keyed = false;
+                        break;
+                    }
+                }
+            }
+            if keyed && !keys.is_empty() {
                 if keys.windows(2).any(|w| matches!(w, [a, b] if a > b)) {
                     let mut sorted: Vec<(u64, u32)> =
                         keys.iter().copied().zip(known.iter().copied()).collect();
                     sorted.sort_by_key(|(k, _)| *k);
                     let listed: Vec<String> = known
                         .iter()
-                        .zip(&keys)
+                        .zip(keys.iter())
                         .map(|(id, k)| format!("{} ({})", pe_hex(*id), key_text(policy, *k)))
                         .collect();
                     drafts.push(Draft::new(
@@ -319,11 +336,12 @@ impl ProfilePool {
                 let highest = keys.iter().copied().max().unwrap_or(0);
                 let (worst_id, _) = known
                     .iter()
-                    .zip(&keys)
+                    .zip(keys.iter())
                     .max_by_key(|(_, k)| **k)
                     .map(|(id, k)| (*id, *k))
                     .unwrap_or((0, 0));
-                let mut seen = distinct.clone();
+                seen.clear();
+                seen.extend_from_slice(&distinct);
                 seen.sort_unstable();
                 let lower: Vec<(u32, u64)> = pool
                     .members()
