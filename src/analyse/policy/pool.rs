@@ -238,7 +238,9 @@ impl Pool {
     pub fn answer(&self, items: usize, rng: &mut Rng) -> Vec<u32> {
         let mut scratch = Scratch::default();
         self.answer_indices(items, rng, &mut scratch);
-        self.ids_of(&scratch.picked)
+        let mut ids = Vec::with_capacity(scratch.picked.len());
+        self.ids_into(&scratch.picked, &mut ids);
+        ids
     }
 
     /// The reference answer as member indices, left in `scratch.picked`; the scratch buffers are
@@ -310,12 +312,13 @@ impl Pool {
         report
     }
 
-    /// The PE ids of members given by index (an answer in `Scratch::picked`).
-    pub(crate) fn ids_of(&self, indices: &[usize]) -> Vec<u32> {
-        indices
-            .iter()
-            .filter_map(|&i| self.members.get(i).map(|m| m.pe_id))
-            .collect()
+    /// The PE ids of members given by index (an answer in `Scratch::picked`), into `out`.
+    pub(crate) fn ids_into(&self, indices: &[usize], out: &mut Vec<u32>) {
+        out.extend(
+            indices
+                .iter()
+                .filter_map(|&i| self.members.get(i).map(|m| m.pe_id)),
+        );
     }
 
     /// `commit` of an answer given as distinct member indices (what `answer_indices` gives).

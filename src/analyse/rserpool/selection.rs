@@ -53,8 +53,8 @@ pub struct ProfilePool {
     /// Buffers the reference answer is worked out in, kept between answers.
     scratch: Scratch,
     /// Buffers the order of an answer is checked in (the listed members, their order keys, the
-    /// listed ids sorted), kept between answers.
-    order: (Vec<u32>, Vec<u64>, Vec<u32>),
+    /// listed ids sorted) and the reference answer is written in, kept between answers.
+    order: (Vec<u32>, Vec<u64>, Vec<u32>, Vec<u32>),
 }
 
 /// What an answer gave.
@@ -167,12 +167,27 @@ impl ProfilePool {
 
     /// Checks one answer `observed` to a request for `requested` items (see the module docs),
     /// then advances the state as the registrar did. `None` when the profile cannot run the pool.
+    #[cfg(test)]
     pub fn check(
         &mut self,
         membership: &Membership,
         requested: Option<u32>,
         observed: &[u32],
         frame: u64,
+    ) -> Option<Checked> {
+        self.check_with(membership, requested, observed, frame, true)
+    }
+
+    /// [`Self::check`], giving the reference answer and the members' probabilities in the
+    /// result only when `detail` says so (they are made for the timeline; the findings are the
+    /// same either way).
+    pub fn check_with(
+        &mut self,
+        membership: &Membership,
+        requested: Option<u32>,
+        observed: &[u32],
+        frame: u64,
+        detail: bool,
     ) -> Option<Checked> {
         self.resolutions += 1;
         if self.pool.is_none() {
@@ -201,12 +216,13 @@ impl ProfilePool {
         };
         let pool = self.pool.as_mut()?;
         let cap = self.profile.items_for(requested, usize::MAX);
-        let expected: Vec<u32> = if random {
-            Vec::new()
-        } else {
+        // In the buffer kept for it, given back below.
+        let mut expected = std::mem::take(&mut self.order.3);
+        expected.clear();
+        if !random {
             pool.answer_indices(items, &mut Rng::new(0), &mut self.scratch);
-            pool.ids_of(&self.scratch.picked)
-        };
+            pool.ids_into(&self.scratch.picked, &mut expected);
+        }
         let expected_len = if random {
             shares.iter().filter(|s| s.first > 0.0).count().min(items)
         } else {
@@ -293,7 +309,7 @@ impl ProfilePool {
             ));
         }
         if !random {
-            let (known, keys, seen) = &mut self.order;
+            let (known, keys, seen, _) = &mut self.order;
             known.clear();
             known.extend(
                 distinct
@@ -411,7 +427,9 @@ impl ProfilePool {
             self.fit.add(shares, observed, pool.len());
             self.fit_frame = frame;
         }
-        let probabilities = if random {
+        let probabilities = if !detail {
+            Vec::new()
+        } else if random {
             shares
                 .iter()
                 .map(|s| (s.pe_id, s.first, s.included))
@@ -429,9 +447,11 @@ impl ProfilePool {
         self.deviations = self
             .deviations
             .saturating_add(u64::try_from(deviations).unwrap_or(u64::MAX));
+        let reference = (detail && !random).then(|| expected.clone());
+        self.order.3 = expected;
         Some(Checked {
             drafts,
-            expected: (!random).then_some(expected),
+            expected: reference,
             probabilities,
         })
     }

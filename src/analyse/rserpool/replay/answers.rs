@@ -95,8 +95,12 @@ impl Replay {
         }
         let mut lead = None;
         let membership = &e.membership;
+        // Only the lead profile's probabilities are used, and only by the timeline.
+        let recording = report.timeline.recording();
         for (i, p) in e.profiles.iter_mut().enumerate() {
-            let Some(checked) = p.check(membership, items, &observed, meta.frame) else {
+            let detail = i == 0 && recording;
+            let Some(checked) = p.check_with(membership, items, &observed, meta.frame, detail)
+            else {
                 continue;
             };
             let Checked {
