@@ -93,10 +93,13 @@ pub fn parse_header(data: &[u8]) -> Result<CommonHeader, DecodeError> {
 
 /// The CRC32c of a packet computed with its checksum field as zero.
 pub fn crc32c(packet: &[u8]) -> u32 {
-    let head = packet.get(..8).unwrap_or(packet);
+    // The common header with its checksum field zeroed, then the rest: two calls, not three.
+    let mut head = [0u8; 12];
+    let n = packet.len().min(8);
+    head[..n].copy_from_slice(packet.get(..n).unwrap_or_default());
+    let head = &head[..n + 4];
     let rest = packet.get(12..).unwrap_or(&[]);
-    let c = crc32c::crc32c_append(crc32c::crc32c(head), &[0; 4]);
-    crc32c::crc32c_append(c, rest)
+    crc32c::crc32c_append(crc32c::crc32c(head), rest)
 }
 
 /// One chunk of a packet.
@@ -290,6 +293,18 @@ mod tests {
         assert_eq!(d.data, b"hello");
         assert_eq!(&p[d.data_offset..d.data_offset + 5], b"hello");
         assert_eq!(parse_header(&p).unwrap().checksum, crc32c(&p));
+        // The same as the header, four zero bytes and the rest, at every length.
+        for len in 0..p.len() {
+            let q = &p[..len];
+            let mut zeroed = q.to_vec();
+            for b in zeroed.iter_mut().skip(8).take(4) {
+                *b = 0;
+            }
+            if len < 12 {
+                zeroed.resize(len.min(8) + 4, 0);
+            }
+            assert_eq!(crc32c(q), crc32c::crc32c(&zeroed), "{len}");
+        }
         // A chunk length past the end.
         let mut bad = p.clone();
         bad[12 + 16 + 2] = 0x40;
