@@ -66,7 +66,7 @@ impl PoolName {
     }
 
     pub fn as_str(&self) -> &str {
-        // Only ever made from `&str` or written through `fmt::Write`: always UTF-8.
+        // Only ever made from a `&str` or from ASCII digits and punctuation: always UTF-8.
         std::str::from_utf8(&self.0).unwrap_or_default()
     }
 }
