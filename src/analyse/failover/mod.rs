@@ -39,6 +39,23 @@ pub mod state;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
+
+/// The value for pool `name` in a map keyed by pool name, made by `make` when there is none. Looked
+/// up by `&str`, so that the name becomes a `String` only for a pool's first entry (this runs
+/// for every lease update). `None` only if the map refuses the insert, which a `BTreeMap` never
+/// does.
+pub(crate) fn pool_entry<'m, V>(
+    map: &'m mut BTreeMap<String, V>,
+    name: &str,
+    make: impl FnOnce() -> V,
+) -> Option<&'m mut V> {
+    if !map.contains_key(name) {
+        map.insert(name.to_string(), make());
+    }
+    map.get_mut(name)
+}
+
 pub use balancer::{levels, plan, Candidate, Level, Levels, Move, Pass, Plan, Trigger};
 pub use derive::{derive, offer, Roles, Unusable};
 pub use event::{Client, ClientKey, Event, EventKind, LeaseUpdate};

@@ -9,6 +9,8 @@ use std::fmt;
 use std::net::Ipv4Addr;
 use std::str::FromStr;
 
+use crate::analyse::KeyBytes;
+
 /// One configured pool: an inclusive address range with a name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PoolRange {
@@ -58,11 +60,11 @@ impl FromStr for PoolRange {
 /// A pool's name as [`PoolMap::pool_of`] gives it: kept inline when short (every /24's name
 /// is), so that finding an address's pool allocates nothing. Reads as a `&str`.
 #[derive(Clone, PartialEq, Eq)]
-pub struct PoolName(smallvec::SmallVec<[u8; 24]>);
+pub struct PoolName(KeyBytes);
 
 impl PoolName {
     fn new(s: &str) -> Self {
-        PoolName(smallvec::SmallVec::from_slice(s.as_bytes()))
+        PoolName(KeyBytes::from_slice(s.as_bytes()))
     }
 
     pub fn as_str(&self) -> &str {
@@ -135,7 +137,7 @@ impl PoolMap {
                     n += 1;
                 }
                 buf[n..n + 4].copy_from_slice(b"0/24");
-                Some(PoolName(smallvec::SmallVec::from_slice(&buf[..n + 4])))
+                Some(PoolName(KeyBytes::from_slice(&buf[..n + 4])))
             }
             PoolMap::Ranges(rs) => {
                 // Sorted and disjoint: the last range starting at or below `a` is the only one

@@ -685,12 +685,8 @@ impl Replay {
         };
         let c = pool.counts();
         let max = self.cfg.max_series_points;
-        // Looked up by `&str`: the name is made a `String` once, for a pool's first point.
-        if !self.tracks.contains_key(change.pool.as_str()) {
-            self.tracks
-                .insert(change.pool.to_string(), PoolTrack::new(max));
-        }
-        let Some(track) = self.tracks.get_mut(change.pool.as_str()) else {
+        let Some(track) = super::pool_entry(&mut self.tracks, &change.pool, || PoolTrack::new(max))
+        else {
             return;
         };
         track.dirty = true;

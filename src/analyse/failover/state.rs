@@ -543,17 +543,10 @@ impl LeaseState {
         self.clock += 1;
         let touched = self.clock;
         let next_order = &mut self.next_order;
-        // Looked up by `&str`: a pool's name is made a `String` once, when it is first seen.
-        if !self.pools.contains_key(pool_name.as_str()) {
-            self.pools.insert(
-                pool_name.to_string(),
-                Pool {
-                    name: pool_name.to_string(),
-                    ..Pool::default()
-                },
-            );
-        }
-        let pool = self.pools.get_mut(pool_name.as_str())?;
+        let pool = super::pool_entry(&mut self.pools, &pool_name, || Pool {
+            name: pool_name.to_string(),
+            ..Pool::default()
+        })?;
         let before = pool.leases.remove(&address);
         let f = make(before.as_ref());
         let order = match &before {
