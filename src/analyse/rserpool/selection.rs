@@ -52,9 +52,21 @@ pub struct ProfilePool {
     pub unmodelled_resolutions: u64,
     /// Buffers the reference answer is worked out in, kept between answers.
     scratch: Scratch,
-    /// Buffers the order of an answer is checked in (the listed members, their order keys, the
-    /// listed ids sorted) and the reference answer is written in, kept between answers.
-    order: (Vec<u32>, Vec<u64>, Vec<u32>, Vec<u32>),
+    /// Buffers an answer is checked in, kept between answers.
+    bufs: CheckBuffers,
+}
+
+/// The buffers [`ProfilePool::check_with`] works in.
+#[derive(Clone, Debug, Default)]
+struct CheckBuffers {
+    /// The reference answer.
+    expected: Vec<u32>,
+    /// The answer's PEs that are members, in the answer's order.
+    known: Vec<u32>,
+    /// Their order keys.
+    keys: Vec<u64>,
+    /// The answer's distinct PEs, sorted.
+    seen: Vec<u32>,
 }
 
 /// What an answer gave.
@@ -81,7 +93,7 @@ impl ProfilePool {
             deviations: 0,
             unmodelled_resolutions: 0,
             scratch: Scratch::default(),
-            order: Default::default(),
+            bufs: CheckBuffers::default(),
         }
     }
 
@@ -217,7 +229,7 @@ impl ProfilePool {
         let pool = self.pool.as_mut()?;
         let cap = self.profile.items_for(requested, usize::MAX);
         // In the buffer kept for it, given back below.
-        let mut expected = std::mem::take(&mut self.order.3);
+        let mut expected = std::mem::take(&mut self.bufs.expected);
         expected.clear();
         if !random {
             pool.answer_indices(items, &mut Rng::new(0), &mut self.scratch);
@@ -309,7 +321,9 @@ impl ProfilePool {
             ));
         }
         if !random {
-            let (known, keys, seen, _) = &mut self.order;
+            let CheckBuffers {
+                known, keys, seen, ..
+            } = &mut self.bufs;
             known.clear();
             known.extend(
                 distinct
@@ -448,7 +462,7 @@ impl ProfilePool {
             .deviations
             .saturating_add(u64::try_from(deviations).unwrap_or(u64::MAX));
         let reference = (detail && !random).then(|| expected.clone());
-        self.order.3 = expected;
+        self.bufs.expected = expected;
         Some(Checked {
             drafts,
             expected: reference,
