@@ -145,7 +145,10 @@ fn build(kind: &str, i: u64, out: &mut Vec<u8>) {
                     AsapType::Registration as u8,
                     0,
                     Fixed::None,
-                    vec![Parameter::PoolHandle(handle), Parameter::PoolElement(pe)],
+                    vec![
+                        Parameter::PoolHandle(handle.into()),
+                        Parameter::PoolElement(pe),
+                    ],
                 )
             } else {
                 Message::new(
@@ -154,7 +157,7 @@ fn build(kind: &str, i: u64, out: &mut Vec<u8>) {
                     AsapType::HandleResolution as u8,
                     0,
                     Fixed::None,
-                    vec![Parameter::PoolHandle(handle)],
+                    vec![Parameter::PoolHandle(handle.into())],
                 )
             }
             .emit();

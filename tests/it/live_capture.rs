@@ -176,7 +176,7 @@ fn asap_registration_over_sctp() -> Vec<u8> {
         1,
         0,
         Fixed::None,
-        vec![Parameter::PoolHandle(POOL.to_vec())],
+        vec![Parameter::PoolHandle(POOL.into())],
     )
     .emit();
     let chunks = vec![Chunk::Data {

@@ -173,8 +173,9 @@ fn parameter(enc: Encoding) -> BoxedStrategy<Parameter> {
         address().boxed(),
         transport(enc).boxed(),
         policy(enc).boxed(),
-        vec(any::<u8>(), 1..24)
-            .prop_map(Parameter::PoolHandle)
+        // Past 32 bytes too: a handle is inline up to 32 and on the heap beyond.
+        vec(any::<u8>(), 1..40)
+            .prop_map(|h| Parameter::PoolHandle(h.into()))
             .boxed(),
         pool_element(enc).boxed(),
         server_information(enc).boxed(),

@@ -72,7 +72,7 @@ fn asap(t: AsapType, flags: u8, fixed: Fixed, params: Vec<Parameter>) -> Message
 }
 
 fn handle(pool: &[u8]) -> Parameter {
-    Parameter::PoolHandle(pool.to_vec())
+    Parameter::PoolHandle(pool.into())
 }
 
 fn cause(code: u16) -> Parameter {

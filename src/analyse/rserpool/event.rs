@@ -447,10 +447,10 @@ mod tests {
             },
             vec![
                 pe(9), // before any handle: belongs to no pool
-                Parameter::PoolHandle(b"A".to_vec()),
+                Parameter::PoolHandle(b"A"[..].into()),
                 pe(1),
                 pe(2),
-                Parameter::PoolHandle(b"B".to_vec()),
+                Parameter::PoolHandle(b"B"[..].into()),
                 pe(3),
             ],
         );
@@ -477,7 +477,7 @@ mod tests {
             AsapType::Registration as u8,
             0,
             Fixed::None,
-            vec![Parameter::PoolHandle(b"A".to_vec())],
+            vec![Parameter::PoolHandle(b"A"[..].into())],
         );
         assert_eq!(asap_event(AsapType::Registration, &m), None);
         let m = Message::new(
@@ -486,7 +486,7 @@ mod tests {
             AsapType::HandleResolution as u8,
             0,
             Fixed::None,
-            vec![Parameter::PoolHandle(b"A".to_vec())],
+            vec![Parameter::PoolHandle(b"A"[..].into())],
         );
         assert_eq!(
             asap_event(AsapType::HandleResolution, &m),

@@ -493,14 +493,16 @@ impl ProfilePool {
     }
 }
 
+/// PE ids of one answer, inline for the usual few.
+type Ids = smallvec::SmallVec<[u32; 8]>;
+
 /// The ids of an answer once each in wire order, and those listed more than once (in the order
 /// they repeat).
-fn distinct_and_repeated(observed: &[u32]) -> (Vec<u32>, Vec<u32>) {
-    // An answer lists a few PEs: looking back is quicker than sorting a copy, and allocates
-    // only the lists returned.
+fn distinct_and_repeated(observed: &[u32]) -> (Ids, Ids) {
+    // An answer lists a few PEs: looking back is quicker than sorting a copy, and the lists
+    // returned are inline up to their size.
     if observed.len() <= 32 {
-        let mut distinct = Vec::with_capacity(observed.len());
-        let mut repeated = Vec::new();
+        let (mut distinct, mut repeated) = (Ids::new(), Ids::new());
         for (i, id) in observed.iter().enumerate() {
             let before = observed.get(..i).unwrap_or_default();
             match before.iter().filter(|b| *b == id).count() {
@@ -515,7 +517,7 @@ fn distinct_and_repeated(observed: &[u32]) -> (Vec<u32>, Vec<u32>) {
     ids.sort_unstable();
     ids.dedup();
     let mut count = vec![0u32; ids.len()];
-    let (mut distinct, mut repeated) = (Vec::with_capacity(ids.len()), Vec::new());
+    let (mut distinct, mut repeated) = (Ids::new(), Ids::new());
     for id in observed {
         let Some(c) = ids.binary_search(id).ok().and_then(|i| count.get_mut(i)) else {
             continue;
@@ -719,11 +721,12 @@ mod tests {
 
     #[test]
     fn repeats_are_found_in_wire_order() {
+        let lists = |(d, r): (Ids, Ids)| (d.to_vec(), r.to_vec());
         assert_eq!(
-            distinct_and_repeated(&[3, 1, 3, 2, 1, 3]),
+            lists(distinct_and_repeated(&[3, 1, 3, 2, 1, 3])),
             (vec![3, 1, 2], vec![3, 1])
         );
-        assert_eq!(distinct_and_repeated(&[]), (vec![], vec![]));
+        assert_eq!(lists(distinct_and_repeated(&[])), (vec![], vec![]));
         // Long answers take the sorting path: the same result.
         let long: Vec<u32> = (0..40)
             .map(|i| [7, 3, 7, 9, 3, 7][i % 6] + (i as u32 / 6) * 10)
@@ -734,7 +737,7 @@ mod tests {
         let (distinct, repeated) = distinct_and_repeated(&long);
         let mut d = distinct.clone();
         d.sort_unstable();
-        assert_eq!(d, ids);
+        assert_eq!(d.as_slice(), ids);
         assert_eq!(&distinct[..3], &[7, 3, 9]);
         assert_eq!(&repeated[..2], &[7, 3]);
         // Thirty ids (the looking-back path) and the same with a new id three times (past 32,

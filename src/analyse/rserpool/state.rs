@@ -1,6 +1,7 @@
 //! What the replay holds per registrar: its pools (membership and one selection state per
 //! profile), bounded, with the counts the reports show.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::handle::PoolHandle;
@@ -99,19 +100,16 @@ impl RegistrarState {
         profiles: &[&'static Profile],
     ) -> Option<&mut PoolEntry> {
         self.tick += 1;
-        if !self.pools.contains_key(handle) {
-            if !create {
-                return None;
-            }
-            if self.pools.len() >= MAX_POOLS {
-                self.evict_one(profiles.len());
-            }
-            self.pools
-                .insert(handle.clone(), PoolEntry::new(handle, profiles));
+        if create && self.pools.len() >= MAX_POOLS && !self.pools.contains_key(handle) {
+            self.evict_one(profiles.len());
         }
-        let tick = self.tick;
-        let e = self.pools.get_mut(handle)?;
-        e.last_active = tick;
+        // One search of the map (a handle's clone is a copy of inline bytes).
+        let e = match self.pools.entry(handle.clone()) {
+            Entry::Occupied(o) => o.into_mut(),
+            Entry::Vacant(v) if create => v.insert(PoolEntry::new(handle, profiles)),
+            Entry::Vacant(_) => return None,
+        };
+        e.last_active = self.tick;
         Some(e)
     }
 

@@ -53,9 +53,8 @@ impl EmitCtx {
             Parameter::Ipv6(a) => o.extend_from_slice(&a.octets()),
             Parameter::Transport(t) => t.emit_value(self, o),
             Parameter::Policy(x) => x.emit_value(o),
-            Parameter::PoolHandle(b) | Parameter::Cookie(b) | Parameter::OpaqueTransport(b) => {
-                o.extend_from_slice(b)
-            }
+            Parameter::PoolHandle(b) => o.extend_from_slice(b),
+            Parameter::Cookie(b) | Parameter::OpaqueTransport(b) => o.extend_from_slice(b),
             Parameter::PoolElement(pe) => {
                 o.extend_from_slice(&pe.pe_id.to_be_bytes());
                 o.extend_from_slice(&pe.home_server_id.to_be_bytes());

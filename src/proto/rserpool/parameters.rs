@@ -35,6 +35,9 @@ impl Ctx<'_> {
     }
 }
 
+/// A pool handle's bytes.
+pub type HandleBytes = smallvec::SmallVec<[u8; 32]>;
+
 /// One parameter.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Parameter {
@@ -42,7 +45,8 @@ pub enum Parameter {
     Ipv6(Ipv6Addr),
     Transport(Transport),
     Policy(Policy),
-    PoolHandle(Vec<u8>),
+    /// Inline up to 32 bytes (RFC 5354 suggests handles of at most 32).
+    PoolHandle(HandleBytes),
     PoolElement(PoolElement),
     ServerInformation(ServerInformation),
     OperationError(OperationError),
@@ -210,13 +214,8 @@ pub(crate) fn walk_params(
     depth: usize,
 ) -> (Vec<Parameter>, u8) {
     let mut cut = 0;
-    // Most lists hold one to four parameters: one allocation of that size, not the growing
-    // path's.
-    let mut out = if buf.is_empty() {
-        Vec::new()
-    } else {
-        Vec::with_capacity(4)
-    };
+    // One allocation of the size the list will have, not the growing path's.
+    let mut out = Vec::with_capacity(tlv_count(buf));
     if depth > MAX_DEPTH {
         ctx.error(
             base,
@@ -268,6 +267,20 @@ pub(crate) fn walk_params(
     (out, cut)
 }
 
+/// How many entries walking `buf` can give: its TLVs as their length fields chain, one more for
+/// a rest that does not make a TLV (an unprocessed tail). A count, never trusted for more.
+fn tlv_count(buf: &[u8]) -> usize {
+    let (mut n, mut off) = (0, 0);
+    while off < buf.len() {
+        n += 1;
+        match be16(buf, off + 2) {
+            Some(len) if len >= 4 => off += super::wire::padded(usize::from(len)),
+            _ => break,
+        }
+    }
+    n
+}
+
 /// Decodes the value of a parameter of a known kind; one that does not fit its kind becomes
 /// [`Parameter::Invalid`] with an error.
 fn parse_value(
@@ -303,7 +316,7 @@ fn parse_value(
             Transport::parse(ctx, protocol, value, base, depth).map(Parameter::Transport)
         }
         ParamKind::Policy => Policy::parse(value, ctx.enc, base, ctx.errors).map(Parameter::Policy),
-        ParamKind::PoolHandle => Some(Parameter::PoolHandle(value.to_vec())),
+        ParamKind::PoolHandle => Some(Parameter::PoolHandle(HandleBytes::from_slice(value))),
         ParamKind::PoolElement => parse_pool_element(ctx, value, base, depth),
         ParamKind::ServerInformation => parse_server_information(ctx, value, base, depth),
         ParamKind::OperationError => Some(Parameter::OperationError(OperationError::parse(
@@ -494,10 +507,41 @@ mod tests {
     }
 
     #[test]
+    fn lists_are_allocated_at_their_length() {
+        // A PE with an opaque transport, a policy and an SCTP transport of two addresses; then a
+        // stop-unknown parameter (0x8000 clear: stop) followed by bytes left unprocessed; then
+        // a tail too short for a header.
+        let mut pe = vec![0, 0xa, 0, 0, 0, 0, 0, 7, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff];
+        pe.extend_from_slice(&[0, 0x10, 0, 7, b'a', b'b', b'c', 0]);
+        pe.extend_from_slice(&[0, 8, 0, 8, 0, 0, 0, 1]);
+        pe.extend_from_slice(&[0, 4, 0, 24, 0x9c, 0x41, 0, 0]);
+        pe.extend_from_slice(&[0, 1, 0, 8, 192, 0, 2, 10, 0, 1, 0, 8, 192, 0, 2, 11]);
+        let n = pe.len() as u16;
+        pe[2..4].copy_from_slice(&n.to_be_bytes());
+        let mut stop = pe.clone();
+        stop.extend_from_slice(&[0x3f, 0x00, 0, 4, 0, 9, 0, 5, b'x', 0, 0, 0]);
+        let mut short = pe.clone();
+        short.extend_from_slice(&[0, 9]);
+        for (b, len) in [(&pe, 1), (&stop, 3), (&short, 2)] {
+            let (ps, _) = params(b, Encoding::Rfc);
+            assert_eq!((ps.len(), ps.capacity()), (len, len), "{ps:?}");
+            let Parameter::PoolElement(p) = &ps[0] else {
+                panic!("{ps:?}")
+            };
+            assert_eq!((p.params.len(), p.params.capacity()), (3, 3));
+            let t = p.transports().next().expect("the SCTP transport");
+            assert_eq!((t.addresses.len(), t.addresses.capacity()), (2, 2));
+        }
+    }
+
+    #[test]
     fn non_zero_padding_is_reported() {
         let b = [0, 9, 0, 5, b'x', 1, 0, 0];
         let (ps, e) = params(&b, Encoding::Rfc);
-        assert_eq!(ps, vec![Parameter::PoolHandle(b"x".to_vec())]);
+        assert_eq!(
+            ps,
+            vec![Parameter::PoolHandle(HandleBytes::from_slice(b"x"))]
+        );
         assert_eq!(e.len(), 1);
         assert_eq!(e[0].offset, 105);
     }

@@ -213,6 +213,9 @@ pub fn policy_kind(code: u32, enc: Encoding) -> PolicyKind {
 /// Largest load/degradation value of the legacy encodings (24 bits = 100 %).
 pub const LEGACY_FULL: u32 = 0x00ff_ffff;
 
+/// A policy's value words, inline up to four (no policy defines more).
+pub type PolicyValues = smallvec::SmallVec<[u32; 4]>;
+
 /// The value of a Pool Member Selection Policy parameter, as on the wire.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Policy {
@@ -222,8 +225,8 @@ pub struct Policy {
     pub code: u32,
     /// The values after the type, as on the wire. RFC: one per 32-bit word. Legacy: first the
     /// 24-bit value that shares the type's word (reserved for RR and RAND), then each following
-    /// word whole (its 8 reserved bits included).
-    pub values: Vec<u32>,
+    /// word whole (its 8 reserved bits included). Inline: a policy has at most four.
+    pub values: PolicyValues,
     /// Bytes after the last whole word (a length that is not a multiple of 4).
     pub rest: Vec<u8>,
 }
@@ -232,7 +235,7 @@ impl Policy {
     /// A policy of `kind` in `enc` with the given values (in the encoding's own scale).
     pub fn new(enc: Encoding, kind: PolicyKind, values: &[u32]) -> Option<Policy> {
         let code = policy_code(kind, enc)?;
-        let mut values = values.to_vec();
+        let mut values = PolicyValues::from_slice(values);
         if enc != Encoding::Rfc && values.is_empty() {
             values.push(0);
         }
@@ -362,9 +365,9 @@ impl Policy {
             return None;
         };
         let (code, mut values) = if enc == Encoding::Rfc {
-            (first, Vec::new())
+            (first, PolicyValues::new())
         } else {
-            (first >> 24, vec![first & LEGACY_FULL])
+            (first >> 24, smallvec::smallvec![first & LEGACY_FULL])
         };
         let words = value.get(4..).unwrap_or_default();
         let mut chunks = words.chunks_exact(4);
@@ -486,7 +489,7 @@ mod tests {
         let (p, e) = parse(&[1, 0, 0, 0], Encoding::Rsplib2007);
         assert!(e.is_empty());
         assert_eq!(p.kind(), PolicyKind::RoundRobin);
-        assert_eq!(p.values, vec![0]);
+        assert_eq!(p.values.as_slice(), [0]);
     }
 
     #[test]

@@ -68,7 +68,7 @@ fn op_error() -> Parameter {
 }
 
 fn handle() -> Parameter {
-    Parameter::PoolHandle(b"Syn-RR".to_vec())
+    Parameter::PoolHandle(HandleBytes::from_slice(b"Syn-RR"))
 }
 
 /// A plausible message of every type, in `enc`.
@@ -739,7 +739,7 @@ fn a_length_that_leaves_the_last_padding_out_round_trips_and_nested_ones_are_rep
         AsapType::HandleResolution as u8,
         0,
         Fixed::None,
-        vec![Parameter::PoolHandle(b"abcde".to_vec())],
+        vec![Parameter::PoolHandle(HandleBytes::from_slice(b"abcde"))],
     )
     .emit();
     assert_eq!(canonical.len(), 16);

@@ -180,7 +180,7 @@ impl Wire {
     }
 
     fn handle(h: &[u8]) -> Parameter {
-        Parameter::PoolHandle(h.to_vec())
+        Parameter::PoolHandle(h.into())
     }
 
     pub fn registration(&self, handle: &[u8], pe: &PeWire) -> Message {
@@ -377,7 +377,7 @@ impl Wire {
     ) -> Message {
         let mut params = Vec::new();
         for (h, pes) in entries {
-            params.push(Parameter::PoolHandle(h));
+            params.push(Parameter::PoolHandle(h.into()));
             params.extend(pes);
         }
         self.enrp(
@@ -452,11 +452,11 @@ mod tests {
             .with_load(0x8000_0000)
             .with_load_degradation(0x1000_0000);
         let rfc = wire_policy(Encoding::Rfc, &s).unwrap();
-        assert_eq!(rfc.values, vec![0x8000_0000, 0x1000_0000]);
+        assert_eq!(rfc.values.as_slice(), [0x8000_0000, 0x1000_0000]);
         assert_eq!(settings_from_wire(&rfc), Some(s));
         let legacy = wire_policy(Encoding::Draft01, &s).unwrap();
         // 50 % on 24 bits is 0x800000 (0x7fffff.8 rounded up).
-        assert_eq!(legacy.values, vec![0x80_0000, 0x10_0000]);
+        assert_eq!(legacy.values.as_slice(), [0x80_0000, 0x10_0000]);
         let back = settings_from_wire(&legacy).unwrap();
         assert_eq!(back.policy, PolicyKind::LeastUsedDegradation);
         // Close to, not equal to, the 32-bit value: what an analyser reading the wire gets.
