@@ -504,11 +504,34 @@ impl FrameSource for FileSource {
         let number = self.next_number;
         let offset = self.offset();
         self.pending = len;
+        if let CaptureFormat::Pcap {
+            big_endian,
+            nanosecond,
+            linktype,
+            ..
+        } = self.format
+        {
+            // The whole record is in the buffer (`buffer_record`): its four header words are
+            // read here, as pcap-parser's reader would, without its parse per record.
+            let h = self.record_header_len;
+            self.next_number += 1;
+            let rec = self.reader.data().get(..len).unwrap_or_default();
+            let word = |at| u32_at(rec, at, big_endian).unwrap_or_default();
+            let per_sec: u32 = if nanosecond { 1_000_000_000 } else { 1_000_000 };
+            let (secs, frac) = (word(0), word(4));
+            return Ok(Some(Frame {
+                number,
+                ts: Timestamp::new(
+                    i64::from(secs) + i64::from(frac / per_sec),
+                    (frac % per_sec) * (1_000_000_000 / per_sec),
+                ),
+                linktype,
+                orig_len: word(12),
+                interface: 0,
+                data: rec.get(h..).unwrap_or_default(),
+            }));
+        }
         let big_endian = self.section_big_endian;
-        let linktype = match self.format {
-            CaptureFormat::Pcap { linktype, .. } => linktype,
-            CaptureFormat::PcapNg => 0,
-        };
         let block = match self.reader.next() {
             Ok((_, b)) => b,
             Err(e) => {
@@ -532,28 +555,6 @@ impl FrameSource for FileSource {
             })
         };
         let frame = match block {
-            PcapBlockOwned::Legacy(b) => {
-                let nanosecond = matches!(
-                    self.format,
-                    CaptureFormat::Pcap {
-                        nanosecond: true,
-                        ..
-                    }
-                );
-                let per_sec: u32 = if nanosecond { 1_000_000_000 } else { 1_000_000 };
-                let scale = 1_000_000_000 / per_sec;
-                Frame {
-                    number,
-                    ts: Timestamp::new(
-                        i64::from(b.ts_sec) + i64::from(b.ts_usec / per_sec),
-                        (b.ts_usec % per_sec) * scale,
-                    ),
-                    linktype,
-                    orig_len: b.origlen,
-                    interface: 0,
-                    data: b.data,
-                }
-            }
             PcapBlockOwned::NG(Block::EnhancedPacket(epb)) => {
                 let i = iface(epb.if_id)?;
                 Frame {

@@ -100,6 +100,38 @@ fn legacy_pcap_header_bytes_are_the_specified_ones() {
     );
 }
 
+#[test]
+fn modified_pcap_records_have_24_byte_headers() {
+    // Kuznetsov's format (libpcap reads it): the file header as usual with its own magic, each
+    // record header 8 bytes longer (interface index, protocol, packet type, padding).
+    let mut b = vec![0x34, 0xcd, 0xb2, 0xa1, 2, 0, 4, 0];
+    b.extend_from_slice(&[0; 8]);
+    b.extend_from_slice(&65535u32.to_le_bytes());
+    b.extend_from_slice(&1u32.to_le_bytes());
+    let records: [(u32, u32, &[u8], u32); 2] =
+        [(7, 250_000, b"abcdef", 60), (8, 999_999, b"xy", 2)];
+    for (secs, usecs, data, orig) in records {
+        for w in [secs, usecs, data.len() as u32, orig, 3] {
+            b.extend_from_slice(&w.to_le_bytes());
+        }
+        b.extend_from_slice(&[0x08, 0x00, 4, 0]);
+        b.extend_from_slice(data);
+    }
+    let (frames, errors) = read_all(b);
+    assert!(errors.is_empty(), "{errors:?}");
+    let got: Vec<_> = frames
+        .iter()
+        .map(|f| (f.number, f.ts, f.orig_len, f.linktype, f.data.as_slice()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, Timestamp::new(7, 250_000_000), 60, 1, &b"abcdef"[..]),
+            (2, Timestamp::new(8, 999_999_000), 2, 1, &b"xy"[..]),
+        ]
+    );
+}
+
 fn pcapng_two_interfaces(big_endian: bool) -> Vec<u8> {
     let mut w = PcapNgWriter::with_byte_order(Vec::new(), big_endian).unwrap();
     let eth = w

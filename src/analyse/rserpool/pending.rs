@@ -18,6 +18,8 @@ use crate::dissect::ConversationKey;
 use crate::source::Timestamp;
 
 const MAX_PER_ASSOCIATION: usize = 64;
+/// Emptied queues kept for reuse.
+const SPARE_QUEUES: usize = 16;
 /// A registrar answers in milliseconds; a minute means the answer was not captured.
 const REQUEST_TIMEOUT_SECS: i64 = 60;
 
@@ -41,6 +43,9 @@ pub struct Waiting {
 #[derive(Debug, Default)]
 pub struct Pending {
     by_association: HashMap<ConversationKey, VecDeque<Waiting>>,
+    /// Emptied queues kept for the next associations (most requests are answered at once: their
+    /// queue would otherwise be allocated and freed per request).
+    spare: Vec<VecDeque<Waiting>>,
     max_associations: usize,
     seq: u64,
     pub dropped: u64,
@@ -65,7 +70,11 @@ impl Pending {
             self.evict_oldest_association();
         }
         self.seq += 1;
-        let q = self.by_association.entry(association).or_default();
+        let spare = &mut self.spare;
+        let q = self
+            .by_association
+            .entry(association)
+            .or_insert_with(|| spare.pop().unwrap_or_default());
         if q.len() >= MAX_PER_ASSOCIATION {
             q.pop_front();
             self.dropped += 1;
@@ -106,7 +115,16 @@ impl Pending {
             self.timed_out += 1;
         }
         if q.is_empty() {
-            self.by_association.remove(association);
+            self.retire(association);
+        }
+    }
+
+    /// Takes the association's emptied queue out of the map, keeping it for another.
+    fn retire(&mut self, association: &ConversationKey) {
+        if let Some(q) = self.by_association.remove(association) {
+            if self.spare.len() < SPARE_QUEUES {
+                self.spare.push(q);
+            }
         }
     }
 
@@ -126,7 +144,7 @@ impl Pending {
             .position(|w| w.to == meta.src && w.pool == *pool && accept(&w.request))?;
         let w = q.remove(i);
         if q.is_empty() {
-            self.by_association.remove(association);
+            self.retire(association);
         }
         w
     }
@@ -142,7 +160,7 @@ impl Pending {
                 self.answered_by_error += 1;
             }
             if q.is_empty() {
-                self.by_association.remove(association);
+                self.retire(association);
             }
         }
     }
