@@ -7,16 +7,31 @@ use crate::field::printable;
 
 /// A pool handle as it came on the wire (opaque bytes; RSPLIB uses text). Kept inline when
 /// short (a handle is taken from every message).
+///
+/// Ordered as its bytes are (lexicographically): `head`, the first eight bytes as a big-endian
+/// number (zeros past the end), orders two handles that differ there, which most do, with one
+/// comparison; the bytes decide the rest. The replay looks pools up by handle several times
+/// per message.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PoolHandle(KeyBytes);
+pub struct PoolHandle {
+    head: u64,
+    bytes: KeyBytes,
+}
 
 impl PoolHandle {
     pub fn new(bytes: &[u8]) -> Self {
-        PoolHandle(KeyBytes::from_slice(bytes))
+        let mut head = [0u8; 8];
+        for (h, b) in head.iter_mut().zip(bytes) {
+            *h = *b;
+        }
+        PoolHandle {
+            head: u64::from_be_bytes(head),
+            bytes: KeyBytes::from_slice(bytes),
+        }
     }
 
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        &self.bytes
     }
 }
 
@@ -24,14 +39,14 @@ impl PoolHandle {
 /// handle of no bytes.
 impl fmt::Display for PoolHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
+        if self.bytes.is_empty() {
             return f.write_str("(empty)");
         }
-        if let Some(text) = printable(&self.0) {
+        if let Some(text) = printable(&self.bytes) {
             return f.write_str(text);
         }
         f.write_str("0x")?;
-        for b in self.0.iter() {
+        for b in self.bytes.iter() {
             write!(f, "{b:02x}")?;
         }
         Ok(())
@@ -71,6 +86,33 @@ pub fn pe_text(ids: &[u32]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn handles_order_as_their_bytes() {
+        // Prefixes, zero bytes where the head pads with zeros, differences before and after
+        // the eighth byte.
+        let raw: [&[u8]; 12] = [
+            b"",
+            b"\0",
+            b"a",
+            b"a\0",
+            b"a\0\0\0\0\0\0\0\0",
+            b"a\0\x01",
+            b"RR-Pool",
+            b"RR-Pool\0",
+            b"RR-Pool-2",
+            b"RR-Pool-10",
+            b"WRR-Pool",
+            &[0xff; 9],
+        ];
+        for a in raw {
+            for b in raw {
+                let (ha, hb) = (PoolHandle::new(a), PoolHandle::new(b));
+                assert_eq!(ha.cmp(&hb), a.cmp(b), "{a:?} {b:?}");
+                assert_eq!(ha == hb, a == b, "{a:?} {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn handles_are_text_when_printable_else_hex() {
