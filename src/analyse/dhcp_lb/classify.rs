@@ -167,7 +167,7 @@ mod tests {
             classify(&ir, &DRAFT, &lookup),
             Some(Class::Balanced {
                 stid: Stid {
-                    bytes: vec![],
+                    bytes: Default::default(),
                     source: super::super::profile::StidSource::Empty
                 },
                 bucket: 0
@@ -205,7 +205,7 @@ mod tests {
             leasequery: Some((QUERY_BY_CLIENTID, Some(target.clone().into()))),
         };
         match classify(&lq, &DRAFT, &lookup) {
-            Some(Class::Balanced { stid, .. }) => assert_eq!(stid.bytes, target),
+            Some(Class::Balanced { stid, .. }) => assert_eq!(stid.bytes[..], target),
             other => panic!("{other:?}"),
         }
         assert_eq!(classify(&lq, &KEA, &lookup), Some(Class::Unbalanced));

@@ -175,13 +175,13 @@ fn record_answer(
     );
 }
 
-fn type_name(t: &Transmission) -> String {
+fn type_name(t: &Transmission) -> &'static str {
     use super::events::Family;
     match (t.req.family, t.req.msg_type) {
-        (Family::V4, Some(m)) => crate::proto::dhcpv4::names::message_type_name(m).to_string(),
-        (Family::V4, None) => "BOOTREQUEST".to_string(),
-        (Family::V6, Some(m)) => crate::proto::dhcpv6::names::message_type_name(m).to_string(),
-        (Family::V6, None) => "?".to_string(),
+        (Family::V4, Some(m)) => crate::proto::dhcpv4::names::message_type_name(m),
+        (Family::V4, None) => "BOOTREQUEST",
+        (Family::V6, Some(m)) => crate::proto::dhcpv6::names::message_type_name(m),
+        (Family::V6, None) => "?",
     }
 }
 
@@ -425,7 +425,7 @@ pub fn judge(
                     report.push(
                         no_answer(
                             t,
-                            &kind,
+                            kind,
                             &name(owner),
                             bucket,
                             &pair.hba.to_string(),
@@ -500,7 +500,7 @@ pub fn judge(
                     report.push(
                         no_answer(
                             t,
-                            &kind,
+                            kind,
                             &name(owner),
                             bucket,
                             &pair.hba.to_string(),

@@ -3,6 +3,8 @@
 
 use std::net::IpAddr;
 
+use smallvec::SmallVec;
+
 use super::config::Source;
 use super::events::{Family, ServerIdent};
 use super::hba::{Hba, Role};
@@ -58,8 +60,9 @@ impl Pair {
         )
     }
 
-    /// The addresses a server is known by (its failover endpoint is one of them).
-    pub fn addresses(reg: &Registry, server: usize) -> Vec<IpAddr> {
+    /// The addresses a server is known by (its failover endpoint is one of them). Inline for the
+    /// usual few: it is asked for every judged transmission.
+    pub fn addresses(reg: &Registry, server: usize) -> SmallVec<[IpAddr; 4]> {
         reg.get(server)
             .map(|s| {
                 s.identifiers

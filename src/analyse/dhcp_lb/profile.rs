@@ -14,6 +14,7 @@
 //! Message types are plain numbers here (option 53 for v4, the msg-type byte for v6).
 
 use super::hash;
+use crate::analyse::KeyBytes;
 
 /// DHCPv4 message types (RFC 2132 option 53, RFC 4388).
 pub mod v4_type {
@@ -81,7 +82,9 @@ pub enum KeyOutcome {
 /// A service transaction id and where it was taken from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stid {
-    pub bytes: Vec<u8>,
+    /// Inline when short (every hardware address, the usual identifiers and DUIDs): one is made
+    /// per classified request.
+    pub bytes: KeyBytes,
     pub source: StidSource,
 }
 
@@ -171,30 +174,37 @@ impl V4KeyRule {
         };
         match client_id {
             Some(id) if !id.is_empty() || self.empty_client_id == EmptyClientId::IsTheKey => {
-                return self.key(id.to_vec(), StidSource::ClientIdentifier);
+                return self.key(id, StidSource::ClientIdentifier);
             }
             _ => {}
         }
         if chaddr_len == 0 {
             return match self.no_key {
-                NoKey::EmptyKey => self.key(Vec::new(), StidSource::Empty),
+                NoKey::EmptyKey => self.key(&[], StidSource::Empty),
                 NoKey::Drop => {
                     KeyOutcome::Dropped("neither client identifier nor hardware address")
                 }
             };
         }
         let field = chaddr.get(..CHADDR_LEN).unwrap_or(chaddr);
-        let mut bytes: Vec<u8> = field.iter().copied().take(chaddr_len).collect();
+        let len = self.max_len.map_or(chaddr_len, |max| chaddr_len.min(max));
         // Bytes beyond the field (hlen 17-20 in Kea) or beyond a short capture read as zeros.
-        bytes.resize(chaddr_len, 0);
-        self.key(bytes, StidSource::Chaddr)
+        let bytes = (field.iter().copied().chain(std::iter::repeat(0)))
+            .take(len)
+            .collect();
+        KeyOutcome::Key(Stid {
+            bytes,
+            source: StidSource::Chaddr,
+        })
     }
 
-    fn key(&self, mut bytes: Vec<u8>, source: StidSource) -> KeyOutcome {
-        if let Some(max) = self.max_len {
-            bytes.truncate(max);
-        }
-        KeyOutcome::Key(Stid { bytes, source })
+    /// `bytes` cut to the rule's longest STID.
+    fn key(&self, bytes: &[u8], source: StidSource) -> KeyOutcome {
+        let len = self.max_len.map_or(bytes.len(), |max| bytes.len().min(max));
+        KeyOutcome::Key(Stid {
+            bytes: KeyBytes::from_slice(bytes.get(..len).unwrap_or(bytes)),
+            source,
+        })
     }
 }
 
@@ -314,12 +324,12 @@ impl V6Rules {
     pub fn stid(&self, client_duid: Option<&[u8]>) -> KeyOutcome {
         match client_duid {
             Some(d) if !d.is_empty() => KeyOutcome::Key(Stid {
-                bytes: d.to_vec(),
+                bytes: KeyBytes::from_slice(d),
                 source: StidSource::ClientDuid,
             }),
             _ => match self.no_duid {
                 NoKey::EmptyKey => KeyOutcome::Key(Stid {
-                    bytes: Vec::new(),
+                    bytes: KeyBytes::default(),
                     source: StidSource::Empty,
                 }),
                 NoKey::Drop => KeyOutcome::Dropped("no client DUID"),
@@ -561,10 +571,10 @@ mod tests {
             let rule = p.v4.unwrap().key;
             let with_id = key(rule.stid(Some(&id), &ch, 6));
             assert_eq!(with_id.source, StidSource::ClientIdentifier);
-            assert_eq!(with_id.bytes, id, "type byte included ({})", p.name);
+            assert_eq!(with_id.bytes[..], id, "type byte included ({})", p.name);
             let without = key(rule.stid(None, &ch, 6));
             assert_eq!(without.source, StidSource::Chaddr);
-            assert_eq!(without.bytes, id[1..], "htype excluded ({})", p.name);
+            assert_eq!(without.bytes[..], id[1..], "htype excluded ({})", p.name);
         }
     }
 
@@ -572,10 +582,10 @@ mod tests {
     fn empty_client_id() {
         let ch = chaddr(&[1, 2, 3, 4, 5, 6]);
         let isc = key(ISC.v4.unwrap().key.stid(Some(&[]), &ch, 6));
-        assert_eq!(isc.bytes, Vec::<u8>::new());
+        assert_eq!(isc.bytes[..], Vec::<u8>::new());
         assert_eq!(isc.bucket(), 0);
         let kea = key(KEA.v4.unwrap().key.stid(Some(&[]), &ch, 6));
-        assert_eq!(kea.bytes, [1, 2, 3, 4, 5, 6]);
+        assert_eq!(kea.bytes[..], [1, 2, 3, 4, 5, 6]);
     }
 
     #[test]
@@ -598,21 +608,21 @@ mod tests {
         ));
         // ... and hlen 16 is the field itself.
         assert_eq!(
-            key(ISC.v4.unwrap().key.stid(None, &ch, 16)).bytes,
+            key(ISC.v4.unwrap().key.stid(None, &ch, 16)).bytes[..],
             [0xaa; 16]
         );
         // The draft cuts to 16 bytes, client ids too.
         assert_eq!(
-            key(DRAFT.v4.unwrap().key.stid(None, &ch, 30)).bytes,
+            key(DRAFT.v4.unwrap().key.stid(None, &ch, 30)).bytes[..],
             [0xaa; 16]
         );
         let long_id = [7u8; 20];
         assert_eq!(
-            key(DRAFT.v4.unwrap().key.stid(Some(&long_id), &ch, 6)).bytes,
+            key(DRAFT.v4.unwrap().key.stid(Some(&long_id), &ch, 6)).bytes[..],
             [7u8; 16]
         );
         assert_eq!(
-            key(KEA.v4.unwrap().key.stid(Some(&long_id), &ch, 6)).bytes,
+            key(KEA.v4.unwrap().key.stid(Some(&long_id), &ch, 6)).bytes[..],
             long_id
         );
     }
@@ -640,14 +650,14 @@ mod tests {
     fn short_chaddr_reads_as_zeros() {
         // A truncated packet must not panic: missing bytes read as zeros.
         let k = key(ISC.v4.unwrap().key.stid(None, &[9, 9], 6));
-        assert_eq!(k.bytes, [9, 9, 0, 0, 0, 0]);
+        assert_eq!(k.bytes[..], [9, 9, 0, 0, 0, 0]);
     }
 
     #[test]
     fn v6_key_is_the_whole_duid() {
         let duid = [0u8, 3, 0, 1, 2, 0, 0, 0, 1, 1, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9];
         let k = key(DRAFT.v6.unwrap().stid(Some(&duid)));
-        assert_eq!(k.bytes, duid, "no 16-byte limit in v6");
+        assert_eq!(k.bytes[..], duid, "no 16-byte limit in v6");
         assert_eq!(k.source, StidSource::ClientDuid);
     }
 

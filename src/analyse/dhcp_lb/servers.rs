@@ -4,7 +4,9 @@
 //! theirs. An address seen speaking for two servers (a relay forwarding both servers' answers) is
 //! dropped from the table: only Server Identifiers can name a server then.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+
+use foldhash::{HashMap, HashSet};
 
 use super::config::ConfiguredServer;
 use super::events::{Answer, Family, ServerIdent};
@@ -27,8 +29,9 @@ pub struct Server {
 #[derive(Debug, Default)]
 pub struct Registry {
     servers: Vec<Server>,
-    by_ident: BTreeMap<ServerIdent, usize>,
-    ambiguous: BTreeSet<ServerIdent>,
+    /// Hashed: looked up for every answer and never iterated, so their order reaches no output.
+    by_ident: HashMap<ServerIdent, usize>,
+    ambiguous: HashSet<ServerIdent>,
     max_servers: usize,
     /// Answers from servers beyond `max_servers`.
     pub dropped_answers: u64,
@@ -102,6 +105,18 @@ impl Registry {
             (None, Some(j)) if a.server_id.is_none() => Some(j),
             (None, _) => None,
         };
+        // Every identifier of the answer already names this server (the usual answer): nothing
+        // to learn. `by_ident` and `ambiguous` never share an identifier, so the loop below would
+        // change nothing.
+        let known = |i: &usize| {
+            (a.server_id.is_none() || by_id == Some(*i)) && (addr.is_none() || by_addr == Some(*i))
+        };
+        if let Some(i) = found.filter(known) {
+            if let Some(s) = self.servers.get_mut(i) {
+                *s.answers.entry(a.family).or_default() += 1;
+            }
+            return Some(i);
+        }
         let i = match found {
             Some(i) => i,
             None => {

@@ -14,6 +14,7 @@
 use std::collections::VecDeque;
 
 use foldhash::{HashMap, HashMapExt};
+use smallvec::SmallVec;
 use std::net::IpAddr;
 
 use super::events::{Answer, Family, KeyBytes, Request};
@@ -67,14 +68,19 @@ pub struct Answered {
     pub late: bool,
 }
 
+/// Destinations of a transmission's copies: never more than `MAX_DSTS`, so always inline.
+pub type Dsts = SmallVec<[IpAddr; MAX_DSTS]>;
+/// A transmission's answers: inline up to two (one per server of a pair), the usual case.
+pub type Answers = SmallVec<[Answered; 2]>;
+
 /// A client message and what became of it.
 #[derive(Clone, Debug)]
 pub struct Transmission {
     pub seq: u64,
     pub req: Request,
     /// Destinations of the copies seen (bounded).
-    pub dsts: Vec<IpAddr>,
-    pub answers: Vec<Answered>,
+    pub dsts: Dsts,
+    pub answers: Answers,
     /// The frame of the client's next message of the same type in this transaction.
     pub retried: Option<u64>,
     /// The capture went on for at least the answer window after it.
@@ -91,8 +97,9 @@ type Key = (Family, u32, KeyBytes);
 
 struct Txn {
     last_seen: Timestamp,
-    /// Sequence numbers of its transmissions still awaiting a verdict, oldest first.
-    open: Vec<u64>,
+    /// Sequence numbers of its transmissions still awaiting a verdict, oldest first (inline for
+    /// the usual few: a DISCOVER and a REQUEST, a retry or two).
+    open: SmallVec<[u64; 4]>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -150,55 +157,60 @@ impl Tracker {
     pub fn request(&mut self, r: Request) -> Option<u64> {
         self.last_time = self.last_time.max(r.time);
         let key: Key = (r.family, r.xid, r.match_key.clone());
-        let mut copy = false;
-        let open = self.txns.get(&key).map_or(&[][..], |t| t.open.as_slice());
-        for &seq in open.iter().rev() {
-            let Some(t) = pending_mut(&mut self.pending, seq) else {
-                continue;
-            };
-            if t.req.msg_type != r.msg_type {
-                continue;
-            }
-            let gap = ns_between(t.req.time, r.time);
-            if t.req.elapsed == r.elapsed && (0..i128::from(COPY_WINDOW_NS)).contains(&gap) {
-                if !t.dsts.contains(&r.dst) && t.dsts.len() < MAX_DSTS {
-                    t.dsts.push(r.dst);
-                }
-                copy = true;
-            } else if t.retried.is_none() {
-                t.retried = Some(r.frame);
-            }
-            break;
-        }
-        if copy {
-            self.counters.copies += 1;
-            if let Some(txn) = self.txns.get_mut(&key) {
-                txn.last_seen = r.time;
-            }
-            return None;
-        }
-        if self.txns.len() >= self.max_txns && !self.txns.contains_key(&key) {
-            self.evict();
-        }
         let seq = self.next_seq;
+        if let Some(txn) = self.txns.get_mut(&key) {
+            let mut copy = false;
+            for &open in txn.open.iter().rev() {
+                let Some(t) = pending_mut(&mut self.pending, open) else {
+                    continue;
+                };
+                if t.req.msg_type != r.msg_type {
+                    continue;
+                }
+                let gap = ns_between(t.req.time, r.time);
+                if t.req.elapsed == r.elapsed && (0..i128::from(COPY_WINDOW_NS)).contains(&gap) {
+                    if !t.dsts.contains(&r.dst) && t.dsts.len() < MAX_DSTS {
+                        t.dsts.push(r.dst);
+                    }
+                    copy = true;
+                } else if t.retried.is_none() {
+                    t.retried = Some(r.frame);
+                }
+                break;
+            }
+            txn.last_seen = r.time;
+            if copy {
+                self.counters.copies += 1;
+                return None;
+            }
+            if txn.open.len() >= MAX_OPEN {
+                // The oldest stays pending (it is still judged) but takes no more answers.
+                txn.open.remove(0);
+            }
+            txn.open.push(seq);
+        } else {
+            if self.txns.len() >= self.max_txns {
+                self.evict();
+            }
+            let mut open = SmallVec::new();
+            open.push(seq);
+            self.txns.insert(
+                key,
+                Txn {
+                    last_seen: r.time,
+                    open,
+                },
+            );
+        }
         self.next_seq += 1;
         self.counters.transmissions += 1;
-        let txn = self.txns.entry(key).or_insert(Txn {
-            last_seen: r.time,
-            open: Vec::new(),
-        });
-        txn.last_seen = r.time;
-        if txn.open.len() >= MAX_OPEN {
-            // The oldest stays pending (it is still judged) but takes no more answers.
-            txn.open.remove(0);
-        }
-        txn.open.push(seq);
-        let dst = r.dst;
+        let mut dsts = Dsts::new();
+        dsts.push(r.dst);
         self.pending.push_back(Transmission {
             seq,
             req: r,
-            dsts: vec![dst],
-            answers: Vec::new(),
+            dsts,
+            answers: Answers::new(),
             retried: None,
             window_passed: false,
         });
