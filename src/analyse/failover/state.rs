@@ -25,6 +25,7 @@
 //! Memory is bounded: at most `max_leases` leases are kept; beyond that the lease updated longest
 //! ago is forgotten (and counted).
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 
@@ -529,11 +530,12 @@ impl LeaseState {
             self.outside += 1;
             return None;
         };
-        let exists = self
-            .pools
-            .get(pool_name.as_str())
-            .is_some_and(|p| p.leases.contains_key(&address));
-        if !exists && self.len >= self.max_leases {
+        let exists = |s: &Self| {
+            s.pools
+                .get(pool_name.as_str())
+                .is_some_and(|p| p.leases.contains_key(&address))
+        };
+        if self.len >= self.max_leases && !exists(self) {
             self.evict_one();
             if self.len >= self.max_leases {
                 // A bound of 0 keeps nothing.
@@ -547,52 +549,49 @@ impl LeaseState {
             name: pool_name.to_string(),
             ..Pool::default()
         })?;
-        let before = pool.leases.remove(&address);
-        let f = make(before.as_ref());
-        let order = match &before {
-            None => {
-                *next_order += 1;
-                *next_order
+        // Replaced in place: one search, and the B-tree moves no leases around as a remove and
+        // an insert would.
+        let (before, after) = match pool.leases.entry(address) {
+            Entry::Occupied(mut o) => {
+                let after = next_lease(
+                    Some(o.get()),
+                    make,
+                    address,
+                    now,
+                    frame,
+                    requeue,
+                    touched,
+                    next_order,
+                );
+                (Some(std::mem::replace(o.get_mut(), after.clone())), after)
             }
-            Some(l) if requeue || l.status != f.status || l.ends != f.ends => {
-                *next_order += 1;
-                -*next_order
+            Entry::Vacant(v) => {
+                let after = next_lease(
+                    None, make, address, now, frame, requeue, touched, next_order,
+                );
+                v.insert(after.clone());
+                (None, after)
             }
-            Some(l) => l.order,
         };
-        let changed_at = match &before {
-            Some(l) if l.status == f.status => l.changed_at,
-            _ => now,
-        };
-        let after = Lease {
-            address,
-            status: f.status,
-            via: f.via,
-            unacked_by: f.unacked_by,
-            clients: f.clients,
-            ends: f.ends,
-            since: f.since,
-            changed_at,
-            freed_at: f.freed_at,
-            frame,
-            offered: f.offered,
-            order,
-            touched,
-        };
+        let key = queue_key(&after);
         if let Some(b) = &before {
             let slot = pool.counts.slot(b.status);
             *slot = slot.saturating_sub(1);
             pool.unacked(b, false);
-            pool.index.remove(&queue_key(b));
+            let old = queue_key(b);
+            // Same state, `ends` and position: the lease keeps its place in its queue.
+            if old != key {
+                pool.index.remove(&old);
+                pool.index.insert(key);
+            }
             self.recency.remove(&b.touched);
         } else {
             self.len += 1;
+            pool.index.insert(key);
         }
         let slot = pool.counts.slot(after.status);
         *slot = slot.saturating_add(1);
         pool.unacked(&after, true);
-        pool.index.insert(queue_key(&after));
-        pool.leases.insert(address, after.clone());
         self.recency.insert(touched, address);
         Some(Change {
             pool: pool_name,
@@ -622,6 +621,51 @@ impl LeaseState {
                 self.pools.remove(name.as_str());
             }
         }
+    }
+}
+
+/// The lease an update makes of `before` (`None`: first seen).
+#[allow(clippy::too_many_arguments)]
+fn next_lease(
+    before: Option<&Lease>,
+    make: impl FnOnce(Option<&Lease>) -> LeaseFields,
+    address: Ipv4Addr,
+    now: f64,
+    frame: u64,
+    requeue: bool,
+    touched: u64,
+    next_order: &mut i64,
+) -> Lease {
+    let f = make(before);
+    let order = match before {
+        None => {
+            *next_order += 1;
+            *next_order
+        }
+        Some(l) if requeue || l.status != f.status || l.ends != f.ends => {
+            *next_order += 1;
+            -*next_order
+        }
+        Some(l) => l.order,
+    };
+    let changed_at = match before {
+        Some(l) if l.status == f.status => l.changed_at,
+        _ => now,
+    };
+    Lease {
+        address,
+        status: f.status,
+        via: f.via,
+        unacked_by: f.unacked_by,
+        clients: f.clients,
+        ends: f.ends,
+        since: f.since,
+        changed_at,
+        freed_at: f.freed_at,
+        frame,
+        offered: f.offered,
+        order,
+        touched,
     }
 }
 

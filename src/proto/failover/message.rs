@@ -151,6 +151,8 @@ impl Message {
             po
         };
 
+        msg.options =
+            Vec::with_capacity(option_count(body.get(options_start..).unwrap_or_default()));
         let mut off = options_start;
         while let Some(rest) = body.get(off..).filter(|r| !r.is_empty()) {
             let (Some(c), Some(len)) = (be16(rest, 0), be16(rest, 2)) else {
@@ -423,6 +425,20 @@ pub fn parse(buf: &[u8]) -> (Message, Vec<DecodeError>) {
     Message::parse(buf)
 }
 
+/// How many whole options `buf` holds, walking the length fields only: the capacity of the
+/// option list, allocated once (a BNDUPD carries a dozen).
+fn option_count(buf: &[u8]) -> usize {
+    let (mut n, mut at) = (0usize, 0usize);
+    while let Some(len) = be16(buf, at.saturating_add(2)) {
+        at = at.saturating_add(OPTION_HEADER_LEN + usize::from(len));
+        if at > buf.len() {
+            break;
+        }
+        n += 1;
+    }
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -443,6 +459,19 @@ mod tests {
         (0..s.len() / 2)
             .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
             .collect()
+    }
+
+    #[test]
+    fn option_count_counts_whole_options_only() {
+        let wire = unhex(CONNECT);
+        let (m, _) = parse(&wire);
+        assert_eq!(option_count(&wire[HEADER_LEN..]), m.options.len());
+        assert_eq!(
+            option_count(&wire[HEADER_LEN..wire.len() - 1]),
+            m.options.len() - 1
+        );
+        assert_eq!(option_count(&[0, 1, 0]), 0);
+        assert_eq!(option_count(&[0, 1, 0, 0, 0xff, 0xff]), 1);
     }
 
     #[test]
