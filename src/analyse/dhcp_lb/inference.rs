@@ -245,29 +245,42 @@ struct Informative<'a> {
     answered: [bool; 2],
 }
 
-fn informative<'a>(
+/// The transmissions of `family` that can tell something about the pair `ab` under any
+/// profile: answerable, naming no server, received by both servers while both were answering.
+/// The same for every profile tried (and either order of `ab`), so found once.
+fn eligible<'a>(
     r: &'a Replayed,
     settings: &Settings,
-    profile: &Profile,
     ab: [usize; 2],
     family: Family,
-) -> Vec<Informative<'a>> {
+) -> Vec<&'a Transmission> {
     let window = settings.down_after_ns;
+    r.transmissions
+        .iter()
+        .filter(|t| t.req.family == family)
+        .filter(|t| !answer_types(family, t.req.msg_type).is_empty() && t.req.server_id.is_none())
+        .filter(|t| {
+            ab.iter().all(|s| reached(&r.registry, t, *s))
+                && ab.iter().all(|s| r.alive(*s, t.req.time, window))
+        })
+        .collect()
+}
+
+/// Among the `eligible` transmissions, those sent in a state where `profile` balances, classified
+/// with `ab[0]` as primary.
+fn informative<'a>(
+    r: &Replayed,
+    eligible: &[&'a Transmission],
+    profile: &Profile,
+    ab: [usize; 2],
+) -> Vec<Informative<'a>> {
     let provisional = |id: &ServerIdent| match r.registry.lookup(id) {
         Some(s) if s == ab[0] => Some(Role::Primary),
         Some(s) if s == ab[1] => Some(Role::Secondary),
         _ => None,
     };
     let mut out = Vec::new();
-    for t in r.transmissions.iter().filter(|t| t.req.family == family) {
-        if answer_types(family, t.req.msg_type).is_empty() || t.req.server_id.is_some() {
-            continue;
-        }
-        if !ab.iter().all(|s| reached(&r.registry, t, *s))
-            || !ab.iter().all(|s| r.alive(*s, t.req.time, window))
-        {
-            continue;
-        }
+    for &t in eligible {
         if profile.state_gate == StateGate::FailoverNormal
             && matches!(
                 r.failover(ab[0], ab[1], t.req.time),
@@ -339,8 +352,9 @@ fn infer_family(r: &Replayed, settings: &Settings, family: Family) -> (Option<Pa
         .any(|a| r.connects.contains_key(a))
         || !matches!(r.failover(ab[0], ab[1], r.end), PairState::Unknown);
     let mut best: Option<(i64, &'static Profile, Option<HbaChoice>)> = None;
+    let eligible = eligible(r, settings, ab, family);
     for p in candidates_for(family, settings, failover_present) {
-        let items = informative(r, settings, p, ab, family);
+        let items = informative(r, &eligible, p, ab);
         let choice = choose_hba(r, settings, p, ab, &items, family);
         let score = choice
             .as_ref()
@@ -378,6 +392,7 @@ fn infer_family(r: &Replayed, settings: &Settings, family: Family) -> (Option<Pa
     let profile_source = settings.profile.map_or(Source::Inferred, |p| p.1);
     let (threshold, threshold_source) = threshold_for(
         r,
+        &eligible,
         settings,
         profile,
         family,
@@ -600,6 +615,7 @@ fn score_profile(
 #[allow(clippy::too_many_arguments)]
 fn threshold_for(
     r: &Replayed,
+    eligible: &[&Transmission],
     settings: &Settings,
     profile: &Profile,
     family: Family,
@@ -618,7 +634,8 @@ fn threshold_for(
     if let Some((t, src)) = settings.threshold {
         return (Some(t), src);
     }
-    let items = informative(r, settings, profile, [primary, secondary], family);
+    // The same pair as `eligible`'s, primary first.
+    let items = informative(r, eligible, profile, [primary, secondary]);
     // (elapsed in the field's unit, the non-owner answered)
     let mut samples: Vec<(u32, bool)> = Vec::new();
     for i in &items {

@@ -217,26 +217,19 @@ impl Run {
     }
 
     fn judge_ready(&mut self, settings: &Settings, report: &mut Report, all: bool) {
-        loop {
-            let next = if all {
-                self.tracker.pop_any()
-            } else {
-                self.tracker.pop_ready()
-            };
-            let Some(t) = next else {
-                break;
-            };
-            let ctx = Context {
-                settings,
-                registry: &self.registry,
-                timeline: &self.timeline,
-                silences: &self.silences,
-                now: self.now,
-            };
-            for (pair, stats) in &mut self.pairs {
-                judge::judge(&ctx, pair, stats, &t, report);
+        let ctx = Context {
+            settings,
+            registry: &self.registry,
+            timeline: &self.timeline,
+            silences: &self.silences,
+            now: self.now,
+        };
+        let pairs = &mut self.pairs;
+        self.tracker.judge_ready(all, |t| {
+            for (pair, stats) in pairs.iter_mut() {
+                judge::judge(&ctx, pair, stats, t, report);
             }
-        }
+        });
     }
 
     fn finish(&mut self, settings: &Settings, report: &mut Report) {

@@ -92,7 +92,7 @@ impl FailoverTimeline {
     }
 
     fn endpoint(&mut self, a: IpAddr) -> Option<&mut Endpoint> {
-        if !self.endpoints.contains_key(&a) && self.endpoints.len() >= self.max_endpoints {
+        if self.endpoints.len() >= self.max_endpoints && !self.endpoints.contains_key(&a) {
             return None;
         }
         Some(self.endpoints.entry(a).or_default())

@@ -280,14 +280,8 @@ impl Tracker {
 
     /// The oldest transmission whose lookahead has passed (or that must go to respect the bound).
     pub fn pop_ready(&mut self) -> Option<Transmission> {
-        let front = self.pending.front()?;
-        let waited = ns_between(front.req.time, self.last_time);
-        let over = self.pending.len() > self.max_pending;
-        if waited <= i128::from(self.lookahead_ns) && !over {
+        if !self.front_ready() {
             return None;
-        }
-        if over && waited <= i128::from(self.lookahead_ns) {
-            self.counters.judged_early += 1;
         }
         self.pop_front()
     }
@@ -297,8 +291,44 @@ impl Tracker {
         self.pop_front()
     }
 
+    /// Hands each ready transmission (every one when `all`: the capture ended) to `judge`, as
+    /// `pop_ready` / `pop_any` would, without moving it out of the queue first.
+    pub fn judge_ready(&mut self, all: bool, mut judge: impl FnMut(&Transmission)) {
+        while all || self.front_ready() {
+            let Some(t) = self.close_front() else {
+                break;
+            };
+            judge(t);
+            self.pending.pop_front();
+        }
+    }
+
+    /// Whether the front transmission's lookahead has passed (or it must go to respect the
+    /// bound); counts an early verdict.
+    fn front_ready(&mut self) -> bool {
+        let Some(front) = self.pending.front() else {
+            return false;
+        };
+        let waited = ns_between(front.req.time, self.last_time);
+        let over = self.pending.len() > self.max_pending;
+        if waited <= i128::from(self.lookahead_ns) && !over {
+            return false;
+        }
+        if over && waited <= i128::from(self.lookahead_ns) {
+            self.counters.judged_early += 1;
+        }
+        true
+    }
+
     fn pop_front(&mut self) -> Option<Transmission> {
-        let mut t = self.pending.pop_front()?;
+        self.close_front()?;
+        self.pending.pop_front()
+    }
+
+    /// Readies the front transmission for its verdict: whether its answer window passed, and it
+    /// no longer open to copies and answers.
+    fn close_front(&mut self) -> Option<&Transmission> {
+        let t = self.pending.front_mut()?;
         t.window_passed = ns_between(t.req.time, self.last_time) > i128::from(self.window_ns);
         let key: Key = (t.req.family, t.req.xid, t.req.match_key.clone());
         if let Some(txn) = self.txns.get_mut(&key) {
@@ -311,7 +341,7 @@ impl Tracker {
                 self.txns.remove(&key);
             }
         }
-        Some(t)
+        self.pending.front()
     }
 
     pub fn pending_len(&self) -> usize {
@@ -397,6 +427,39 @@ mod tests {
         // Every transmission judged: nothing is kept of the transaction, though its last answer
         // came well after its first request.
         assert!(tr.txns.is_empty());
+    }
+
+    #[test]
+    fn judge_ready_hands_out_what_pop_ready_would() {
+        let feed = |tr: &mut Tracker| {
+            tr.request(req(1, 100, 1, 0, "10.0.0.1"));
+            tr.answer(&ans(2, 100, 2), 0);
+            tr.request(req(3, 115, 3, 0, "10.0.0.1"));
+            tr.tick(Timestamp::new(125, 0));
+        };
+        let (mut a, mut b) = (
+            Tracker::new(5_000_000_000, 20_000_000_000, 100, 100),
+            Tracker::new(5_000_000_000, 20_000_000_000, 100, 100),
+        );
+        feed(&mut a);
+        feed(&mut b);
+        let mut popped = Vec::new();
+        while let Some(t) = a.pop_ready() {
+            popped.push((t.seq, t.window_passed, t.answers.len()));
+        }
+        let mut judged = Vec::new();
+        b.judge_ready(false, |t| {
+            judged.push((t.seq, t.window_passed, t.answers.len()))
+        });
+        assert_eq!(popped, [(0, true, 1)]);
+        assert_eq!(judged, popped);
+        assert_eq!(
+            (a.pending_len(), a.txns.len()),
+            (b.pending_len(), b.txns.len())
+        );
+        b.judge_ready(true, |t| judged.push((t.seq, t.window_passed, 0)));
+        assert_eq!(judged, [(0, true, 1), (1, true, 0)]);
+        assert!(b.txns.is_empty() && b.pending_len() == 0);
     }
 
     #[test]
