@@ -11,7 +11,9 @@
 //! Bounded: open transactions (least recently used evicted), answers kept per transmission,
 //! transmissions awaiting a verdict (the oldest handed out early); every eviction is counted.
 
+use std::collections::hash_map::Entry;
 use std::collections::VecDeque;
+use std::hash::{Hash, Hasher};
 
 use foldhash::{HashMap, HashMapExt};
 use smallvec::SmallVec;
@@ -93,7 +95,32 @@ impl Transmission {
     }
 }
 
-type Key = (Family, u32, KeyBytes);
+/// A transaction's key: family, xid and the bytes its answers echo.
+#[derive(PartialEq, Eq)]
+struct Key {
+    family: Family,
+    xid: u32,
+    match_key: KeyBytes,
+}
+
+impl Key {
+    fn new(family: Family, xid: u32, match_key: &KeyBytes) -> Self {
+        Key {
+            family,
+            xid,
+            match_key: match_key.clone(),
+        }
+    }
+}
+
+/// Two writes (family and xid in one word, then the bytes) where the derived hash makes four:
+/// every DHCP message is hashed once or twice. Equal keys write the same.
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u64(u64::from(self.xid) << 1 | u64::from(self.family == Family::V6));
+        h.write(&self.match_key);
+    }
+}
 
 struct Txn {
     last_seen: Timestamp,
@@ -156,51 +183,54 @@ impl Tracker {
     /// A client message. Returns the sequence number of its transmission, or `None` for a copy.
     pub fn request(&mut self, r: Request) -> Option<u64> {
         self.last_time = self.last_time.max(r.time);
-        let key: Key = (r.family, r.xid, r.match_key.clone());
+        let key = Key::new(r.family, r.xid, &r.match_key);
         let seq = self.next_seq;
-        if let Some(txn) = self.txns.get_mut(&key) {
-            let mut copy = false;
-            for &open in txn.open.iter().rev() {
-                let Some(t) = pending_mut(&mut self.pending, open) else {
-                    continue;
-                };
-                if t.req.msg_type != r.msg_type {
-                    continue;
-                }
-                let gap = ns_between(t.req.time, r.time);
-                if t.req.elapsed == r.elapsed && (0..i128::from(COPY_WINDOW_NS)).contains(&gap) {
-                    if !t.dsts.contains(&r.dst) && t.dsts.len() < MAX_DSTS {
-                        t.dsts.push(r.dst);
+        if self.txns.len() >= self.max_txns && !self.txns.contains_key(&key) {
+            self.evict();
+        }
+        // One hash of the key whether the transaction is known or new.
+        match self.txns.entry(key) {
+            Entry::Occupied(o) => {
+                let txn = o.into_mut();
+                let mut copy = false;
+                for &open in txn.open.iter().rev() {
+                    let Some(t) = pending_mut(&mut self.pending, open) else {
+                        continue;
+                    };
+                    if t.req.msg_type != r.msg_type {
+                        continue;
                     }
-                    copy = true;
-                } else if t.retried.is_none() {
-                    t.retried = Some(r.frame);
+                    let gap = ns_between(t.req.time, r.time);
+                    if t.req.elapsed == r.elapsed && (0..i128::from(COPY_WINDOW_NS)).contains(&gap)
+                    {
+                        if !t.dsts.contains(&r.dst) && t.dsts.len() < MAX_DSTS {
+                            t.dsts.push(r.dst);
+                        }
+                        copy = true;
+                    } else if t.retried.is_none() {
+                        t.retried = Some(r.frame);
+                    }
+                    break;
                 }
-                break;
+                txn.last_seen = r.time;
+                if copy {
+                    self.counters.copies += 1;
+                    return None;
+                }
+                if txn.open.len() >= MAX_OPEN {
+                    // The oldest stays pending (it is still judged) but takes no more answers.
+                    txn.open.remove(0);
+                }
+                txn.open.push(seq);
             }
-            txn.last_seen = r.time;
-            if copy {
-                self.counters.copies += 1;
-                return None;
-            }
-            if txn.open.len() >= MAX_OPEN {
-                // The oldest stays pending (it is still judged) but takes no more answers.
-                txn.open.remove(0);
-            }
-            txn.open.push(seq);
-        } else {
-            if self.txns.len() >= self.max_txns {
-                self.evict();
-            }
-            let mut open = SmallVec::new();
-            open.push(seq);
-            self.txns.insert(
-                key,
-                Txn {
+            Entry::Vacant(v) => {
+                let mut open = SmallVec::new();
+                open.push(seq);
+                v.insert(Txn {
                     last_seen: r.time,
                     open,
-                },
-            );
+                });
+            }
         }
         self.next_seq += 1;
         self.counters.transmissions += 1;
@@ -232,7 +262,7 @@ impl Tracker {
     pub fn answer(&mut self, a: &Answer, server: usize) -> Option<u64> {
         self.last_time = self.last_time.max(a.time);
         self.counters.answers += 1;
-        let key: Key = (a.family, a.xid, a.match_key.clone());
+        let key = Key::new(a.family, a.xid, &a.match_key);
         let Some(txn) = self.txns.get_mut(&key) else {
             self.counters.unmatched_answers += 1;
             return None;
@@ -330,15 +360,15 @@ impl Tracker {
     fn close_front(&mut self) -> Option<&Transmission> {
         let t = self.pending.front_mut()?;
         t.window_passed = ns_between(t.req.time, self.last_time) > i128::from(self.window_ns);
-        let key: Key = (t.req.family, t.req.xid, t.req.match_key.clone());
-        if let Some(txn) = self.txns.get_mut(&key) {
-            txn.open.retain(|s| *s != t.seq);
+        let key = Key::new(t.req.family, t.req.xid, &t.req.match_key);
+        if let Entry::Occupied(mut txn) = self.txns.entry(key) {
+            txn.get_mut().open.retain(|s| *s != t.seq);
             // With nothing open it can match nothing (copies and answers are matched against
             // open transmissions only) and a new request makes it anew: kept, it would only
             // hold memory until the --max-transactions bound evicts it (an answer seen after
             // the request keeps `last_seen` within the lookahead when the request is judged).
-            if txn.open.is_empty() {
-                self.txns.remove(&key);
+            if txn.get().open.is_empty() {
+                txn.remove();
             }
         }
         self.pending.front()
