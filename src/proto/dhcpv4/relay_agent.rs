@@ -61,13 +61,27 @@ impl<'a> SubOpt<'a> {
     }
 }
 
+/// How many sub-options `parse_suboptions` finds in `data`, walking the length bytes only: the
+/// capacity of its list, allocated once.
+fn suboption_count(data: &[u8]) -> usize {
+    let (mut n, mut at) = (0usize, 0usize);
+    while at < data.len() {
+        n += 1;
+        match data.get(at + 1) {
+            Some(&len) => at += 2 + usize::from(len),
+            None => break,
+        }
+    }
+    n
+}
+
 /// Parses the sub-options of one option 82 whose data starts at `base` in the message.
 pub(crate) fn parse_suboptions<'a>(
     data: &'a [u8],
     base: usize,
     errors: &mut Vec<DecodeError>,
 ) -> Vec<SubOpt<'a>> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(suboption_count(data));
     let mut at = 0usize;
     while let Some(&code) = data.get(at) {
         let offset = base.saturating_add(at);
@@ -116,6 +130,9 @@ mod tests {
         let s = parse_suboptions(data, 100, &mut e);
         assert!(e.is_empty());
         assert_eq!(s.len(), 4);
+        assert_eq!(suboption_count(data), 4);
+        assert_eq!(suboption_count(&data[..data.len() - 1]), 4);
+        assert_eq!(suboption_count(b"\x01"), 1);
         assert_eq!(s[0].data.as_ref(), b"abc");
         assert_eq!(s[1].pos.offset, 105);
         assert_eq!(s[2].data.as_ref(), b"id");

@@ -30,6 +30,25 @@ impl<'a> Names<'a> {
         Names(Cow::Owned(b))
     }
 
+    /// The first problem [`Self::decode`] would report, found without making the names (the
+    /// parser checks every name it meets; most are never displayed).
+    pub fn error(&self) -> Option<(usize, String)> {
+        let b = self.0.as_ref();
+        let mut at = 0usize;
+        while let Some(&n) = b.get(at) {
+            let n = usize::from(n);
+            if n == 0 {
+                at += 1;
+                continue;
+            }
+            if let Some(e) = label_error(b, at, n) {
+                return Some(e);
+            }
+            at += 1 + n;
+        }
+        None
+    }
+
     /// The names, each with its offset in the encoded bytes: `example.com.` when the name is
     /// closed by the root label, `host` for a partial name (RFC 4704).
     pub fn decode(&self) -> Decoded {
@@ -48,26 +67,14 @@ impl<'a> Names<'a> {
                 start = at;
                 continue;
             }
-            if n > 63 {
+            if let Some(e) = label_error(b, at, n) {
                 return Decoded {
                     names: out,
-                    error: Some((
-                        at,
-                        format!("label length {n} exceeds 63 (compression is not allowed)"),
-                    )),
+                    error: Some(e),
                 };
             }
             let Some(label) = b.get(at + 1..at + 1 + n) else {
-                return Decoded {
-                    names: out,
-                    error: Some((
-                        at,
-                        format!(
-                            "label of {n} bytes runs past the end of the name ({} left)",
-                            b.len() - at - 1
-                        ),
-                    )),
-                };
+                break;
             };
             if !cur.is_empty() {
                 cur.push('.');
@@ -94,6 +101,26 @@ impl<'a> Names<'a> {
     }
 }
 
+/// What is wrong with the label of length `n` (not 0) at `at` in `b`, if anything.
+fn label_error(b: &[u8], at: usize, n: usize) -> Option<(usize, String)> {
+    if n > 63 {
+        return Some((
+            at,
+            format!("label length {n} exceeds 63 (compression is not allowed)"),
+        ));
+    }
+    if b.len() < at + 1 + n {
+        return Some((
+            at,
+            format!(
+                "label of {n} bytes runs past the end of the name ({} left)",
+                b.len() - at - 1
+            ),
+        ));
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +140,16 @@ mod tests {
         assert!(bad.decode().error.is_some());
         let bad = Names(Cow::Borrowed(&b"\xc0\x0c"[..]));
         assert_eq!(bad.decode().error.map(|e| e.0), Some(0));
+        for b in [
+            &b"\x07example\x03com\x00\x01a\x01b\x00"[..],
+            b"\x0braspberrypi",
+            b"\x03ab",
+            b"\x01a\xc0\x0c",
+            b"\x00\x00\x02abc\x05ab",
+            b"",
+        ] {
+            let n = Names(Cow::Borrowed(b));
+            assert_eq!(n.error(), n.decode().error, "{b:?}");
+        }
     }
 }

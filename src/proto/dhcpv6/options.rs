@@ -432,7 +432,7 @@ pub(crate) fn decode_value<'a>(
         }
         code::SIP_SERVER_D | code::DOMAIN_LIST | 29 | 30 | 33 | code::AFTR_NAME => {
             let n = Names(Cow::Borrowed(data));
-            if let Some((off, what)) = n.decode().error {
+            if let Some((off, what)) = n.error() {
                 errors.push(DecodeError::new(at.saturating_add(off), what));
             }
             OptValue::DomainNames(n)
@@ -440,7 +440,7 @@ pub(crate) fn decode_value<'a>(
         code::CLIENT_FQDN => match data.split_first() {
             Some((&flags, name)) => {
                 let n = Names(Cow::Borrowed(name));
-                if let Some((off, what)) = n.decode().error {
+                if let Some((off, what)) = n.error() {
                     errors.push(DecodeError::new(at.saturating_add(1 + off), what));
                 }
                 OptValue::ClientFqdn { flags, name: n }
