@@ -12,7 +12,7 @@ use crate::analyse::policy::{PeSettings, PolicyKind as Reference};
 use crate::dissect::{ConversationKey, Transport as Carrier};
 use crate::pipeline::Decoded;
 use crate::proto::rserpool::{
-    AsapType, EnrpType, Message, Policy, PolicyKind as Wire, PoolElement, TransportProtocol,
+    AsapType, EnrpType, Message, Policy, PolicyKind as Wire, PoolElement, Role, TransportProtocol,
     UpdateAction,
 };
 use crate::proto::Message as AppMessage;
@@ -67,10 +67,11 @@ pub struct PolicyInfo {
 
 impl PolicyInfo {
     pub fn from_policy(p: &Policy) -> Self {
+        let wire = p.kind();
         PolicyInfo {
-            wire: p.kind(),
+            wire,
             code: p.code,
-            settings: settings(p),
+            settings: settings(p, wire),
         }
     }
 
@@ -118,23 +119,24 @@ pub fn reference_kind(w: Wire) -> Option<Reference> {
     })
 }
 
-/// A policy parameter's settings on RFC 5356's scale (the legacy 24-bit values scaled up). A word
-/// the parameter lacks (a decode error says so) counts as 0.
-fn settings(p: &Policy) -> Option<PeSettings> {
-    let kind = reference_kind(p.kind())?;
+/// A policy parameter's settings on RFC 5356's scale (the legacy 24-bit values scaled up), `wire`
+/// its kind. A word the parameter lacks (a decode error says so) counts as 0.
+fn settings(p: &Policy, wire: Wire) -> Option<PeSettings> {
+    let kind = reference_kind(wire)?;
     let uses = kind.uses();
     let mut s = PeSettings::new(kind);
     if uses.weight {
-        s.weight = p.weight().unwrap_or(0);
+        s.weight = 0;
     }
-    if uses.priority {
-        s.priority = p.priority().unwrap_or(0);
-    }
-    if uses.load {
-        s.load = p.load_rfc().unwrap_or(0);
-    }
-    if uses.load_degradation {
-        s.load_degradation = p.degradation_rfc().unwrap_or(0);
+    // The words in one pass (each role once in a layout), not a search of the layout per role.
+    for (role, v) in p.words(wire) {
+        match role {
+            Role::Weight if uses.weight => s.weight = v,
+            Role::Priority if uses.priority => s.priority = v,
+            Role::Load if uses.load => s.load = p.to_rfc_scale(v),
+            Role::Degradation if uses.load_degradation => s.load_degradation = p.to_rfc_scale(v),
+            _ => {}
+        }
     }
     Some(s)
 }

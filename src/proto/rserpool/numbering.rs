@@ -78,7 +78,13 @@ fn table(enc: Encoding) -> &'static [(u16, ParamKind)] {
 
 /// The kind of parameter `code` in `enc`, `None` when the encoding does not define it.
 pub fn param_kind(code: u16, enc: Encoding) -> Option<ParamKind> {
-    table(enc).iter().find(|(c, _)| *c == code).map(|(_, k)| *k)
+    let t = table(enc);
+    // Both tables number from 1 without gaps up to their last short code: most codes index
+    // straight in (every parameter of every message comes here).
+    match usize::from(code).checked_sub(1).and_then(|i| t.get(i)) {
+        Some((c, k)) if *c == code => Some(*k),
+        _ => t.iter().find(|(c, _)| *c == code).map(|(_, k)| *k),
+    }
 }
 
 /// The wire number of `kind` in `enc`, `None` when the encoding has no such parameter.
@@ -145,6 +151,16 @@ pub fn param_name(kind: ParamKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_code_reads_as_the_table_says() {
+        for enc in [Encoding::Rfc, Encoding::Draft01, Encoding::Rsplib2007] {
+            for code in 0..=u16::MAX {
+                let listed = table(enc).iter().find(|(c, _)| *c == code).map(|(_, k)| *k);
+                assert_eq!(param_kind(code, enc), listed, "{code:#06x} {enc:?}");
+            }
+        }
+    }
 
     #[test]
     fn tables_are_inverse_and_distinct() {

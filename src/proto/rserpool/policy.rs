@@ -265,6 +265,16 @@ impl Policy {
         }
     }
 
+    /// Each value word with its role as `kind` (this policy's [`Policy::kind`], found once by
+    /// the caller) lays them out, masked as [`Policy::raw`] masks them.
+    pub fn words(&self, kind: PolicyKind) -> impl Iterator<Item = (Role, u32)> + '_ {
+        let mask = if self.legacy() { LEGACY_FULL } else { u32::MAX };
+        kind.roles()
+            .iter()
+            .zip(self.values.iter())
+            .map(move |(r, v)| (*r, v & mask))
+    }
+
     /// The raw value in the role `role`, masked to 24 bits in the legacy encodings.
     pub fn raw(&self, role: Role) -> Option<u32> {
         let i = self.kind().roles().iter().position(|r| *r == role)?;
@@ -281,7 +291,8 @@ impl Policy {
         }
     }
 
-    fn to_rfc_scale(&self, v: u32) -> u32 {
+    /// A load-like raw value on RFC 5356's scale.
+    pub fn to_rfc_scale(&self, v: u32) -> u32 {
         if self.legacy() {
             // Rounded, so 0xffffff (100 %) maps to 0xffffffff.
             let x = (u64::from(v) * u64::from(u32::MAX) + u64::from(LEGACY_FULL / 2))
