@@ -101,7 +101,7 @@ pub fn flags_text(flags: u8) -> String {
 }
 
 /// The options tshark lists after `Len=` (in packet order), and the window scale shift if any.
-fn options_text(options: &[u8], out: &mut String) -> Option<u8> {
+fn options_text(options: &[u8], mut out: Option<&mut String>) -> Option<u8> {
     let mut wscale = None;
     let mut i = 0;
     while let Some(&kind) = options.get(i) {
@@ -121,22 +121,34 @@ fn options_text(options: &[u8], out: &mut String) -> Option<u8> {
             break;
         };
         match (kind, v) {
-            (2, [a, b]) => {
-                let _ = write!(out, " MSS={}", u16::from_be_bytes([*a, *b]));
-            }
             (3, [shift]) => {
                 let s = (*shift).min(14);
                 wscale = Some(s);
-                let _ = write!(out, " WS={}", 1u32 << s);
+                if let Some(out) = out.as_deref_mut() {
+                    let _ = write!(out, " WS={}", 1u32 << s);
+                }
             }
-            (4, []) => out.push_str(" SACK_PERM"),
+            // The rest only for the text, when there is one.
+            _ if out.is_none() => {}
+            (2, [a, b]) => {
+                if let Some(out) = out.as_deref_mut() {
+                    let _ = write!(out, " MSS={}", u16::from_be_bytes([*a, *b]));
+                }
+            }
+            (4, []) => {
+                if let Some(out) = out.as_deref_mut() {
+                    out.push_str(" SACK_PERM");
+                }
+            }
             (8, [a, b, c, d, e, f, g, h]) => {
-                let _ = write!(
-                    out,
-                    " TSval={} TSecr={}",
-                    u32::from_be_bytes([*a, *b, *c, *d]),
-                    u32::from_be_bytes([*e, *f, *g, *h])
-                );
+                if let Some(out) = out.as_deref_mut() {
+                    let _ = write!(
+                        out,
+                        " TSval={} TSecr={}",
+                        u32::from_be_bytes([*a, *b, *c, *d]),
+                        u32::from_be_bytes([*e, *f, *g, *h])
+                    );
+                }
             }
             _ => {}
         }
@@ -290,10 +302,14 @@ impl TcpTracker {
             };
             let _ = write!(info, " Ack={a}");
         }
+        // The options matter to the analysis only on a SYN (the window scale); otherwise they
+        // are read only for the Info text.
         let mut opts = String::new();
-        let ws = options_text(seg.options, &mut opts);
-        if syn {
-            conn.dirs[d].wscale = ws;
+        if syn || self.info {
+            let ws = options_text(seg.options, self.info.then_some(&mut opts));
+            if syn {
+                conn.dirs[d].wscale = ws;
+            }
         }
         let window = match (syn, conn.dirs[d].wscale, conn.dirs[1 - d].wscale) {
             // Scaling applies once both sides offered it, and never to the SYNs themselves.
@@ -753,18 +769,20 @@ mod tests {
 
     #[test]
     fn options_and_window_scaling_in_the_info() {
+        let options = [
+            2, 4, 5, 0xb4, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 10,
+        ];
         let mut s = String::new();
-        let ws = options_text(
-            &[
-                2, 4, 5, 0xb4, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 10,
-            ],
-            &mut s,
-        );
+        let ws = options_text(&options, Some(&mut s));
         assert_eq!(s, " MSS=1460 SACK_PERM TSval=1 TSecr=0 WS=1024");
         assert_eq!(ws, Some(10));
+        // Without the text (no Info column), the window scale all the same.
+        assert_eq!(options_text(&options, None), Some(10));
+        assert_eq!(options_text(&options[..16], None), None);
         // Garbage lengths end the walk without panicking.
-        options_text(&[2, 0, 3], &mut s);
-        options_text(&[8, 200, 1], &mut s);
+        options_text(&[2, 0, 3], Some(&mut s));
+        options_text(&[8, 200, 1], Some(&mut s));
+        options_text(&[8, 200, 1], None);
         assert_eq!(flags_text(SYN | ACK), "SYN, ACK");
         assert_eq!(flags_text(FIN | PSH | ACK), "FIN, PSH, ACK");
     }
