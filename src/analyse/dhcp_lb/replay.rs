@@ -216,7 +216,12 @@ impl Run {
         self.judge_ready(settings, report, false);
     }
 
-    fn judge_ready(&mut self, settings: &Settings, report: &mut Report, all: bool) {
+    /// What the judges read, beside the parts they update (the pairs' statistics, the tracker's
+    /// transactions): borrowed apart.
+    fn judging<'r>(
+        &'r mut self,
+        settings: &'r Settings,
+    ) -> (Context<'r>, &'r mut Vec<(Pair, PairStats)>, &'r mut Tracker) {
         let ctx = Context {
             settings,
             registry: &self.registry,
@@ -224,8 +229,12 @@ impl Run {
             silences: &self.silences,
             now: self.now,
         };
-        let pairs = &mut self.pairs;
-        self.tracker.judge_ready(all, |t| {
+        (ctx, &mut self.pairs, &mut self.tracker)
+    }
+
+    fn judge_ready(&mut self, settings: &Settings, report: &mut Report, all: bool) {
+        let (ctx, pairs, tracker) = self.judging(settings);
+        tracker.judge_ready(all, |t| {
             for (pair, stats) in pairs.iter_mut() {
                 judge::judge(&ctx, pair, stats, t, report);
             }
@@ -234,14 +243,8 @@ impl Run {
 
     fn finish(&mut self, settings: &Settings, report: &mut Report) {
         self.judge_ready(settings, report, true);
-        let ctx = Context {
-            settings,
-            registry: &self.registry,
-            timeline: &self.timeline,
-            silences: &self.silences,
-            now: self.now,
-        };
-        for (pair, stats) in &mut self.pairs {
+        let (ctx, pairs, _) = self.judging(settings);
+        for (pair, stats) in pairs.iter_mut() {
             judge::aggregate(&ctx, pair, stats, report);
             let subject = Subject::Server(pair.name.clone());
             for r in [super::hba::Role::Primary, super::hba::Role::Secondary] {
@@ -251,7 +254,7 @@ impl Run {
                 };
                 report.timeline.describe(
                     &subject,
-                    self.registry.name(pair.server(r)),
+                    ctx.registry.name(pair.server(r)),
                     format!("{r}, {buckets} buckets of {}", pair.hba),
                     Some(f64::from(buckets) / 256.0),
                 );
