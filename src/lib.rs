@@ -16,4 +16,6 @@ pub mod output;
 pub mod pipeline;
 pub mod proto;
 pub mod source;
+#[doc(hidden)]
+pub mod test_support;
 pub mod tui;

@@ -30,7 +30,7 @@ fn have_tcpdump() -> bool {
         if std::env::var_os("POOLSHARK_REQUIRE_TSHARK").is_some() {
             panic!("tcpdump cannot be run (.ci/run installs it)");
         }
-        eprintln!("skipped: tcpdump is not installed (apt-get install tcpdump)");
+        poolshark::test_support::skip("tcpdump is not installed (apt-get install tcpdump)");
     }
     ok
 }

@@ -32,7 +32,7 @@ fn have_text2pcap() -> bool {
                 "POOLSHARK_REQUIRE_TSHARK is set but text2pcap (wireshark-common) cannot be run"
             );
         }
-        eprintln!("skipped: text2pcap is not installed");
+        poolshark::test_support::skip("text2pcap is not installed");
     }
     ok
 }

@@ -49,7 +49,9 @@ fn live_permitted() -> bool {
             if std::env::var_os("POOLSHARK_REQUIRE_LIVE").is_some() {
                 panic!("POOLSHARK_REQUIRE_LIVE is set but live capture is not possible: {e}");
             }
-            eprintln!("skipped: live capture is not possible here (run as root): {e}");
+            poolshark::test_support::skip(format_args!(
+                "live capture is not possible here (run as root): {e}"
+            ));
             false
         }
         Err(e) => panic!("opening a capture on lo failed: {e}"),
@@ -535,18 +537,20 @@ fn without_privileges_the_error_names_cap_net_raw_and_root() {
     let o = match c.args(["capture", "-i", "lo", "--count", "1"]).output() {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("skipped: setpriv cannot be run: {e}");
+            poolshark::test_support::skip(format_args!("setpriv cannot be run: {e}"));
             return;
         }
     };
     let err = String::from_utf8_lossy(&o.stderr);
     if err.contains("failed to execute") || err.contains("cannot execute") {
-        eprintln!("skipped: the unprivileged user cannot reach the binary: {err}");
+        poolshark::test_support::skip(format_args!(
+            "the unprivileged user cannot reach the binary: {err}"
+        ));
         return;
     }
     if o.status.success() {
         // Only possible when this user holds CAP_NET_RAW (a capability on the binary).
-        eprintln!("skipped: this user may capture");
+        poolshark::test_support::skip("this user may capture");
         return;
     }
     assert_eq!(o.status.code(), Some(2), "{err}");

@@ -345,7 +345,7 @@ fn progress_bar_on_a_terminal() {
         .arg("--version")
         .output();
     if !script.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: `script` (util-linux) is not installed");
+        poolshark::test_support::skip("`script` (util-linux) is not installed");
         return;
     }
     let big = path(&large_capture());

@@ -81,7 +81,7 @@ fn have_tmux() -> bool {
         .map(|o| o.status.success())
         .unwrap_or(false);
     if !ok {
-        eprintln!("skipped: tmux is not installed (apt-get install tmux)");
+        poolshark::test_support::skip("tmux is not installed (apt-get install tmux)");
     }
     ok
 }
@@ -279,7 +279,7 @@ fn tui_live_on_loopback_shows_pools_as_traffic_arrives() {
         if std::env::var_os("POOLSHARK_REQUIRE_LIVE").is_some() {
             panic!("POOLSHARK_REQUIRE_LIVE is set but this test is not running as root");
         }
-        eprintln!("skipped: live capture needs root");
+        poolshark::test_support::skip("live capture needs root");
         return;
     }
     let bin = env!("CARGO_BIN_EXE_poolshark");

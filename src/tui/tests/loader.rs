@@ -38,7 +38,7 @@ fn capture() -> Option<PathBuf> {
         "POOLSHARK_REQUIRE_SHARED is set but {} is missing",
         p.display()
     );
-    eprintln!("skipped: ../shared is absent");
+    crate::test_support::skip("../shared is absent");
     None
 }
 
@@ -255,7 +255,7 @@ fn live_input_is_shown_when_it_pauses_and_recent_frames_are_kept() {
             let err = r.get(first).expect_err("the first is no longer kept");
             assert!(err.contains("no longer kept"), "{err}");
         } else {
-            eprintln!("skipped the frames' check: tshark is not installed");
+            crate::test_support::skip("the frames' check: tshark is not installed");
         }
     }
     loader.stop();
@@ -321,7 +321,7 @@ fn a_frame_decoded_again_is_the_frame_tshark_shows() {
         "dhcpfo.assignedipaddress",
     ]);
     if fields.is_empty() {
-        eprintln!("skipped: tshark is not installed");
+        crate::test_support::skip("tshark is not installed");
         return;
     }
     let mut cols = fields.trim_end().split('\t');

@@ -21,9 +21,7 @@ pub fn shared_dir() -> Option<PathBuf> {
             dir.display()
         );
     }
-    eprintln!(
-        "skipped: ../shared beside the checkout is absent (the shared captures are not part of this repository)"
-    );
+    poolshark::test_support::skip("../shared beside the checkout is absent (the shared captures are not part of this repository)");
     None
 }
 
@@ -46,7 +44,7 @@ pub fn have_tshark() -> bool {
         if std::env::var_os("POOLSHARK_REQUIRE_TSHARK").is_some() {
             panic!("POOLSHARK_REQUIRE_TSHARK is set but tshark cannot be run");
         }
-        eprintln!("skipped: tshark is not installed (apt-get install tshark)");
+        poolshark::test_support::skip("tshark is not installed (apt-get install tshark)");
     }
     ok
 }
