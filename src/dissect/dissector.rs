@@ -167,6 +167,8 @@ impl Dissector {
                 &mut s,
                 sink,
             ),
+            // Not decoded further: only the Info text, when it is made.
+            _ if !self.info => {}
             Network::Arp => s.info = arp_info(rest),
             Network::Llc => s.info = "IEEE 802.3 frame (not decoded)".into(),
             Network::Other(t) => s.info = format!("Ethertype {t:#06x} (not decoded)"),
@@ -205,7 +207,9 @@ impl Dissector {
         // decode what the first fragment shows and hold nothing.
         let fragment = pkt.fragment.filter(|f| !(pkt.cut && f.offset == 0));
         if pkt.cut && fragment.is_some() {
-            s.info = fragment_info(&pkt, pkt.fragment);
+            if self.info {
+                s.info = fragment_info(&pkt, pkt.fragment);
+            }
             return;
         }
         let Some(frag) = fragment else {
@@ -240,7 +244,9 @@ impl Dissector {
         );
         let r = match outcome {
             Outcome::Held | Outcome::Dropped => {
-                s.info = fragment_info(&pkt, Some(frag));
+                if self.info {
+                    s.info = fragment_info(&pkt, Some(frag));
+                }
                 return;
             }
             Outcome::Complete(r) => r,
@@ -300,6 +306,8 @@ impl Dissector {
             ip::PROTO_UDP => self.udp(frame, seg, s, &mut sink),
             ip::PROTO_TCP => self.tcp(frame, seg, s, &mut sink),
             ip::PROTO_SCTP => self.sctp(frame, seg, s, &mut sink),
+            // Not decoded further: only the Info text, when it is made.
+            _ if !self.info => {}
             ip::PROTO_ICMP => s.info = icmp_info(seg.data).into(),
             ip::PROTO_ICMPV6 => s.info = icmpv6_info(seg.data),
             p => {
@@ -456,13 +464,17 @@ impl Dissector {
                             }
                         }
                         Err(e) => {
-                            info.push_str(name);
+                            if self.info {
+                                info.push_str(name);
+                            }
                             errs.push(e);
                         }
                     }
                 }
                 sctp::INIT | sctp::INIT_ACK => {
-                    info.push_str(sctp::chunk_name(c.kind).unwrap_or("INIT"));
+                    if self.info {
+                        info.push_str(sctp::chunk_name(c.kind).unwrap_or("INIT"));
+                    }
                     match c.value.get(12..16) {
                         Some(t) => {
                             let tsn = u32::from_be_bytes([t[0], t[1], t[2], t[3]]);
@@ -488,7 +500,9 @@ impl Dissector {
                     }
                     Some(_) => {}
                     None => {
-                        info.push_str("SACK");
+                        if self.info {
+                            info.push_str("SACK");
+                        }
                         errs.push(DecodeError::truncated(
                             c.value_offset(),
                             "SCTP SACK chunk",
@@ -498,9 +512,15 @@ impl Dissector {
                     }
                 },
                 k => match sctp::chunk_name(k) {
-                    Some(n) => info.push_str(n),
+                    Some(n) => {
+                        if self.info {
+                            info.push_str(n);
+                        }
+                    }
                     None => {
-                        let _ = write!(info, "UNKNOWN ({k:#04x})");
+                        if self.info {
+                            let _ = write!(info, "UNKNOWN ({k:#04x})");
+                        }
                         let what = match sctp::unknown_chunk_action(k) {
                             UnknownChunkAction::Stop => {
                                 "the receiver discards the rest of the packet"

@@ -1,6 +1,7 @@
 //! A pipeline told to decode only some protocols (`check` runs its DHCP replays on one such):
 //! the messages of those protocols are the very ones a full run gives, the others are left
-//! alone, and SCTP is not even dissected when nothing wanted can come over it.
+//! alone, and SCTP is not even dissected when nothing wanted can come over it. A dissector told
+//! not to make tshark's Info text (`check`, `stats`) gives the same frames and payloads.
 
 use crate::common;
 
@@ -8,9 +9,12 @@ use std::collections::BTreeMap;
 
 use common::fixture;
 use poolshark::dissect::dispatch::DecodeAs;
+use poolshark::dissect::{Dissector, FrameSummary, Limits};
 use poolshark::pipeline::{Decoded, Options, Pipeline, RunStats, Sink};
 use poolshark::proto::AppProtocol;
 use poolshark::source::file::FileSource;
+use poolshark::source::FrameSource;
+use std::path::Path;
 
 /// Every message as (frame, protocol, length).
 #[derive(Default)]
@@ -106,4 +110,80 @@ fn a_rule_that_puts_a_wanted_protocol_on_sctp_keeps_sctp_dissected() {
         o
     });
     assert!(stats.dissect.sctp_packets > 0);
+}
+
+/// What the dissector gives for one frame, Info text apart: the summary without it, and each
+/// payload's addressing, bytes, reassembly facts and errors.
+type FrameOut = (FrameSummary, Vec<String>);
+
+fn dissect_frames(path: &Path, info: bool) -> Vec<FrameOut> {
+    let mut src = FileSource::open(path).expect("open");
+    let mut d = Dissector::new(Limits::default());
+    if !info {
+        d = d.without_info();
+    }
+    let mut out = Vec::new();
+    loop {
+        let f = match src.next_frame() {
+            Ok(Some(f)) => f,
+            Ok(None) => break,
+            Err(e) if e.fatal => panic!("{}: {e}", path.display()),
+            Err(_) => continue,
+        };
+        let mut payloads = Vec::new();
+        let summary = d.dissect(&f, &mut |p| {
+            payloads.push(format!(
+                "{:?} {}:{} > {}:{} ppid {:?} stream {:?} tsn {:?} ssn {:?} dup {} unordered {} \
+                 at {:?} stream offset {:?} gap {} from {:?} errors {:?} data {:02x?}",
+                p.transport,
+                p.src,
+                p.src_port,
+                p.dst,
+                p.dst_port,
+                p.ppid,
+                p.stream,
+                p.tsn,
+                p.ssn,
+                p.duplicate,
+                p.unordered,
+                p.frame_offset,
+                p.stream_offset,
+                p.gap_before,
+                p.reassembled_from,
+                p.errors,
+                p.data
+            ))
+        });
+        out.push((summary, payloads));
+    }
+    out
+}
+
+#[test]
+fn without_the_info_text_the_dissector_gives_the_same_frames_and_payloads() {
+    let mut files = common::captures_under(&fixture(""));
+    if let Some(shared) = common::shared_dir() {
+        files.extend(common::captures_under(&shared.join("captures")));
+    }
+    files.sort();
+    let (mut frames, mut with_text) = (0, 0);
+    for path in &files {
+        let full = dissect_frames(path, true);
+        let bare = dissect_frames(path, false);
+        assert_eq!(full.len(), bare.len(), "{}", path.display());
+        for (n, ((mut a, pa), (b, pb))) in full.into_iter().zip(bare).enumerate() {
+            let at = format!("{} frame {}", path.display(), n + 1);
+            assert!(b.info.is_empty(), "{at}: Info text made: {:?}", b.info);
+            with_text += usize::from(!a.info.is_empty());
+            a.info.clear();
+            assert_eq!(a, b, "{at}");
+            assert_eq!(pa, pb, "{at}");
+            frames += 1;
+        }
+    }
+    // Not vacuous: the Info text is there when asked for (every fixture has some).
+    assert!(
+        frames > 500 && with_text > frames / 2,
+        "{frames} frames, {with_text} with text"
+    );
 }
