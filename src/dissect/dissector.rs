@@ -149,7 +149,9 @@ impl Dissector {
             Ok(l) => l,
             Err(e) => {
                 s.protocol = "Frame";
-                s.info = e.what.to_string();
+                if self.info {
+                    s.info = e.what.to_string();
+                }
                 s.errors.push(e);
                 return s;
             }
@@ -195,7 +197,9 @@ impl Dissector {
         let pkt = match parsed {
             Ok(p) => p,
             Err(e) => {
-                s.info = e.what.to_string();
+                if self.info {
+                    s.info = e.what.to_string();
+                }
                 s.errors.push(e.shifted(off));
                 return;
             }

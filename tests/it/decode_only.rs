@@ -13,7 +13,7 @@ use poolshark::dissect::{Dissector, FrameSummary, Limits};
 use poolshark::pipeline::{Decoded, Options, Pipeline, RunStats, Sink};
 use poolshark::proto::AppProtocol;
 use poolshark::source::file::FileSource;
-use poolshark::source::FrameSource;
+use poolshark::source::{Frame, FrameSource};
 use std::path::Path;
 
 /// Every message as (frame, protocol, length).
@@ -116,7 +116,9 @@ fn a_rule_that_puts_a_wanted_protocol_on_sctp_keeps_sctp_dissected() {
 /// payload's addressing, bytes, reassembly facts and errors.
 type FrameOut = (FrameSummary, Vec<String>);
 
-fn dissect_frames(path: &Path, info: bool) -> Vec<FrameOut> {
+/// Every frame of `path`, each also cut short at every length below `cut_below` first (the link
+/// and IP layers' errors).
+fn dissect_frames(path: &Path, info: bool, cut_below: usize) -> Vec<FrameOut> {
     let mut src = FileSource::open(path).expect("open");
     let mut d = Dissector::new(Limits::default());
     if !info {
@@ -130,49 +132,67 @@ fn dissect_frames(path: &Path, info: bool) -> Vec<FrameOut> {
             Err(e) if e.fatal => panic!("{}: {e}", path.display()),
             Err(_) => continue,
         };
-        let mut payloads = Vec::new();
-        let summary = d.dissect(&f, &mut |p| {
-            payloads.push(format!(
-                "{:?} {}:{} > {}:{} ppid {:?} stream {:?} tsn {:?} ssn {:?} dup {} unordered {} \
-                 at {:?} stream offset {:?} gap {} from {:?} errors {:?} data {:02x?}",
-                p.transport,
-                p.src,
-                p.src_port,
-                p.dst,
-                p.dst_port,
-                p.ppid,
-                p.stream,
-                p.tsn,
-                p.ssn,
-                p.duplicate,
-                p.unordered,
-                p.frame_offset,
-                p.stream_offset,
-                p.gap_before,
-                p.reassembled_from,
-                p.errors,
-                p.data
-            ))
-        });
-        out.push((summary, payloads));
+        for k in (0..cut_below.min(f.data.len())).chain([f.data.len()]) {
+            let f = Frame {
+                data: &f.data[..k],
+                ..f
+            };
+            out.push(dissect_one(&mut d, &f));
+        }
     }
     out
 }
 
+fn dissect_one(d: &mut Dissector, f: &Frame<'_>) -> FrameOut {
+    let mut payloads = Vec::new();
+    let summary = d.dissect(f, &mut |p| {
+        payloads.push(format!(
+            "{:?} {}:{} > {}:{} ppid {:?} stream {:?} tsn {:?} ssn {:?} dup {} unordered {} \
+                 at {:?} stream offset {:?} gap {} from {:?} errors {:?} data {:02x?}",
+            p.transport,
+            p.src,
+            p.src_port,
+            p.dst,
+            p.dst_port,
+            p.ppid,
+            p.stream,
+            p.tsn,
+            p.ssn,
+            p.duplicate,
+            p.unordered,
+            p.frame_offset,
+            p.stream_offset,
+            p.gap_before,
+            p.reassembled_from,
+            p.errors,
+            p.data
+        ))
+    });
+    (summary, payloads)
+}
+
 #[test]
 fn without_the_info_text_the_dissector_gives_the_same_frames_and_payloads() {
-    let mut files = common::captures_under(&fixture(""));
+    // The fixtures' frames also cut short at every length up to 80 bytes (link and IP errors).
+    let mut files: Vec<_> = common::captures_under(&fixture(""))
+        .into_iter()
+        .map(|p| (p, 80))
+        .collect();
     if let Some(shared) = common::shared_dir() {
-        files.extend(common::captures_under(&shared.join("captures")));
+        files.extend(
+            common::captures_under(&shared.join("captures"))
+                .into_iter()
+                .map(|p| (p, 0)),
+        );
     }
     files.sort();
     let (mut frames, mut with_text) = (0, 0);
-    for path in &files {
-        let full = dissect_frames(path, true);
-        let bare = dissect_frames(path, false);
+    for (path, cut_below) in &files {
+        let full = dissect_frames(path, true, *cut_below);
+        let bare = dissect_frames(path, false, *cut_below);
         assert_eq!(full.len(), bare.len(), "{}", path.display());
         for (n, ((mut a, pa), (b, pb))) in full.into_iter().zip(bare).enumerate() {
-            let at = format!("{} frame {}", path.display(), n + 1);
+            let at = format!("{} dissection {}", path.display(), n + 1);
             assert!(b.info.is_empty(), "{at}: Info text made: {:?}", b.info);
             with_text += usize::from(!a.info.is_empty());
             a.info.clear();
