@@ -187,10 +187,9 @@ impl V4KeyRule {
             };
         }
         let field = chaddr.get(..CHADDR_LEN).unwrap_or(chaddr);
-        let len = self.max_len.map_or(chaddr_len, |max| chaddr_len.min(max));
         // Bytes beyond the field (hlen 17-20 in Kea) or beyond a short capture read as zeros.
         let bytes = (field.iter().copied().chain(std::iter::repeat(0)))
-            .take(len)
+            .take(self.cut(chaddr_len))
             .collect();
         KeyOutcome::Key(Stid {
             bytes,
@@ -198,9 +197,14 @@ impl V4KeyRule {
         })
     }
 
+    /// A key of `len` bytes cut to the rule's longest STID.
+    fn cut(&self, len: usize) -> usize {
+        self.max_len.map_or(len, |max| len.min(max))
+    }
+
     /// `bytes` cut to the rule's longest STID.
     fn key(&self, bytes: &[u8], source: StidSource) -> KeyOutcome {
-        let len = self.max_len.map_or(bytes.len(), |max| bytes.len().min(max));
+        let len = self.cut(bytes.len());
         KeyOutcome::Key(Stid {
             bytes: KeyBytes::from_slice(bytes.get(..len).unwrap_or(bytes)),
             source,

@@ -106,17 +106,11 @@ impl Registry {
             (None, _) => None,
         };
         // Every identifier of the answer already names this server (the usual answer): nothing
-        // to learn. `by_ident` and `ambiguous` never share an identifier, so the loop below would
-        // change nothing.
-        let known = |i: &usize| {
-            (a.server_id.is_none() || by_id == Some(*i)) && (addr.is_none() || by_addr == Some(*i))
-        };
-        if let Some(i) = found.filter(known) {
-            if let Some(s) = self.servers.get_mut(i) {
-                *s.answers.entry(a.family).or_default() += 1;
-            }
-            return Some(i);
-        }
+        // to learn. `by_ident` and `ambiguous` never share an identifier, so the learning loop
+        // below would change nothing.
+        let all_known = found.is_some_and(|i| {
+            (a.server_id.is_none() || by_id == Some(i)) && (addr.is_none() || by_addr == Some(i))
+        });
         let i = match found {
             Some(i) => i,
             None => {
@@ -138,7 +132,19 @@ impl Registry {
                 i
             }
         };
-        for id in [a.server_id.clone(), addr].into_iter().flatten() {
+        if !all_known {
+            self.learn(i, [a.server_id.clone(), addr]);
+        }
+        if let Some(s) = self.servers.get_mut(i) {
+            *s.answers.entry(a.family).or_default() += 1;
+        }
+        Some(i)
+    }
+
+    /// Files the identifiers an answer of server `i` came with: a new one names `i`, one that
+    /// named another server names none from now on.
+    fn learn(&mut self, i: usize, ids: [Option<ServerIdent>; 2]) {
+        for id in ids.into_iter().flatten() {
             if self.ambiguous.contains(&id) {
                 continue;
             }
@@ -158,10 +164,6 @@ impl Registry {
                 }
             }
         }
-        if let Some(s) = self.servers.get_mut(i) {
-            *s.answers.entry(a.family).or_default() += 1;
-        }
-        Some(i)
     }
 }
 

@@ -308,7 +308,10 @@ impl Tracker {
         self.last_time = self.last_time.max(t);
     }
 
-    /// The oldest transmission whose lookahead has passed (or that must go to respect the bound).
+    /// The oldest transmission whose lookahead has passed (or that must go to respect the bound):
+    /// [`Self::judge_ready`] one at a time, moved out. The tests' form of it (the replay judges in
+    /// place).
+    #[cfg(test)]
     pub fn pop_ready(&mut self) -> Option<Transmission> {
         if !self.front_ready() {
             return None;
@@ -322,7 +325,7 @@ impl Tracker {
     }
 
     /// Hands each ready transmission (every one when `all`: the capture ended) to `judge`, as
-    /// `pop_ready` / `pop_any` would, without moving it out of the queue first.
+    /// `pop_ready` (tests) / `pop_any` would, without moving it out of the queue first.
     pub fn judge_ready(&mut self, all: bool, mut judge: impl FnMut(&Transmission)) {
         while all || self.front_ready() {
             let Some(t) = self.close_front() else {

@@ -126,6 +126,7 @@ fn settings(p: &Policy, wire: Wire) -> Option<PeSettings> {
     let uses = kind.uses();
     let mut s = PeSettings::new(kind);
     if uses.weight {
+        // `PeSettings::new` starts at weight 1; a missing weight word counts as 0 like the rest.
         s.weight = 0;
     }
     // The words in one pass (each role once in a layout), not a search of the layout per role.
