@@ -12,6 +12,7 @@ pub mod dissect;
 pub mod error;
 pub mod field;
 pub mod generate;
+pub mod handoff;
 pub mod output;
 pub mod pipeline;
 pub mod proto;

@@ -40,6 +40,9 @@ pub trait Sink {
     fn message(&mut self, d: &Decoded<'_>);
     /// After the last message of a frame: what the lower layers said of it.
     fn end_frame(&mut self, _frame: &Frame<'_>, _summary: &FrameSummary) {}
+    /// The run has ended (called by runs that decode on other threads, on the sink's thread);
+    /// `last`: the time of the run's last frame.
+    fn run_ended(&mut self, _last: Option<Timestamp>) {}
     /// A problem reading the capture (the run goes on unless it is fatal).
     fn source_error(&mut self, _e: &SourceError) {}
     /// True when the sink wants no more (its output was closed): the run stops early.
@@ -164,15 +167,87 @@ pub struct Pipeline {
     stats: RunStats,
 }
 
+/// The dispatcher's settings of a run: its bounds from the run's limits unless set.
+fn dispatch_options(opts: &Options) -> DispatchOptions {
+    let mut dispatch = opts.dispatch.clone();
+    if dispatch.conversations == 0 {
+        dispatch.conversations = opts.limits.conversations;
+    }
+    if dispatch.framer_bytes == 0 {
+        dispatch.framer_bytes = opts.limits.framer_bytes;
+    }
+    dispatch
+}
+
+/// A run's statistics at the start of a frame.
+fn frame_started(stats: &mut RunStats, frame: &Frame<'_>) {
+    stats.frames += 1;
+    if stats.first.is_none() {
+        stats.first = Some(frame.ts);
+    }
+    stats.last = Some(frame.ts);
+}
+
+/// Decodes the messages of one payload and hands each to `sink`, counting them in `stats`;
+/// the errors of the stream rather than of a message (framing) go to `stream_errors`, offsets
+/// in the frame.
+pub(crate) fn decode_payload(
+    dispatcher: &mut Dispatcher,
+    stats: &mut RunStats,
+    frame: &Frame<'_>,
+    payload: &Payload<'_>,
+    sink: &mut dyn Sink,
+    stream_errors: &mut Vec<DecodeError>,
+) {
+    let r = dispatcher.dispatch(payload, &mut |found| {
+        let frame_offset = payload
+            .frame_offset
+            .zip(found.payload_offset)
+            .map(|(a, b)| a + b);
+        let mut errors = payload.errors.clone();
+        errors.extend(
+            found
+                .errors
+                .into_iter()
+                .map(|e| e.shifted(frame_offset.unwrap_or(0))),
+        );
+        *stats.messages.entry(found.protocol).or_default() += 1;
+        if !errors.is_empty() {
+            *stats
+                .messages_with_errors
+                .entry(found.protocol)
+                .or_default() += 1;
+        }
+        sink.message(&Decoded {
+            frame,
+            payload,
+            protocol: found.protocol,
+            message: &found.message,
+            errors: &errors,
+            frame_offset,
+            len: found.len,
+        });
+    });
+    if let Some((_, errs)) = r {
+        let base = payload.frame_offset.unwrap_or(0);
+        stream_errors.extend(errs.into_iter().map(|e| e.shifted(base)));
+    }
+}
+
+/// Counts a frame whose stream had framing errors (`stream_errors`) among the frames with
+/// errors, and apart when its lower layers had none (`lower_errors` false).
+fn count_stream_errors(stats: &mut RunStats, lower_errors: bool, stream_errors: bool) {
+    if stream_errors && !lower_errors {
+        stats.frames_with_stream_errors_only += 1;
+    }
+    if lower_errors || stream_errors {
+        stats.frames_with_errors += 1;
+    }
+}
+
 impl Pipeline {
     pub fn new(opts: Options) -> Self {
-        let mut dispatch = opts.dispatch;
-        if dispatch.conversations == 0 {
-            dispatch.conversations = opts.limits.conversations;
-        }
-        if dispatch.framer_bytes == 0 {
-            dispatch.framer_bytes = opts.limits.framer_bytes;
-        }
+        let dispatch = dispatch_options(&opts);
         let mut dissector = Dissector::new(opts.limits);
         if opts.without_info {
             dissector = dissector.without_info();
@@ -201,63 +276,37 @@ impl Pipeline {
             dispatcher,
             stats,
         } = self;
-        stats.frames += 1;
-        if stats.first.is_none() {
-            stats.first = Some(frame.ts);
-        }
-        stats.last = Some(frame.ts);
+        frame_started(stats, frame);
         let mut stream_errors: Vec<DecodeError> = Vec::new();
         let mut summary = dissector.dissect(frame, &mut |payload: Payload<'_>| {
             // A retransmitted DATA chunk repeats a message already decoded: like Wireshark, do
             // not decode it again (the dissector counts it).
-            if payload.duplicate {
-                return;
-            }
-            let payload = &payload;
-            let r = dispatcher.dispatch(payload, &mut |found| {
-                let frame_offset = payload
-                    .frame_offset
-                    .zip(found.payload_offset)
-                    .map(|(a, b)| a + b);
-                let mut errors = payload.errors.clone();
-                errors.extend(
-                    found
-                        .errors
-                        .into_iter()
-                        .map(|e| e.shifted(frame_offset.unwrap_or(0))),
-                );
-                *stats.messages.entry(found.protocol).or_default() += 1;
-                if !errors.is_empty() {
-                    *stats
-                        .messages_with_errors
-                        .entry(found.protocol)
-                        .or_default() += 1;
-                }
-                sink.message(&Decoded {
-                    frame,
-                    payload,
-                    protocol: found.protocol,
-                    message: &found.message,
-                    errors: &errors,
-                    frame_offset,
-                    len: found.len,
-                });
-            });
-            if let Some((_, errs)) = r {
-                let base = payload.frame_offset.unwrap_or(0);
-                stream_errors.extend(errs.into_iter().map(|e| e.shifted(base)));
+            if !payload.duplicate {
+                decode_payload(dispatcher, stats, frame, &payload, sink, &mut stream_errors);
             }
         });
-        if !stream_errors.is_empty() {
-            if summary.errors.is_empty() {
-                stats.frames_with_stream_errors_only += 1;
-            }
-            summary.errors.extend(stream_errors);
-        }
-        if !summary.errors.is_empty() {
-            stats.frames_with_errors += 1;
-        }
+        count_stream_errors(stats, !summary.errors.is_empty(), !stream_errors.is_empty());
+        summary.errors.extend(stream_errors);
         sink.end_frame(frame, &summary);
+    }
+
+    /// Dissects one frame without decoding its payloads: each payload that is not a
+    /// retransmission goes to `payloads`, to be decoded elsewhere ([`Decoder`]). The frame
+    /// counts in this pipeline's statistics with the errors of its lower layers. Returns what
+    /// the lower layers said of the frame.
+    pub fn dissect_only(
+        &mut self,
+        frame: &Frame<'_>,
+        payloads: &mut dyn FnMut(&Payload<'_>),
+    ) -> FrameSummary {
+        frame_started(&mut self.stats, frame);
+        let summary = self.dissector.dissect(frame, &mut |payload: Payload<'_>| {
+            if !payload.duplicate {
+                payloads(&payload);
+            }
+        });
+        count_stream_errors(&mut self.stats, !summary.errors.is_empty(), false);
+        summary
     }
 
     /// Runs the whole source through the pipeline. Non-fatal source errors go to the sink and
@@ -267,9 +316,22 @@ impl Pipeline {
         source: &mut dyn FrameSource,
         sink: &mut dyn Sink,
     ) -> Result<(), SourceError> {
+        self.each_frame(source, sink, |pipeline, frame, sink| {
+            pipeline.feed(frame, sink)
+        })
+    }
+
+    /// Hands every frame of `source` to `f` until the source ends, `sink` stops, or a fatal
+    /// source error (returned); reading problems are counted and told to `sink`.
+    pub fn each_frame(
+        &mut self,
+        source: &mut dyn FrameSource,
+        sink: &mut dyn Sink,
+        mut f: impl FnMut(&mut Self, &Frame<'_>, &mut dyn Sink),
+    ) -> Result<(), SourceError> {
         while !sink.stopped() {
             match source.next_frame() {
-                Ok(Some(frame)) => self.feed(&frame, sink),
+                Ok(Some(frame)) => f(self, &frame, sink),
                 Ok(None) => return Ok(()),
                 Err(e) => {
                     self.stats.source_errors += 1;
@@ -281,5 +343,59 @@ impl Pipeline {
             }
         }
         Ok(())
+    }
+}
+
+/// The application half of a pipeline, for payloads dissected elsewhere
+/// ([`Pipeline::dissect_only`]): decodes them into messages for a sink and counts them. Its
+/// statistics hold only what it decoded (messages, framing errors of streams, the dispatcher's
+/// counters), to be added to the dissecting pipeline's with [`RunStats::absorb_part`].
+pub struct Decoder {
+    dispatcher: Dispatcher,
+    stats: RunStats,
+    stream_errors: Vec<DecodeError>,
+}
+
+impl Decoder {
+    pub fn new(opts: &Options) -> Self {
+        Decoder {
+            dispatcher: Dispatcher::new(dispatch_options(opts)),
+            stats: RunStats::default(),
+            stream_errors: Vec::new(),
+        }
+    }
+
+    /// Decodes one payload of `frame`. Payloads come in frame order, each frame's last one
+    /// followed by [`Decoder::end_frame`].
+    pub fn payload(&mut self, frame: &Frame<'_>, payload: &Payload<'_>, sink: &mut dyn Sink) {
+        decode_payload(
+            &mut self.dispatcher,
+            &mut self.stats,
+            frame,
+            payload,
+            sink,
+            &mut self.stream_errors,
+        );
+    }
+
+    /// After the last payload of a frame; `lower_errors`: its lower layers had errors (the
+    /// dissecting pipeline counted the frame among those with errors).
+    pub fn end_frame(&mut self, frame: &Frame<'_>, lower_errors: bool, sink: &mut dyn Sink) {
+        let stream_errors = !self.stream_errors.is_empty();
+        // Only what the dissecting pipeline could not count: see `RunStats::absorb_part`.
+        if stream_errors && !lower_errors {
+            self.stats.frames_with_stream_errors_only += 1;
+        }
+        let summary = FrameSummary {
+            errors: std::mem::take(&mut self.stream_errors),
+            ..FrameSummary::default()
+        };
+        sink.end_frame(frame, &summary);
+    }
+
+    pub fn stats(&self) -> RunStats {
+        let mut s = self.stats.clone();
+        s.dispatch = self.dispatcher.counters();
+        s
     }
 }

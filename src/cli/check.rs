@@ -9,7 +9,7 @@ use std::io::Write;
 
 use super::anyhow_like::{Error, Result};
 use super::exit;
-use super::files::{for_each_ordered, run_file, run_file_again};
+use super::files::{for_each_ordered, run_file, run_file_parts};
 use super::input::CaptureFilesArgs;
 use super::progress::Bars;
 use crate::analyse::dhcp_lb::{ConfigFile, DhcpLbAnalyser, Overrides, Settings};
@@ -17,6 +17,7 @@ use crate::analyse::failover::{self, analyser::FailoverAnalyser, PoolRange};
 use crate::analyse::finding::{Findings, Severity};
 use crate::analyse::{Analyser, Report};
 use crate::dissect::FrameSummary;
+use crate::handoff::Part;
 use crate::pipeline::{Decoded, Sink};
 use crate::proto::AppProtocol;
 use crate::source::{Frame, SourceError};
@@ -203,6 +204,10 @@ impl Sink for CheckSink {
         self.report.timeline.start(frame.ts);
     }
 
+    fn run_ended(&mut self, last: Option<crate::source::Timestamp>) {
+        self.finish(last);
+    }
+
     fn source_error(&mut self, e: &SourceError) {
         eprintln!("poolshark: {e}");
     }
@@ -211,7 +216,7 @@ impl Sink for CheckSink {
 /// Check's analysers in the parts that can run apart, each with a report of its own: RSerPool's
 /// replay, and the DHCP load-balancing and failover replays (which read the same messages). The
 /// parts' reports are merged at the end, so what `check` says is the same whether the parts
-/// share one pipeline or each has its own on a thread.
+/// share one pipeline or each decodes on a thread of its own.
 fn parts(all: Vec<Box<dyn Analyser>>, max_findings: usize) -> Vec<CheckSink> {
     let (first, rest): (Vec<_>, Vec<_>) = all.into_iter().partition(|a| {
         a.protocols()
@@ -242,12 +247,10 @@ impl Sink for Fan<'_> {
     }
 }
 
-/// The parts each on a pipeline of its own, on threads, each decoding only the protocols its
-/// analysers read (the first part also every protocol no other part reads). The first part's
-/// pipeline draws the progress bar and tells reading problems; the run's statistics are its,
-/// with the other parts' messages added ([`RunStats::absorb_part`]).
-///
-/// [`RunStats::absorb_part`]: crate::pipeline::RunStats::absorb_part
+/// The file read and dissected once, on this thread, and each part's payloads decoded and
+/// analysed on a thread of its own ([`crate::handoff`]): the first part's also those of every
+/// protocol no other part reads. Each part's run ends on its thread (the DHCP replay's end is
+/// not short).
 fn run_parts(
     file: &str,
     input: &super::input::CaptureArgs,
@@ -256,46 +259,25 @@ fn run_parts(
     label: Option<&str>,
     parts: &mut [CheckSink],
 ) -> Result<(crate::pipeline::RunStats, Option<SourceError>)> {
-    let Some((first, rest)) = parts.split_first_mut() else {
-        return run_file(file, input, opts, bars, label, &mut Fan(parts));
-    };
-    let elsewhere: Vec<AppProtocol> = rest.iter().flat_map(|p| p.protocols()).collect();
-    let mut mine_opts = opts.clone();
-    mine_opts.dispatch.only = Some(
-        AppProtocol::ALL
-            .into_iter()
-            .filter(|p| opts.dispatch.wants(*p) && !elsewhere.contains(p))
-            .collect(),
-    );
-    std::thread::scope(|s| {
-        let others: Vec<_> = rest
-            .iter_mut()
-            .map(|part| {
-                let mut own = opts.clone();
-                own.dispatch.only = Some(part.protocols());
-                s.spawn(move || {
-                    let (stats, _) = run_file_again(input, &own, part)?;
-                    // Its end, on its thread too (the DHCP replay's is not short).
-                    part.finish(stats.last);
-                    Ok::<_, Error>(stats)
-                })
-            })
-            .collect();
-        let mut mine = run_file(file, input, &mine_opts, bars, label, first);
-        if let Ok((stats, _)) = &mine {
-            first.finish(stats.last);
-        }
-        for h in others {
-            let theirs = match h.join() {
-                Ok(r) => r?,
-                Err(panic) => std::panic::resume_unwind(panic),
-            };
-            if let Ok((stats, _)) = &mut mine {
-                stats.absorb_part(&theirs);
-            }
-        }
-        mine
-    })
+    let protocols: Vec<Vec<AppProtocol>> = parts.iter().map(CheckSink::protocols).collect();
+    let elsewhere: Vec<AppProtocol> = protocols.iter().skip(1).flatten().copied().collect();
+    let handed: Vec<Part<'_, CheckSink>> = parts
+        .iter_mut()
+        .zip(protocols)
+        .enumerate()
+        .map(|(i, (sink, own))| Part {
+            protocols: if i == 0 {
+                AppProtocol::ALL
+                    .into_iter()
+                    .filter(|p| opts.dispatch.wants(*p) && !elsewhere.contains(p))
+                    .collect()
+            } else {
+                own
+            },
+            sink,
+        })
+        .collect();
+    run_file_parts(file, input, opts, bars, label, handed)
 }
 
 /// Ends every part's run not yet ended (each into its own report), then makes them one sink:
@@ -539,9 +521,7 @@ fn check_file(
         analysers_seeded(&args.analysis, seeds)?,
         args.analysis.max_findings,
     );
-    // A second pass needs a file that can be read twice (not standard input, not a pipe).
-    let rereadable = file != "-" && std::fs::metadata(file).is_ok_and(|m| m.is_file());
-    let (stats, fatal) = if threads > 1 && rereadable {
+    let (stats, fatal) = if threads > 1 && parts.len() > 1 {
         run_parts(file, &input, opts, bars, label, &mut parts)?
     } else {
         run_file(file, &input, opts, bars, label, &mut Fan(&mut parts))?

@@ -84,25 +84,33 @@ pub fn run_file<S: Sink>(
         inner: sink,
         progress,
         label,
-        quiet: false,
     };
     Ok(run_tracked(&mut source, opts, tracked))
 }
 
-/// [`run_file`] for a second pass over a file another pipeline reads too (another thread's
-/// analysers): no progress bar, and its reading problems not told twice.
-pub fn run_file_again<S: Sink>(
+/// [`run_file`] with the file dissected once on this thread and each part's payloads decoded
+/// into its sink on a thread of its own ([`crate::handoff`]).
+pub fn run_file_parts<S: Sink + Send>(
+    file: &str,
     input: &super::input::CaptureArgs,
     opts: &crate::pipeline::Options,
-    sink: &mut S,
+    bars: &super::progress::Bars,
+    label: Option<&str>,
+    parts: Vec<crate::handoff::Part<'_, S>>,
 ) -> super::anyhow_like::Result<(crate::pipeline::RunStats, Option<SourceError>)> {
-    let tracked = Tracked {
-        inner: sink,
-        progress: None,
-        label: None,
-        quiet: true,
+    let (mut source, progress) = match bars.open(file) {
+        Some(opened) => {
+            let (s, p) = opened?;
+            (s, Some(p))
+        }
+        None => (input.open()?, None),
     };
-    Ok(run_tracked(&mut input.open()?, opts, tracked))
+    let mut front = Tracked {
+        inner: &mut crate::pipeline::NullSink,
+        progress,
+        label,
+    };
+    Ok(crate::handoff::run(&mut source, opts, &mut front, parts))
 }
 
 /// Runs `source` through a pipeline of its own into `tracked`: the run's statistics and the
@@ -124,8 +132,6 @@ pub struct Tracked<'a, S> {
     pub progress: Option<FileProgress>,
     /// The file's name, when several files are read.
     pub label: Option<&'a str>,
-    /// Reading problems are not told (another pass over the same file tells them).
-    pub quiet: bool,
 }
 
 impl<S: Sink> Sink for Tracked<'_, S> {
@@ -141,9 +147,6 @@ impl<S: Sink> Sink for Tracked<'_, S> {
     }
 
     fn source_error(&mut self, e: &SourceError) {
-        if self.quiet {
-            return;
-        }
         let line = match self.label {
             Some(file) => format!("poolshark: {file}: {e}"),
             None => format!("poolshark: {e}"),

@@ -28,8 +28,9 @@ pub struct CaptureFilesArgs {
     #[arg(value_name = "FILE", required = true, num_args = 1..)]
     pub files: Vec<String>,
 
-    /// Threads: files analysed at once; `check` gives threads to spare to a file's RSerPool
-    /// and DHCP replays, side by side [default: the cores available].
+    /// Threads: files analysed at once; with threads to spare `check` reads and dissects a file
+    /// on one and replays its RSerPool and its DHCP traffic on one more each [default: the cores
+    /// available].
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<NonZeroUsize>,
 

@@ -163,6 +163,30 @@ impl<'a> Payload<'a> {
 }
 
 impl Payload<'_> {
+    /// A copy without its bytes (`data` empty), to outlive the frame: the bytes go apart and
+    /// are set back in the copy where they are.
+    pub fn detached(&self) -> Payload<'static> {
+        Payload {
+            src: self.src,
+            dst: self.dst,
+            transport: self.transport,
+            src_port: self.src_port,
+            dst_port: self.dst_port,
+            ppid: self.ppid,
+            stream: self.stream,
+            data: &[],
+            frame_offset: self.frame_offset,
+            reassembled_from: self.reassembled_from.clone(),
+            errors: self.errors.clone(),
+            duplicate: self.duplicate,
+            tsn: self.tsn,
+            ssn: self.ssn,
+            unordered: self.unordered,
+            stream_offset: self.stream_offset,
+            gap_before: self.gap_before,
+        }
+    }
+
     pub fn conversation(&self) -> ConversationKey {
         ConversationKey::new(
             self.transport,

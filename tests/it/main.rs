@@ -27,6 +27,7 @@ mod failover_tshark;
 mod fixtures;
 mod fuzz_regressions;
 mod generate;
+mod handoff;
 mod leases_cli;
 mod leases_files;
 mod live_capture;

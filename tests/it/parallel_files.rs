@@ -108,9 +108,9 @@ fn one_thread_and_two_give_the_same_output() {
     }
 }
 
-/// One file with threads to spare: its RSerPool replay and its DHCP replays run on pipelines of
-/// their own, one thread each; the report is the one a single thread makes (findings of both
-/// parts, in frame order, the bound of listed findings over all of them).
+/// One file with threads to spare: read and dissected on one thread, its RSerPool replay and its
+/// DHCP replays on one thread each; the report is the one a single thread makes (findings of
+/// both parts, in frame order, the bound of listed findings over all of them).
 #[test]
 fn one_file_split_over_two_threads_gives_the_one_thread_report() {
     let mut cases: Vec<Vec<String>> = vec![
@@ -180,9 +180,9 @@ fn one_file_split_over_two_threads_gives_the_one_thread_report() {
     );
 }
 
-/// Standard input cannot be read twice: one pipeline then, and the same report.
+/// Standard input is read once, as a file is: the same report.
 #[test]
-fn standard_input_is_checked_on_one_pipeline_with_the_same_report() {
+fn standard_input_is_checked_in_parts_with_the_same_report() {
     let demo = fixture("demo.pcap");
     let from_file = run(&["check", "--format", "json", "--jobs", "2", &path(&demo)]);
     let piped = poolshark()
@@ -371,7 +371,8 @@ fn progress_bar_on_a_terminal() {
 
 /// A failover stream whose framing breaks (a message length below the 12-byte header) counts
 /// among the frames with errors below the application whether the DHCP part runs on a thread of
-/// its own (which alone frames failover streams then) or on the one pipeline.
+/// its own (which alone frames failover streams then, the lower layers dissected on another) or
+/// on the one pipeline.
 #[test]
 fn a_broken_failover_stream_is_counted_alike_on_one_thread_and_two() {
     use poolshark::generate::{PcapWriter, TcpFlow, TsResolution};
