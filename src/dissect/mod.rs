@@ -78,7 +78,15 @@ impl std::hash::Hash for ConversationKey {
 
 impl ConversationKey {
     pub fn new(transport: Transport, src: IpAddr, sport: u16, dst: IpAddr, dport: u16) -> Self {
-        let (a, b) = if (src, sport) <= (dst, dport) {
+        // The order of `(IpAddr, u16)` (IPv4 before IPv6, then the address bytes, then the
+        // port), compared as numbers instead of byte by byte.
+        fn rank(a: IpAddr, port: u16) -> (bool, u128, u16) {
+            match a {
+                IpAddr::V4(v4) => (false, u128::from(u32::from(v4)), port),
+                IpAddr::V6(v6) => (true, u128::from(v6), port),
+            }
+        }
+        let (a, b) = if rank(src, sport) <= rank(dst, dport) {
             ((src, sport), (dst, dport))
         } else {
             ((dst, dport), (src, sport))
@@ -176,8 +184,17 @@ impl Payload<'_> {
             stream: self.stream,
             data: &[],
             frame_offset: self.frame_offset,
-            reassembled_from: self.reassembled_from.clone(),
-            errors: self.errors.clone(),
+            // Nearly always empty: not even a call to copy nothing.
+            reassembled_from: if self.reassembled_from.is_empty() {
+                Vec::new()
+            } else {
+                self.reassembled_from.clone()
+            },
+            errors: if self.errors.is_empty() {
+                Vec::new()
+            } else {
+                self.errors.clone()
+            },
             duplicate: self.duplicate,
             tsn: self.tsn,
             ssn: self.ssn,
@@ -232,5 +249,52 @@ impl Default for Limits {
             ip_fragment_timeout_secs: 30,
             framer_bytes: 16 << 20,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key puts the lesser endpoint first, in the order of `(IpAddr, u16)` itself, and is the
+    /// same from either side.
+    #[test]
+    fn a_conversation_key_orders_its_endpoints_as_ip_addr_and_port_do() {
+        let addrs: Vec<IpAddr> = [
+            "0.0.0.0",
+            "10.0.0.1",
+            "10.0.0.2",
+            "10.1.0.0",
+            "192.0.2.255",
+            "255.255.255.255",
+            "::",
+            "::1",
+            "::10.0.0.1",
+            "::ffff:10.0.0.1",
+            "2001:db8::1",
+            "2001:db8::1:0",
+            "fe80::1",
+            "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+        ]
+        .iter()
+        .map(|a| a.parse().expect("address"))
+        .collect();
+        let ports = [0u16, 1, 255, 256, 647, 65535];
+        let mut checked = 0;
+        for &x in &addrs {
+            for &px in &ports {
+                for &y in &addrs {
+                    for &py in &ports {
+                        let k = ConversationKey::new(Transport::Tcp, x, px, y, py);
+                        let lesser = (x, px).min((y, py));
+                        let greater = (x, px).max((y, py));
+                        assert_eq!((k.a, k.b), (lesser, greater), "{x}:{px} {y}:{py}");
+                        assert_eq!(k, ConversationKey::new(Transport::Tcp, y, py, x, px));
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, (addrs.len() * ports.len()).pow(2));
     }
 }
