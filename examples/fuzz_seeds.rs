@@ -1,7 +1,7 @@
 //! Builds the seed corpora of the fuzz targets (fuzz/) from capture files, with poolshark's own
 //! reader, dissector and dispatcher:
 //!
-//! * `pcap_read`, `pipeline`: small captures whole; of the larger ones, runs of consecutive frames
+//! * `pcap_read`, `pipeline`, `handoff`: small captures whole; of the larger ones, runs of consecutive frames
 //!   written again as pcap (a few runs spread over the file).
 //! * `dissect`: the same runs of frames in the target's own input format (see `fuzz/src/lib.rs`).
 //! * `rserpool`, `dhcpv4`, `dhcpv6`, `failover`: every distinct message the captures carry, as its
@@ -195,6 +195,7 @@ fn main() -> io::Result<()> {
             let bytes = std::fs::read(path)?;
             corpus.add("pcap_read", &bytes)?;
             corpus.add("pipeline", &bytes)?;
+            corpus.add("handoff", &bytes)?;
             corpus.add("dissect", &as_dissect_input(&frames))?;
         } else {
             let step = (frames.len() / RUNS).max(RUN_FRAMES);
@@ -203,6 +204,7 @@ fn main() -> io::Result<()> {
                 let pcap = as_pcap(run)?;
                 corpus.add("pcap_read", &pcap)?;
                 corpus.add("pipeline", &pcap)?;
+                corpus.add("handoff", &pcap)?;
                 corpus.add("dissect", &as_dissect_input(run))?;
             }
         }
