@@ -7,6 +7,11 @@
 //! bounded channels: memory stays bounded by the batches in flight, not by the capture. What a
 //! run counts is the same as one [`Pipeline`] would count: the frames and their lower layers
 //! are the dissecting pipeline's, the messages each part's ([`RunStats::absorb_part`]).
+//!
+//! A part's sink sees its messages as on one pipeline, with two differences: the frames it is
+//! given carry no bytes (`Frame::data` is empty: the payload's are there), and a frame's end
+//! ([`Sink::end_frame`]) comes only after frames with a payload of its protocols (and after the
+//! run's first frame, where its timeline starts), with only its streams' framing errors.
 
 use std::ops::Range;
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
@@ -90,8 +95,8 @@ struct Batch {
 /// What goes to a part's thread.
 enum Handed {
     Payloads(Batch),
-    /// The run has ended; the time of its last frame.
-    End(Option<Timestamp>),
+    /// The run has ended: its first frame (if it had one) and the time of its last.
+    End(Option<FrameMeta>, Option<Timestamp>),
 }
 
 /// The dissecting thread's end of one part.
@@ -203,7 +208,7 @@ pub fn run<S: Sink + Send>(
             lane.send(first);
             if let Some(tx) = lane.tx.take() {
                 // Gone: its thread's panic is told below.
-                let _ = tx.send(Handed::End(stats.last));
+                let _ = tx.send(Handed::End(first, stats.last));
             }
         }
         for t in threads {
@@ -229,7 +234,12 @@ fn decode<S: Sink>(
     for handed in rx {
         let mut batch = match handed {
             Handed::Payloads(b) => b,
-            Handed::End(last) => {
+            Handed::End(first, last) => {
+                // A part without a payload still sees the run's first frame end, as on one
+                // pipeline.
+                if let (false, Some(first)) = (started, first) {
+                    sink.end_frame(&first.frame(), &FrameSummary::default());
+                }
                 sink.run_ended(last);
                 break;
             }

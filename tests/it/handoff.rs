@@ -22,11 +22,15 @@ use poolshark::source::{Frame, Timestamp};
 struct Recorded {
     lines: Vec<String>,
     ended: Vec<Option<Timestamp>>,
-    frame_ends: usize,
+    /// The frames whose end it was told.
+    frame_ends: Vec<u64>,
+    /// The frame of each message.
+    frames: Vec<u64>,
 }
 
 impl Sink for Recorded {
     fn message(&mut self, d: &Decoded<'_>) {
+        self.frames.push(d.frame.number);
         self.lines.push(format!(
             "{} {} {:?} {:?} {} {:?} {}:{} > {}:{} {:?} {:?}",
             d.protocol,
@@ -44,8 +48,8 @@ impl Sink for Recorded {
         ));
     }
 
-    fn end_frame(&mut self, _frame: &Frame<'_>, _summary: &FrameSummary) {
-        self.frame_ends += 1;
+    fn end_frame(&mut self, frame: &Frame<'_>, _summary: &FrameSummary) {
+        self.frame_ends.push(frame.number);
     }
 
     fn run_ended(&mut self, last: Option<Timestamp>) {
@@ -130,6 +134,18 @@ fn compare(file: &Path) -> usize {
     assert_eq!(counts(&stats), counts(&full), "{name}: statistics");
     for part in [&a, &b] {
         assert_eq!(part.ended, vec![full.last], "{name}: the run ends once");
+        // Frames end in order, the run's first among them, and after every frame with a
+        // message of the part.
+        assert!(part.frame_ends.windows(2).all(|w| w[0] < w[1]), "{name}");
+        if full.frames > 0 {
+            assert_eq!(part.frame_ends.first(), Some(&1), "{name}");
+        }
+        assert!(
+            part.frames
+                .iter()
+                .all(|f| part.frame_ends.binary_search(f).is_ok()),
+            "{name}"
+        );
     }
     all.lines.len()
 }
