@@ -20,7 +20,7 @@ use crate::dissect::dispatch::classify;
 use crate::dissect::{FrameSummary, Payload};
 use crate::pipeline::{Decoder, Options, Pipeline, RunStats, Sink};
 use crate::proto::AppProtocol;
-use crate::source::{Frame, FrameSource, SourceError, Timestamp};
+use crate::source::{Frame, FrameMeta, FrameSource, SourceError, Timestamp};
 
 /// A batch is handed over once a frame ends with at least this many payloads in it...
 const BATCH_ITEMS: usize = 512;
@@ -37,39 +37,6 @@ const BATCHES_IN_FLIGHT: usize = 32;
 pub struct Part<'a, S> {
     pub protocols: Vec<AppProtocol>,
     pub sink: &'a mut S,
-}
-
-/// A frame without its bytes (the parts decode payloads, not frames).
-#[derive(Clone, Copy)]
-struct FrameMeta {
-    number: u64,
-    ts: Timestamp,
-    linktype: u32,
-    orig_len: u32,
-    interface: u32,
-}
-
-impl FrameMeta {
-    fn of(f: &Frame<'_>) -> Self {
-        FrameMeta {
-            number: f.number,
-            ts: f.ts,
-            linktype: f.linktype,
-            orig_len: f.orig_len,
-            interface: f.interface,
-        }
-    }
-
-    fn frame(&self) -> Frame<'static> {
-        Frame {
-            number: self.number,
-            ts: self.ts,
-            linktype: self.linktype,
-            orig_len: self.orig_len,
-            interface: self.interface,
-            data: &[],
-        }
-    }
 }
 
 struct Item {
@@ -116,7 +83,7 @@ impl Lane {
         let start = self.batch.bytes.len();
         self.batch.bytes.extend_from_slice(p.data);
         self.batch.items.push(Item {
-            frame: FrameMeta::of(frame),
+            frame: frame.meta(),
             payload: p.detached(),
             data: start..self.batch.bytes.len(),
             frame_end: false,
@@ -187,7 +154,7 @@ pub fn run<S: Sink + Send>(
         let mut first = None;
         let fatal = pipeline
             .each_frame(source, front, |pipeline, frame, front| {
-                let first = *first.get_or_insert_with(|| FrameMeta::of(frame));
+                let first = *first.get_or_insert_with(|| frame.meta());
                 let summary = pipeline.dissect_only(frame, &mut |p| {
                     let Some(protocol) = classify(rules, p) else {
                         return;
@@ -238,7 +205,7 @@ fn decode<S: Sink>(
                 // A part without a payload still sees the run's first frame end, as on one
                 // pipeline.
                 if let (false, Some(first)) = (started, first) {
-                    sink.end_frame(&first.frame(), &FrameSummary::default());
+                    sink.end_frame(&first.with_data(&[]), &FrameSummary::default());
                 }
                 sink.run_ended(last);
                 break;
@@ -249,13 +216,13 @@ fn decode<S: Sink>(
             // The run's first frame has ended before any payload here unless it is theirs.
             if let (Some(first), Some(item)) = (batch.first, batch.items.first()) {
                 if item.frame.number != first.number {
-                    sink.end_frame(&first.frame(), &FrameSummary::default());
+                    sink.end_frame(&first.with_data(&[]), &FrameSummary::default());
                 }
             }
         }
         let bytes = &batch.bytes;
         for item in batch.items.drain(..) {
-            let frame = item.frame.frame();
+            let frame = item.frame.with_data(&[]);
             let mut payload: Payload<'_> = item.payload;
             payload.data = bytes.get(item.data).unwrap_or(&[]);
             decoder.payload(&frame, &payload, sink);

@@ -62,6 +62,21 @@ where
     });
 }
 
+/// Opens one file, with its progress bar when `bars` draws one.
+fn open(
+    file: &str,
+    input: &super::input::CaptureArgs,
+    bars: &super::progress::Bars,
+) -> super::anyhow_like::Result<(crate::source::file::FileSource, Option<FileProgress>)> {
+    Ok(match bars.open(file) {
+        Some(opened) => {
+            let (s, p) = opened?;
+            (s, Some(p))
+        }
+        None => (input.open()?, None),
+    })
+}
+
 /// Reads one file through a pipeline of its own into `sink`, with its progress bar when `bars`
 /// draws one. Returns the run's statistics and the error that ended the file early, if one did;
 /// fails only when the file cannot be opened.
@@ -73,13 +88,7 @@ pub fn run_file<S: Sink>(
     label: Option<&str>,
     sink: &mut S,
 ) -> super::anyhow_like::Result<(crate::pipeline::RunStats, Option<SourceError>)> {
-    let (mut source, progress) = match bars.open(file) {
-        Some(opened) => {
-            let (s, p) = opened?;
-            (s, Some(p))
-        }
-        None => (input.open()?, None),
-    };
+    let (mut source, progress) = open(file, input, bars)?;
     let tracked = Tracked {
         inner: sink,
         progress,
@@ -98,13 +107,7 @@ pub fn run_file_parts<S: Sink + Send>(
     label: Option<&str>,
     parts: Vec<crate::handoff::Part<'_, S>>,
 ) -> super::anyhow_like::Result<(crate::pipeline::RunStats, Option<SourceError>)> {
-    let (mut source, progress) = match bars.open(file) {
-        Some(opened) => {
-            let (s, p) = opened?;
-            (s, Some(p))
-        }
-        None => (input.open()?, None),
-    };
+    let (mut source, progress) = open(file, input, bars)?;
     let mut front = Tracked {
         inner: &mut crate::pipeline::NullSink,
         progress,

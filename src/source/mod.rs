@@ -64,6 +64,42 @@ pub struct Frame<'a> {
     pub data: &'a [u8],
 }
 
+/// A frame without its bytes, to outlive them (`Frame::meta`, `FrameMeta::with_data`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameMeta {
+    pub number: u64,
+    pub ts: Timestamp,
+    pub linktype: u32,
+    pub orig_len: u32,
+    pub interface: u32,
+}
+
+impl Frame<'_> {
+    pub fn meta(&self) -> FrameMeta {
+        FrameMeta {
+            number: self.number,
+            ts: self.ts,
+            linktype: self.linktype,
+            orig_len: self.orig_len,
+            interface: self.interface,
+        }
+    }
+}
+
+impl FrameMeta {
+    /// The frame again, with `data` for its bytes.
+    pub fn with_data<'a>(&self, data: &'a [u8]) -> Frame<'a> {
+        Frame {
+            number: self.number,
+            ts: self.ts,
+            linktype: self.linktype,
+            orig_len: self.orig_len,
+            interface: self.interface,
+            data,
+        }
+    }
+}
+
 /// A problem reading the capture itself (not the packets in it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceError {

@@ -24,7 +24,7 @@ use crate::analyse::timeline::Timeline;
 use crate::analyse::{Analyser, Report};
 use crate::dissect::FrameSummary;
 use crate::pipeline::{Decoded, Options, Pipeline, Sink};
-use crate::source::{Frame, FrameSource, SourceError, Timestamp};
+use crate::source::{Frame, FrameMeta, FrameSource, SourceError};
 
 /// How often progress is sent.
 pub const PROGRESS_EVERY: Duration = Duration::from_millis(50);
@@ -163,35 +163,20 @@ pub struct LoaderConfig {
 
 /// A frame copied out of the source's buffer.
 struct OwnedFrame {
-    number: u64,
-    ts: Timestamp,
-    linktype: u32,
-    orig_len: u32,
-    interface: u32,
+    meta: FrameMeta,
     data: Vec<u8>,
 }
 
 impl OwnedFrame {
     fn copy(f: &Frame<'_>) -> Self {
         OwnedFrame {
-            number: f.number,
-            ts: f.ts,
-            linktype: f.linktype,
-            orig_len: f.orig_len,
-            interface: f.interface,
+            meta: f.meta(),
             data: f.data.to_vec(),
         }
     }
 
     fn frame(&self) -> Frame<'_> {
-        Frame {
-            number: self.number,
-            ts: self.ts,
-            linktype: self.linktype,
-            orig_len: self.orig_len,
-            interface: self.interface,
-            data: &self.data,
-        }
+        self.meta.with_data(&self.data)
     }
 }
 

@@ -238,47 +238,14 @@ fn a_part_that_panics_ends_the_run_with_its_panic() {
     assert!(text.contains("the part's sink failed"), "{text}");
 }
 
-/// A failover stream whose framing breaks (a message length below the 12-byte header) in a
-/// frame whose IPv4 total length also claims more bytes than were captured (when `cut`): the
-/// frame counts once among the frames with errors, its stream's errors apart only when its lower
-/// layers had none. The lower layers are the dissecting thread's, the stream the DHCP part's.
-fn broken_failover_stream(cut: bool) -> PathBuf {
-    use poolshark::generate::{PcapWriter, TcpFlow, TsResolution};
-    let mut frames: Vec<Vec<u8>> = Vec::new();
-    {
-        let mut out = |f: &[u8]| frames.push(f.to_vec());
-        let mut fo = TcpFlow::new(
-            "192.0.2.1:40000".parse().expect("address"),
-            "192.0.2.2:647".parse().expect("address"),
-            [1, 2],
-        );
-        fo.handshake(&mut out);
-        fo.send(true, &[0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], &mut out);
-        fo.close(&mut out);
-    }
-    if cut {
-        // The data segment, after the handshake: IPv4 total length (Ethernet + 2) grown by 8.
-        let data = &mut frames[3];
-        let total = u16::from_be_bytes([data[16], data[17]]) + 8;
-        data[16..18].copy_from_slice(&total.to_be_bytes());
-    }
-    let file = std::env::temp_dir().join(format!(
-        "poolshark-handoff-broken-{cut}-{}.pcap",
-        std::process::id()
-    ));
-    let f = std::fs::File::create(&file).expect("create");
-    let mut w = PcapWriter::new(f, 1, TsResolution::Micro).expect("header");
-    for (i, f) in frames.iter().enumerate() {
-        w.write(Timestamp::new(1_700_000_000 + i as i64, 0), f)
-            .expect("write");
-    }
-    file
-}
-
+/// A failover stream whose framing breaks in a frame whose lower layers may be broken too
+/// (`common::broken_failover_stream`): the frame counts once among the frames with errors, its
+/// stream's errors apart only when its lower layers had none. The lower layers are the
+/// dissecting thread's, the stream the DHCP part's.
 #[test]
 fn a_frame_with_errors_below_and_in_its_stream_counts_once() {
     for (cut, stream_only) in [(false, 1), (true, 0)] {
-        let file = broken_failover_stream(cut);
+        let file = common::broken_failover_stream("handoff-broken", cut);
         compare(&file);
         let (_, _, stats) = in_parts(&file);
         let _ = std::fs::remove_file(&file);

@@ -375,32 +375,7 @@ fn progress_bar_on_a_terminal() {
 /// on the one pipeline.
 #[test]
 fn a_broken_failover_stream_is_counted_alike_on_one_thread_and_two() {
-    use poolshark::generate::{PcapWriter, TcpFlow, TsResolution};
-    use poolshark::source::Timestamp;
-    let mut frames: Vec<Vec<u8>> = Vec::new();
-    {
-        let mut out = |f: &[u8]| frames.push(f.to_vec());
-        let mut fo = TcpFlow::new(
-            "192.0.2.1:40000".parse().expect("address"),
-            "192.0.2.2:647".parse().expect("address"),
-            [1, 2],
-        );
-        fo.handshake(&mut out);
-        fo.send(true, &[0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], &mut out);
-        fo.close(&mut out);
-    }
-    let file = std::env::temp_dir().join(format!(
-        "poolshark-broken-failover-{}.pcap",
-        std::process::id()
-    ));
-    {
-        let f = std::fs::File::create(&file).expect("create");
-        let mut w = PcapWriter::new(f, 1, TsResolution::Micro).expect("header");
-        for (i, f) in frames.iter().enumerate() {
-            w.write(Timestamp::new(1_700_000_000 + i as i64, 0), f)
-                .expect("write");
-        }
-    }
+    let file = common::broken_failover_stream("broken-failover", false);
     let one = run(&["check", "--jobs", "1", &path(&file)]);
     let two = run(&["check", "--jobs", "2", &path(&file)]);
     std::fs::remove_file(&file).ok();

@@ -112,3 +112,41 @@ impl<A: poolshark::analyse::Analyser> poolshark::pipeline::Sink for Feed<A> {
         self.analyser.message(d, &mut self.report);
     }
 }
+
+/// A capture of one failover connection whose framing breaks (a message length of 1, below the
+/// 12-byte header), in a temporary file named after `name`; with `cut`, the data segment's IPv4
+/// total length also claims 8 bytes more than were captured (an error of the lower layers in the
+/// same frame). The caller removes the file.
+pub fn broken_failover_stream(name: &str, cut: bool) -> PathBuf {
+    use poolshark::generate::{PcapWriter, TcpFlow, TsResolution};
+    use poolshark::source::Timestamp;
+    let mut frames: Vec<Vec<u8>> = Vec::new();
+    {
+        let mut out = |f: &[u8]| frames.push(f.to_vec());
+        let mut fo = TcpFlow::new(
+            "192.0.2.1:40000".parse().expect("address"),
+            "192.0.2.2:647".parse().expect("address"),
+            [1, 2],
+        );
+        fo.handshake(&mut out);
+        fo.send(true, &[0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], &mut out);
+        fo.close(&mut out);
+    }
+    if cut {
+        // The data segment, after the handshake: IPv4 total length (Ethernet + 2) grown by 8.
+        let data = &mut frames[3];
+        let total = u16::from_be_bytes([data[16], data[17]]) + 8;
+        data[16..18].copy_from_slice(&total.to_be_bytes());
+    }
+    let file = std::env::temp_dir().join(format!(
+        "poolshark-{name}-{cut}-{}.pcap",
+        std::process::id()
+    ));
+    let f = std::fs::File::create(&file).expect("create");
+    let mut w = PcapWriter::new(f, 1, TsResolution::Micro).expect("header");
+    for (i, f) in frames.iter().enumerate() {
+        w.write(Timestamp::new(1_700_000_000 + i as i64, 0), f)
+            .expect("write");
+    }
+    file
+}
