@@ -199,27 +199,26 @@ fn decode<S: Sink>(
     let mut decoder = Decoder::new(opts);
     let mut started = false;
     for handed in rx {
+        if !started {
+            started = true;
+            // As on one pipeline the part sees the run's first frame end: before its first
+            // payload unless that payload is the first frame's (then after it), or at the end
+            // of a run that gave it none.
+            let (first, own_first) = match &handed {
+                Handed::Payloads(b) => (b.first, b.items.first().map(|i| i.frame.number)),
+                Handed::End(first, _) => (*first, None),
+            };
+            if let Some(first) = first.filter(|f| own_first != Some(f.number)) {
+                sink.end_frame(&first.with_data(&[]), &FrameSummary::default());
+            }
+        }
         let mut batch = match handed {
             Handed::Payloads(b) => b,
-            Handed::End(first, last) => {
-                // A part without a payload still sees the run's first frame end, as on one
-                // pipeline.
-                if let (false, Some(first)) = (started, first) {
-                    sink.end_frame(&first.with_data(&[]), &FrameSummary::default());
-                }
+            Handed::End(_, last) => {
                 sink.run_ended(last);
                 break;
             }
         };
-        if !started {
-            started = true;
-            // The run's first frame has ended before any payload here unless it is theirs.
-            if let (Some(first), Some(item)) = (batch.first, batch.items.first()) {
-                if item.frame.number != first.number {
-                    sink.end_frame(&first.with_data(&[]), &FrameSummary::default());
-                }
-            }
-        }
         let bytes = &batch.bytes;
         for item in batch.items.drain(..) {
             let frame = item.frame.with_data(&[]);

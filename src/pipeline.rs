@@ -381,11 +381,13 @@ impl Decoder {
     /// After the last payload of a frame; `lower_errors`: its lower layers had errors (the
     /// dissecting pipeline counted the frame among those with errors).
     pub fn end_frame(&mut self, frame: &Frame<'_>, lower_errors: bool, sink: &mut dyn Sink) {
-        let stream_errors = !self.stream_errors.is_empty();
-        // Only what the dissecting pipeline could not count: see `RunStats::absorb_part`.
-        if stream_errors && !lower_errors {
-            self.stats.frames_with_stream_errors_only += 1;
-        }
+        // The same rule as one pipeline's; of these counts `RunStats::absorb_part` takes only
+        // what the dissecting pipeline could not count (the frames with stream errors only).
+        count_stream_errors(
+            &mut self.stats,
+            lower_errors,
+            !self.stream_errors.is_empty(),
+        );
         let summary = FrameSummary {
             errors: std::mem::take(&mut self.stream_errors),
             ..FrameSummary::default()
