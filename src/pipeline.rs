@@ -278,11 +278,11 @@ impl Pipeline {
         } = self;
         frame_started(stats, frame);
         let mut stream_errors: Vec<DecodeError> = Vec::new();
-        let mut summary = dissector.dissect(frame, &mut |payload: Payload<'_>| {
+        let mut summary = dissector.dissect(frame, &mut |payload: &Payload<'_>| {
             // A retransmitted DATA chunk repeats a message already decoded: like Wireshark, do
             // not decode it again (the dissector counts it).
             if !payload.duplicate {
-                decode_payload(dispatcher, stats, frame, &payload, sink, &mut stream_errors);
+                decode_payload(dispatcher, stats, frame, payload, sink, &mut stream_errors);
             }
         });
         count_stream_errors(stats, !summary.errors.is_empty(), !stream_errors.is_empty());
@@ -300,9 +300,9 @@ impl Pipeline {
         payloads: &mut dyn FnMut(&Payload<'_>),
     ) -> FrameSummary {
         frame_started(&mut self.stats, frame);
-        let summary = self.dissector.dissect(frame, &mut |payload: Payload<'_>| {
+        let summary = self.dissector.dissect(frame, &mut |payload: &Payload<'_>| {
             if !payload.duplicate {
-                payloads(&payload);
+                payloads(payload);
             }
         });
         count_stream_errors(&mut self.stats, !summary.errors.is_empty(), false);

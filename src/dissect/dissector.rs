@@ -121,11 +121,11 @@ impl Dissector {
     pub fn dissect(
         &mut self,
         frame: &Frame<'_>,
-        sink: &mut impl FnMut(Payload<'_>),
+        sink: &mut impl FnMut(&Payload<'_>),
     ) -> FrameSummary {
         let mut count = 0usize;
         let mut s = {
-            let mut counting = |p: Payload<'_>| {
+            let mut counting = |p: &mut Payload<'_>| {
                 count += 1;
                 sink(p)
             };
@@ -142,7 +142,7 @@ impl Dissector {
     fn dissect_dyn(
         &mut self,
         frame: &Frame<'_>,
-        sink: &mut dyn FnMut(Payload<'_>),
+        sink: &mut dyn FnMut(&mut Payload<'_>),
     ) -> FrameSummary {
         let mut s = FrameSummary::default();
         let l = match link::parse(frame.linktype, frame.data) {
@@ -185,7 +185,7 @@ impl Dissector {
         off: usize,
         v6: bool,
         s: &mut FrameSummary,
-        sink: &mut dyn FnMut(Payload<'_>),
+        sink: &mut dyn FnMut(&mut Payload<'_>),
     ) {
         let mut errs = Vec::new();
         let parsed = if v6 {
@@ -295,12 +295,12 @@ impl Dissector {
         frame: &Frame<'_>,
         seg: &Segment<'_>,
         s: &mut FrameSummary,
-        sink: &mut dyn FnMut(Payload<'_>),
+        sink: &mut dyn FnMut(&mut Payload<'_>),
     ) {
         s.protocol = ip::protocol_name(seg.protocol, seg.version);
         // Payloads of a reassembled IP datagram name its fragments' frames.
         let ip_frames = seg.ip_frames;
-        let mut sink = |mut p: Payload<'_>| {
+        let mut sink = |p: &mut Payload<'_>| {
             if p.reassembled_from.is_empty() && !ip_frames.is_empty() {
                 p.reassembled_from = ip_frames.to_vec();
             }
@@ -327,7 +327,7 @@ impl Dissector {
         frame: &Frame<'_>,
         seg: &Segment<'_>,
         s: &mut FrameSummary,
-        sink: &mut dyn FnMut(Payload<'_>),
+        sink: &mut dyn FnMut(&mut Payload<'_>),
     ) {
         let mut errs = Vec::new();
         let parsed = udp::parse(seg.data, &mut errs);
@@ -360,7 +360,7 @@ impl Dissector {
             u.payload,
         );
         p.frame_offset = seg.at(8);
-        sink(p);
+        sink(&mut p);
     }
 
     fn tcp(
@@ -368,7 +368,7 @@ impl Dissector {
         frame: &Frame<'_>,
         seg: &Segment<'_>,
         s: &mut FrameSummary,
-        sink: &mut dyn FnMut(Payload<'_>),
+        sink: &mut dyn FnMut(&mut Payload<'_>),
     ) {
         let t = match tcp::parse_segment(seg.data) {
             Ok(t) => t,
@@ -402,7 +402,7 @@ impl Dissector {
         frame: &Frame<'_>,
         seg: &Segment<'_>,
         s: &mut FrameSummary,
-        sink: &mut dyn FnMut(Payload<'_>),
+        sink: &mut dyn FnMut(&mut Payload<'_>),
     ) {
         s.protocol = "SCTP";
         if !self.sctp_wanted {

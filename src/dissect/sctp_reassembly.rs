@@ -401,11 +401,11 @@ impl SctpReassembler {
         c: &DataChunk<'_>,
         counters: &mut Counters,
         errors: &mut Vec<DecodeError>,
-        sink: &mut dyn FnMut(Payload<'_>),
+        sink: &mut dyn FnMut(&mut Payload<'_>),
     ) -> ChunkStatus {
         let mut delivered = false;
         let duplicate = {
-            let mut counting = |p: Payload<'_>| {
+            let mut counting = |p: &mut Payload<'_>| {
                 delivered = true;
                 sink(p)
             };
@@ -424,7 +424,7 @@ impl SctpReassembler {
         c: &DataChunk<'_>,
         counters: &mut Counters,
         errors: &mut Vec<DecodeError>,
-        sink: &mut dyn FnMut(Payload<'_>),
+        sink: &mut dyn FnMut(&mut Payload<'_>),
     ) -> bool {
         let (key, dir) = ctx.key();
         let duplicate = !self.association(key, counters).flows[dir]
@@ -442,7 +442,7 @@ impl SctpReassembler {
             p.ssn = Some(c.ssn);
             p.unordered = c.unordered;
             p.duplicate = duplicate;
-            sink(p);
+            sink(&mut p);
             return duplicate;
         }
         if duplicate {
@@ -542,7 +542,7 @@ impl SctpReassembler {
         counters: &mut Counters,
         errors: &mut Vec<DecodeError>,
         err_at: usize,
-        sink: &mut dyn FnMut(Payload<'_>),
+        sink: &mut dyn FnMut(&mut Payload<'_>),
     ) {
         let max = self.limits.sctp_message_bytes;
         let Some(a) = self.assocs.get_mut(&key) else {
@@ -587,7 +587,7 @@ impl SctpReassembler {
                 frames.sort_unstable();
                 frames.dedup();
                 out.reassembled_from = frames;
-                sink(out);
+                sink(&mut out);
             }
             PartRef::Data(tsn) => {
                 let (first, last, bytes) = flow.join_run(tsn);
@@ -622,7 +622,7 @@ impl SctpReassembler {
                 out.ssn = Some(head.ssn);
                 out.unordered = head.unordered;
                 out.reassembled_from = frames;
-                sink(out);
+                sink(&mut out);
             }
         }
     }
@@ -758,7 +758,7 @@ mod tests {
                 &c,
                 &mut self.c,
                 &mut self.e,
-                &mut |p: Payload<'_>| {
+                &mut |p: &mut Payload<'_>| {
                     got.push((
                         p.data.to_vec(),
                         p.ppid,
@@ -849,7 +849,7 @@ mod tests {
                 &c,
                 &mut r.c,
                 &mut r.e,
-                &mut |p: Payload<'_>| {
+                &mut |p: &mut Payload<'_>| {
                     got.push((
                         p.data.to_vec(),
                         p.ppid,

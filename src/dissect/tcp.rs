@@ -235,7 +235,7 @@ impl TcpTracker {
         seg: &TcpSegment<'_>,
         counters: &mut Counters,
         errors: &mut Vec<DecodeError>,
-        sink: &mut dyn FnMut(Payload<'_>),
+        sink: &mut dyn FnMut(&mut Payload<'_>),
     ) -> String {
         counters.tcp_segments += 1;
         let key = ConversationKey::new(Transport::Tcp, ctx.src, seg.sport, ctx.dst, seg.dport);
@@ -407,7 +407,7 @@ impl Out {
         data: &[u8],
         frame_offset: Option<usize>,
         frames: Vec<u64>,
-        sink: &mut dyn FnMut(Payload<'_>),
+        sink: &mut dyn FnMut(&mut Payload<'_>),
     ) {
         let mut p = Payload::new(
             Transport::Tcp,
@@ -424,7 +424,7 @@ impl Out {
         dir.pending_gap = false;
         dir.next_off += data.len() as u64;
         dir.next_seq = dir.next_seq.wrapping_add(data.len() as u32);
-        sink(p);
+        sink(&mut p);
     }
 }
 
@@ -441,7 +441,7 @@ fn place(
     out: &Out,
     counters: &mut Counters,
     errors: &mut Vec<DecodeError>,
-    sink: &mut dyn FnMut(Payload<'_>),
+    sink: &mut dyn FnMut(&mut Payload<'_>),
 ) -> usize {
     // Signed distance from the expected sequence number, within a 2 GiB window.
     let delta = i64::from(seq.wrapping_sub(dir.next_seq) as i32);
@@ -521,7 +521,7 @@ fn drain(
     mut held: usize,
     out: &Out,
     counters: &mut Counters,
-    sink: &mut dyn FnMut(Payload<'_>),
+    sink: &mut dyn FnMut(&mut Payload<'_>),
 ) -> usize {
     while let Some(entry) = dir.ooo.first_entry() {
         let off = *entry.key();
@@ -622,7 +622,7 @@ mod tests {
                 &acked(sp, dp, seq, ack, flags, payload),
                 &mut self.c,
                 &mut self.errors,
-                &mut |p: Payload<'_>| {
+                &mut |p: &mut Payload<'_>| {
                     got.push((
                         p.src_port,
                         p.stream_offset.unwrap_or(999),
