@@ -6,6 +6,7 @@ use crate::analyse::finding::Subject;
 use crate::analyse::msgstats::Row;
 use crate::analyse::timeline::{Series, Timeline, Window};
 use crate::field::format_float;
+use crate::source::calendar::Civil;
 use crate::source::Timestamp;
 
 /// Subject as written in reports.
@@ -58,30 +59,9 @@ pub fn message_table_text(rows: &[Row], out: &mut String) {
     }
 }
 
-/// `YYYY-MM-DD HH:MM:SS` in UTC (days from the civil-from-days algorithm, no time crate needed).
+/// `YYYY-MM-DD HH:MM:SS` in UTC.
 pub fn clock(t: Timestamp) -> String {
-    let days = t.secs.div_euclid(86_400);
-    let rem = t.secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
-}
-
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
+    Civil::from_epoch(t.secs).to_string()
 }
 
 pub fn series_text(tl: &Timeline, out: &mut String) {

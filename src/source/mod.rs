@@ -2,6 +2,7 @@
 //! interfaces. A source hands out [`Frame`]s one at a time; the bytes borrow the source's buffer
 //! until the next call, so nothing is copied and memory stays bounded by the largest record.
 
+pub mod calendar;
 pub mod file;
 pub mod leases;
 pub mod live;
@@ -23,6 +24,11 @@ impl Timestamp {
     /// Seconds since the epoch as a float (JSON `time`).
     pub fn as_f64(&self) -> f64 {
         self.secs as f64 + self.nanos as f64 * 1e-9
+    }
+
+    /// The time in UTC as tshark's `-t ud` shows it: `2026-11-30 03:54:50.123456`.
+    pub fn utc(&self) -> calendar::Utc {
+        calendar::Utc(*self)
     }
 
     /// `self - earlier` in seconds.

@@ -124,3 +124,81 @@ fn writers_are_read_by_tshark_as_by_us() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// tshark's `-t ud` time column: the frame's epoch time and its UTC date and time.
+fn tshark_utc(path: &Path) -> Vec<(String, String)> {
+    let out = Command::new("tshark")
+        .args(["-n", "-t", "ud", "-r"])
+        .arg(path)
+        .args([
+            "-T",
+            "fields",
+            "-e",
+            "frame.time_epoch",
+            "-e",
+            "_ws.col.Time",
+        ])
+        .output()
+        .expect("run tshark");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let (epoch, utc) = l.split_once('\t')?;
+            Some((epoch.to_string(), utc.to_string()))
+        })
+        .collect()
+}
+
+/// A time's fraction padded to nine digits: tshark gives the file's resolution (six digits for a
+/// microsecond pcap), poolshark six digits unless the time has nanoseconds.
+fn nine_digits(t: &str) -> String {
+    match t.split_once('.') {
+        Some((whole, frac)) => format!("{whole}.{frac:0<9}"),
+        None => format!("{t}.000000000"),
+    }
+}
+
+/// The UTC dates in findings (`Timestamp::utc`) are tshark's (`-t ud`) for every frame of the
+/// fixtures and of the shared captures, which span 1999 to 2026.
+#[test]
+fn utc_times_match_tshark() {
+    if !common::have_tshark() {
+        return;
+    }
+    let fixtures = common::fixture("");
+    let mut files: Vec<_> = common::captures_under(&fixtures)
+        .into_iter()
+        .filter(|f| f.parent() == Some(fixtures.as_path()))
+        .collect();
+    match common::shared_dir() {
+        Some(shared) => files.extend(common::captures_under(&shared.join("captures"))),
+        None => poolshark::test_support::skip("utc_times_match_tshark: fixtures only"),
+    }
+    let mut frames = 0;
+    let mut years = std::collections::BTreeSet::new();
+    for f in &files {
+        let expected = tshark_utc(f);
+        let mut src = FileSource::open(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let mut got = Vec::new();
+        while let Ok(Some(fr)) = src.next_frame() {
+            got.push((fr.ts.to_string(), fr.ts.utc().to_string()));
+        }
+        assert_eq!(got.len(), expected.len(), "{}", f.display());
+        for ((ours_epoch, ours), (epoch, theirs)) in got.iter().zip(&expected) {
+            assert_eq!(ours_epoch, epoch, "{}", f.display());
+            assert_eq!(
+                nine_digits(ours),
+                nine_digits(theirs),
+                "{} at {epoch}",
+                f.display()
+            );
+            years.insert(ours[..4].to_string());
+            frames += 1;
+        }
+    }
+    assert!(frames > 1000, "only {frames} frames compared");
+    eprintln!(
+        "utc_times_match_tshark: {frames} frames in {} files, years {years:?}",
+        files.len()
+    );
+}

@@ -471,9 +471,9 @@ pub fn judge(
                                     "missed": silence.missed,
                                 }),
                                 format!(
-                                    "{} answered nothing from {} on ({} messages it owned went unanswered by it); {} served its buckets, first the {kind} of frame {}",
+                                    "{} answered nothing after {} UTC ({} messages it owned went unanswered by it); {} served its buckets, first the {kind} of frame {}",
                                     name(owner),
-                                    silence.from,
+                                    silence.from.utc(),
                                     silence.missed,
                                     name(other),
                                     t.req.frame

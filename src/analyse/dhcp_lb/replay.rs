@@ -116,8 +116,7 @@ impl DhcpLbAnalyser {
             now: Timestamp::default(),
         };
         // The same events in the same order give the same server indices as the inference's.
-        for (i, p) in self.inferred.pairs.iter().enumerate() {
-            let _ = i;
+        for p in &self.inferred.pairs {
             run.registry.set_role(p.primary, super::hba::Role::Primary);
             run.registry
                 .set_role(p.secondary, super::hba::Role::Secondary);

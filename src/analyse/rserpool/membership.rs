@@ -87,10 +87,12 @@ impl Reason {
                 format!("deleted by a Handle Update from 0x{by:08x} at frame {frame}")
             }
             Reason::Expired { at } => format!(
-                "expired at {at} (registration life ran out; noticed at frame {frame})"
+                "expired at {} UTC (registration life ran out; noticed at frame {frame})",
+                at.utc()
             ),
             Reason::KeepAliveFailed { due } => format!(
-                "removed for an unanswered keep-alive (deadline {due}; noticed at frame {frame})"
+                "removed for an unanswered keep-alive (deadline {} UTC; noticed at frame {frame})",
+                due.utc()
             ),
             Reason::Unreachable { reports } => {
                 format!("removed after {reports} Endpoint Unreachable reports at frame {frame}")

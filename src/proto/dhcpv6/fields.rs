@@ -16,6 +16,7 @@ use super::names::{
 use super::options::{code, Opt, OptValue, RelayMsg, SubOpt};
 use crate::field::{hex, hex_colons, Field};
 use crate::proto::dhcpv4::names::hardware_type_name;
+use crate::source::calendar::Civil;
 
 /// Relay layers nested in the tree before deeper ones are laid flat.
 pub const MAX_TREE_NESTING: usize = 32;
@@ -677,30 +678,15 @@ fn link_layer_text(hw_type: u16, b: &[u8]) -> String {
 
 /// `Feb 26, 2016 02:38:03.000000000 UTC`, as Wireshark prints absolute times in UTC.
 pub(crate) fn utc_text(secs: i64) -> String {
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (the proleptic Gregorian calendar).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let name = MONTHS
-        .get(usize::try_from(month - 1).unwrap_or(0))
-        .copied()
-        .unwrap_or("Jan");
+    let c = Civil::from_epoch(secs);
     format!(
-        "{name} {day:2}, {year} {:02}:{:02}:{:02}.000000000 UTC",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
+        "{} {:2}, {} {:02}:{:02}:{:02}.000000000 UTC",
+        c.month_abbrev(),
+        c.day,
+        c.year,
+        c.hour,
+        c.minute,
+        c.second
     )
 }
 

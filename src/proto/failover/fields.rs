@@ -7,6 +7,7 @@ use super::message::{Message, HEADER_LEN, OPTION_HEADER_LEN};
 use super::option::{ip_flag, option_name, server_flag, FoOption};
 use super::values::{reject_reason_name, tls_reply_name, tls_request_name};
 use crate::field::{hex_colons, printable, Field, Value};
+use crate::source::calendar::Civil;
 
 impl Message {
     /// The tree: one `dhcpfo` node holding the header fields and the options.
@@ -308,29 +309,7 @@ fn value_fields(o: &FoOption, data: &[u8], at: usize) -> Vec<Field> {
 /// Seconds since the epoch as a UTC date, "2026-11-30 04:22:36 UTC" (0 is shown as it is: ISC
 /// writes 0 for "never").
 fn utc(secs: u32) -> Cow<'static, str> {
-    let days = i64::from(secs / 86_400);
-    let rem = secs % 86_400;
-    let (y, m, d) = civil_from_days(days);
-    Cow::Owned(format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    ))
-}
-
-/// Proleptic Gregorian date of a day count from 1970-01-01 (the classic era/day-of-era method).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+    Cow::Owned(format!("{} UTC", Civil::from_epoch(i64::from(secs))))
 }
 
 #[cfg(test)]

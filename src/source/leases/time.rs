@@ -2,6 +2,8 @@
 //! in UTC), `epoch N` (with `db-time-format local`, followed by a comment dhcpd ignores), or
 //! `never`.
 
+use crate::source::calendar::{days_from_civil, days_in_month};
+
 /// A time in `dhcpd.leases`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LeaseTime {
@@ -19,35 +21,6 @@ impl LeaseTime {
             LeaseTime::Never => None,
         }
     }
-}
-
-fn is_leap(y: i64) -> bool {
-    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-}
-
-fn days_in_month(y: i64, m: i64) -> i64 {
-    match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        _ if is_leap(y) => 29,
-        _ => 28,
-    }
-}
-
-/// Leap years in 1..=y (proleptic Gregorian), for y >= 0.
-fn leaps_through(y: i64) -> i64 {
-    y / 4 - y / 100 + y / 400
-}
-
-/// Days from 1970-01-01 to the given date; the date must be valid, the year 1..=9999.
-fn days_since_epoch(y: i64, m: i64, d: i64) -> i64 {
-    let years = y - 1970;
-    let leap_days = leaps_through(y - 1) - leaps_through(1969);
-    let mut days = years * 365 + leap_days;
-    for month in 1..m {
-        days += days_in_month(y, month);
-    }
-    days + d - 1
 }
 
 fn numbers<const N: usize>(s: &str, sep: char) -> Option<[i64; N]> {
@@ -69,14 +42,18 @@ pub fn parse_date_time(date: &str, time: &str) -> Result<i64, String> {
         .ok_or_else(|| format!("'{date}' is not a date of the form YYYY/MM/DD"))?;
     let [hh, mm, ss] = numbers::<3>(time, ':')
         .ok_or_else(|| format!("'{time}' is not a time of the form HH:MM:SS"))?;
-    if !(1..=9999).contains(&y) || !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) {
+    // `numbers` reads at most four digits: once checked, month and day fit a u32.
+    let valid = (1..=9999).contains(&y)
+        && (1..=12).contains(&m)
+        && (1..=i64::from(days_in_month(y, m as u32))).contains(&d);
+    if !valid {
         return Err(format!("'{date}' is not a calendar date"));
     }
     // 60 seconds: a leap second, which the C library accepts too.
     if hh > 23 || mm > 59 || ss > 60 {
         return Err(format!("'{time}' is not a time of day"));
     }
-    Ok(days_since_epoch(y, m, d) * 86_400 + hh * 3600 + mm * 60 + ss)
+    Ok(days_from_civil(y, m as u32, d as u32) * 86_400 + hh * 3600 + mm * 60 + ss)
 }
 
 /// Reads a time from the words after its keyword (`starts`, `ends`, `at`, ...): `never`,
