@@ -178,3 +178,19 @@ fn the_fixture_readme_names_every_fixture_and_planted_frame() {
         }
     }
 }
+
+/// A merge once left its conflict markers in the README's command table: no document may carry
+/// them.
+#[test]
+fn documents_have_no_merge_conflict_markers() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let docs = ["README.md", "FUZZING.md", "fixtures/README.md"];
+    for doc in docs {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap_or_else(|e| panic!("{doc}: {e}"));
+        for (i, line) in text.lines().enumerate() {
+            let marker =
+                ["<<<<<<< ", ">>>>>>> "].iter().any(|m| line.starts_with(m)) || line == "=======";
+            assert!(!marker, "{doc}:{}: a merge conflict marker: {line}", i + 1);
+        }
+    }
+}
