@@ -1,7 +1,8 @@
-//! `poolshark capture -i IFACE [-f FILTER] [-w FILE.pcapng] [--format text|json|jsonl] [--check]
-//! [--duration SECONDS] [--count N]`: the `read` pipeline on a live interface.
+//! `poolshark capture -i IFACE [-f FILTER] [-Y FILTER] [-w FILE.pcapng] [--format text|json|jsonl]
+//! [--check] [--duration SECONDS] [--count N]`: the `read` pipeline on a live interface.
 //!
-//! Decoded messages print as `read` prints them, one frame at a time as it arrives; `-w` keeps
+//! Decoded messages print as `read` prints them, one frame at a time as it arrives (those a
+//! display filter `-Y` keeps; the capture filter `-f` decides what is captured at all); `-w` keeps
 //! every captured frame in a pcapng file (interface name, snap length, nanosecond timestamps)
 //! that `read` and tshark read back; `--check` feeds the analysers and prints their report at
 //! the end as `check` does. Ctrl-C (or SIGTERM), `--duration` and `--count` end the capture the
@@ -16,7 +17,7 @@ use super::anyhow_like::{Error, Result};
 use super::check::{self, AnalysisArgs, CheckFormat, CheckSink};
 use super::exit;
 use super::input::DecodeArgs;
-use super::read::ReadSink;
+use super::read::{DisplayFilterArgs, ReadSink};
 use crate::analyse::finding::Severity;
 use crate::analyse::Report;
 use crate::dissect::FrameSummary;
@@ -44,7 +45,10 @@ pub struct LiveArgs {
     #[arg(short = 'f', long = "filter", value_name = "FILTER")]
     pub filter: Option<String>,
 
-    /// Write every captured frame to this pcapng file.
+    #[command(flatten)]
+    pub display: DisplayFilterArgs,
+
+    /// Write every captured frame to this pcapng file (the display filter does not apply).
     #[arg(short = 'w', long = "write", value_name = "FILE.pcapng")]
     pub write: Option<PathBuf>,
 
@@ -276,6 +280,7 @@ pub fn live_summary(info: &InterfaceInfo, s: &LiveStats) -> String {
 
 pub fn run(args: LiveArgs) -> Result<i32> {
     let opts = args.decode.options()?;
+    let display = args.display.parse()?;
     let live_opts = live_options(&args)?;
     let check = if args.check {
         Some(CheckSink::new(
@@ -297,7 +302,7 @@ pub fn run(args: LiveArgs) -> Result<i32> {
         info.name, info.backend, info.linktype, info.snaplen, info.filter
     );
     let mut sink = CaptureSink {
-        read: ReadSink::new(io::stdout().lock(), args.format, args.verbose),
+        read: ReadSink::new(io::stdout().lock(), args.format, args.verbose).filter(display),
         check,
         recorder,
         last_flush: Instant::now(),

@@ -1,4 +1,4 @@
-//! `poolshark read FILE [-V] [--format text|json|jsonl]`: decode a capture.
+//! `poolshark read FILE [-V] [--format text|json|jsonl] [-Y FILTER] [-c N]`: decode a capture.
 
 use std::io::{self, IsTerminal, Write};
 
@@ -8,6 +8,7 @@ use super::files::run_file;
 use super::input::{CaptureArgs, ProgressArgs};
 use super::progress::Bars;
 use crate::dissect::FrameSummary;
+use crate::output::filter::{Filter, FrameView};
 use crate::output::json::JsonRecords;
 use crate::output::text::{write_line, write_tree, FrameLine};
 use crate::output::{Format, Record};
@@ -27,17 +28,51 @@ pub struct ReadArgs {
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
 
+    #[command(flatten)]
+    pub display: DisplayFilterArgs,
+
+    /// Stop after reading N frames.
+    #[arg(short = 'c', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub count: Option<u64>,
+
     // The bar is drawn only when standard output is not the terminal (sent to a file, a pipe).
     #[command(flatten)]
     pub progress: ProgressArgs,
 }
 
+/// `-Y`: which frames to show (`read`, `capture`).
+#[derive(clap::Args, Debug, Default)]
+pub struct DisplayFilterArgs {
+    /// Show only the frames that pass this display filter, in Wireshark's syntax: protocols
+    /// (`asap`, `enrp`, `dhcp`, `dhcpv6`, `dhcpfo`, `ip`, `ipv6`, `udp`, `tcp`, `sctp`), the
+    /// fields of `read -V` and the JSON records compared to values (`==`, `!=`, `>`, `<`, `>=`,
+    /// `<=`, `contains`), `frame.number`, `ip.addr`, `udp.port`, ..., with `&&`, `||`, `!` and
+    /// parentheses, e.g. `-Y 'asap.message_type == 3 && ip.src == 192.0.2.0/24'`.
+    #[arg(short = 'Y', long = "display-filter", value_name = "FILTER")]
+    pub filter: Option<String>,
+}
+
+impl DisplayFilterArgs {
+    /// The parsed filter; an error names what is wrong and where.
+    pub fn parse(&self) -> Result<Option<Filter>> {
+        match &self.filter {
+            None => Ok(None),
+            Some(text) => Filter::parse(text)
+                .map(Some)
+                .map_err(|e| format!("display filter {e}").into()),
+        }
+    }
+}
+
 pub fn run(args: ReadArgs) -> Result<i32> {
     let opts = args.input.options()?;
+    let filter = args.display.parse()?;
     // The bar would be torn by the output if that went to the same terminal.
     let bars = Bars::new(args.progress.no_progress, !io::stdout().is_terminal());
     let stdout = io::stdout().lock();
-    let mut sink = ReadSink::new(stdout, args.format, args.verbose);
+    let mut sink = ReadSink::new(stdout, args.format, args.verbose)
+        .filter(filter)
+        .count(args.count);
     let (stats, fatal) = run_file(&args.input.file, &args.input, &opts, &bars, None, &mut sink)?;
     sink.finish()?;
     eprintln!("poolshark: {}", stats.summary_line());
@@ -60,6 +95,10 @@ pub(crate) struct ReadSink<W: Write> {
     /// The current frame's messages: (protocol column, info, tree).
     pending: Vec<Record>,
     error: Option<io::Error>,
+    filter: Option<Filter>,
+    /// Stop after this many frames (`read -c`).
+    count: Option<u64>,
+    frames: u64,
 }
 
 impl<W: Write> ReadSink<W> {
@@ -76,7 +115,22 @@ impl<W: Write> ReadSink<W> {
             first: None,
             pending: Vec::new(),
             error: None,
+            filter: None,
+            count: None,
+            frames: 0,
         }
+    }
+
+    /// Shows only the frames that pass `filter`.
+    pub(crate) fn filter(mut self, filter: Option<Filter>) -> Self {
+        self.filter = filter;
+        self
+    }
+
+    /// Stops after `count` frames.
+    pub(crate) fn count(mut self, count: Option<u64>) -> Self {
+        self.count = count;
+        self
     }
 
     fn flush_if_full(&mut self) {
@@ -103,6 +157,14 @@ impl<W: Write> ReadSink<W> {
     }
 
     pub(crate) fn finish(mut self) -> io::Result<()> {
+        if let Some(f) = &self.filter {
+            for name in f.unseen_fields() {
+                eprintln!(
+                    "poolshark: the display filter's field '{name}' was in no message \
+                     (`read -V` shows the field names)"
+                );
+            }
+        }
         if let Some(j) = self.json.take() {
             j.finish(&mut self.buf);
         }
@@ -117,7 +179,7 @@ impl<W: Write> ReadSink<W> {
 impl<W: Write> Sink for ReadSink<W> {
     fn message(&mut self, d: &Decoded<'_>) {
         let mut fields = Vec::new();
-        if self.verbose || self.json.is_some() {
+        if self.verbose || self.json.is_some() || self.filter.is_some() {
             fields = d.message.fields();
             if let Some(o) = d.frame_offset {
                 for f in &mut fields {
@@ -143,7 +205,21 @@ impl<W: Write> Sink for ReadSink<W> {
     }
 
     fn end_frame(&mut self, frame: &Frame<'_>, summary: &FrameSummary) {
+        self.frames += 1;
         let first = *self.first.get_or_insert(frame.ts);
+        if let Some(f) = &mut self.filter {
+            let shown = f.matches(&FrameView {
+                number: frame.number,
+                len: u64::from(frame.orig_len),
+                cap_len: frame.data.len() as u64,
+                summary,
+                records: &self.pending,
+            });
+            if !shown {
+                self.pending.clear();
+                return;
+            }
+        }
         let addr =
             |a: &Option<crate::dissect::Address>| a.map(|a| a.to_string()).unwrap_or_default();
         if !summary.errors.is_empty() {
@@ -217,7 +293,7 @@ impl<W: Write> Sink for ReadSink<W> {
     }
 
     fn stopped(&self) -> bool {
-        self.error.is_some()
+        self.error.is_some() || self.count.is_some_and(|c| self.frames >= c)
     }
 }
 

@@ -19,6 +19,7 @@ mod dhcp_dhcproto;
 mod dhcp_lb_captures;
 mod dhcp_roundtrip;
 mod dhcp_tshark;
+mod display_filter;
 mod dissect_vs_tshark;
 mod failover_balance_logs;
 mod failover_crafted_tshark;
