@@ -341,21 +341,25 @@ impl Parser {
     }
 
     fn or(&mut self) -> Result<Expr, FilterError> {
-        let mut left = self.and()?;
-        while self.peek().is_some_and(|t| t.kind == Kind::Or) {
-            self.at += 1;
-            let right = self.and()?;
-            left = Expr::Or(Box::new(left), Box::new(right));
-        }
-        Ok(left)
+        self.chain(Kind::Or, Self::and, Expr::Or)
     }
 
     fn and(&mut self) -> Result<Expr, FilterError> {
-        let mut left = self.unary()?;
-        while self.peek().is_some_and(|t| t.kind == Kind::And) {
+        self.chain(Kind::And, Self::unary, Expr::And)
+    }
+
+    /// `next { joiner next }`, joined from the left.
+    fn chain(
+        &mut self,
+        joiner: Kind,
+        next: fn(&mut Self) -> Result<Expr, FilterError>,
+        join: fn(Box<Expr>, Box<Expr>) -> Expr,
+    ) -> Result<Expr, FilterError> {
+        let mut left = next(self)?;
+        while self.peek().is_some_and(|t| t.kind == joiner) {
             self.at += 1;
-            let right = self.unary()?;
-            left = Expr::And(Box::new(left), Box::new(right));
+            let right = next(self)?;
+            left = join(Box::new(left), Box::new(right));
         }
         Ok(left)
     }
@@ -747,40 +751,36 @@ fn compare_value(v: &Value, note: Option<&str>, op: Op, lit: &Literal) -> bool {
                         .is_some_and(|n| n.eq_ignore_ascii_case(&lit.text))
             })
     };
+    let bytes = |b: &[u8]| match op {
+        Op::Contains => lit.bytes.as_deref().is_some_and(|l| contains(b, l)),
+        _ => order(lit.bytes.as_deref().map(|l| b.cmp(l))),
+    };
+    // An address of `width` bits: == takes a network (`/prefix`), the others a whole address.
+    let addr = |a: u128, net: Option<(u128, u8)>, width: u8| match net {
+        Some((net, p)) if op == Op::Eq => {
+            (a ^ net).checked_shr(u32::from(width - p)).unwrap_or(0) == 0
+        }
+        Some((net, p)) if p == width => order(Some(a.cmp(&net))),
+        _ => false,
+    };
     match v {
         Value::None => false,
         Value::Uint(u) => order(lit.int.map(|i| i128::from(*u).cmp(&i))) || named(),
         Value::Int(x) => order(lit.int.map(|i| i128::from(*x).cmp(&i))) || named(),
         Value::Float(x) => order(lit.float.and_then(|l| x.partial_cmp(&l))),
         Value::Bool(b) => matches!(op, Op::Eq) && lit.boolean == Some(*b),
-        Value::Bytes(b) => match op {
-            Op::Contains => lit.bytes.as_deref().is_some_and(|l| contains(b, l)),
-            _ => order(lit.bytes.as_deref().map(|l| b.as_slice().cmp(l))),
-        },
-        Value::Mac(m) => match op {
-            Op::Contains => lit.bytes.as_deref().is_some_and(|l| contains(m, l)),
-            _ => order(lit.bytes.as_deref().map(|l| m.as_slice().cmp(l))),
-        },
+        Value::Bytes(b) => bytes(b),
+        Value::Mac(m) => bytes(m),
         Value::Str(s) => match op {
             Op::Contains => s.contains(&lit.text),
             _ => order(Some(s.as_str().cmp(&lit.text))),
         },
-        Value::Ipv4(a) => match lit.v4 {
-            Some((net, p)) if op == Op::Eq => {
-                let mask = u32::MAX.checked_shl(32 - u32::from(p)).unwrap_or(0);
-                u32::from(*a) & mask == u32::from(net) & mask
-            }
-            Some((net, 32)) => order(Some(a.cmp(&net))),
-            _ => false,
-        },
-        Value::Ipv6(a) => match lit.v6 {
-            Some((net, p)) if op == Op::Eq => {
-                let mask = u128::MAX.checked_shl(128 - u32::from(p)).unwrap_or(0);
-                u128::from(*a) & mask == u128::from(net) & mask
-            }
-            Some((net, 128)) => order(Some(a.cmp(&net))),
-            _ => false,
-        },
+        Value::Ipv4(a) => addr(
+            u32::from(*a).into(),
+            lit.v4.map(|(n, p)| (u32::from(n).into(), p)),
+            32,
+        ),
+        Value::Ipv6(a) => addr(u128::from(*a), lit.v6.map(|(n, p)| (u128::from(n), p)), 128),
     }
 }
 

@@ -5,20 +5,31 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
 
-/// The frame numbers of `read -Y FILTER` (the listing's first column).
-fn ours(capture: &Path, filter: &str) -> Vec<u64> {
-    let out = common::poolshark()
-        .args(["read", "--no-progress", "-Y", filter])
+/// `poolshark read --no-progress ARGS... CAPTURE`.
+fn read(args: &[&str], capture: &Path) -> Output {
+    common::poolshark()
+        .args(["read", "--no-progress"])
+        .args(args)
         .arg(capture)
         .output()
-        .expect("run poolshark");
-    assert!(out.status.success(), "{filter}: {out:?}");
+        .expect("run poolshark")
+}
+
+/// The frame numbers of a listing (its first column).
+fn listed(out: &Output) -> Vec<u64> {
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| l.split_whitespace().next()?.parse().ok())
         .collect()
+}
+
+/// The frame numbers of `read -Y FILTER`.
+fn ours(capture: &Path, filter: &str) -> Vec<u64> {
+    let out = read(&["-Y", filter], capture);
+    assert!(out.status.success(), "{filter}: {out:?}");
+    listed(&out)
 }
 
 fn theirs(capture: &Path, filter: &str) -> Vec<u64> {
@@ -76,6 +87,9 @@ fn fixture_frames_filtered_as_tshark_does() {
             "dhcpv6.msgtype == \"Solicit\"",
             "dhcpv6.msgtype in {Solicit, 7}",
             "ip.src == 10.0.0.1",
+            "ip.src == 0.0.0.0/0",
+            "ip.dst > 10.1.0.3",
+            "dhcp.hw.mac_addr contains c1:00",
             "ip.addr == 10.1.0.0/16 && asap",
             "udp.port == 547",
             "udp.dstport == 67",
@@ -106,6 +120,7 @@ fn shared_frames_filtered_as_tshark_does() {
             "dhcpv6.msgtype == Reply && dhcpv6.iaaddr.ip",
             "dhcpv6.duid.bytes == 00:02:00:00:09:bf:88:29:1a:09",
             "ipv6.addr == fe80::/10 && udp.srcport == 546",
+            "ipv6.dst == ::/0 && ipv6.src < fe80::ff:fe00:102",
             "dhcpv6.xid >= 0x800000",
         ],
     );
@@ -138,16 +153,9 @@ fn shared_frames_filtered_as_tshark_does() {
 #[test]
 fn count_stops_reading_and_filter_json_keeps_whole_frames() {
     let demo = common::fixture("demo.pcap");
-    let out = common::poolshark()
-        .args(["read", "--no-progress", "-c", "25", "-Y", "asap || enrp"])
-        .arg(&demo)
-        .output()
-        .unwrap();
+    let out = read(&["-c", "25", "-Y", "asap || enrp"], &demo);
     assert!(out.status.success());
-    let frames: Vec<u64> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
-        .collect();
+    let frames = listed(&out);
     assert!(
         !frames.is_empty() && frames.iter().all(|&n| n <= 25),
         "{frames:?}"
@@ -155,18 +163,7 @@ fn count_stops_reading_and_filter_json_keeps_whole_frames() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("poolshark: 25 frames"), "{stderr}");
     // JSON: every message of each kept frame, none of the others.
-    let out = common::poolshark()
-        .args([
-            "read",
-            "--no-progress",
-            "--format",
-            "jsonl",
-            "-Y",
-            "dhcp.option.dhcp == 2",
-        ])
-        .arg(&demo)
-        .output()
-        .unwrap();
+    let out = read(&["--format", "jsonl", "-Y", "dhcp.option.dhcp == 2"], &demo);
     let records: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -181,11 +178,7 @@ fn count_stops_reading_and_filter_json_keeps_whole_frames() {
 #[test]
 fn bad_filters_are_usage_errors_and_unknown_fields_are_named() {
     let demo = common::fixture("demo.pcap");
-    let out = common::poolshark()
-        .args(["read", "-Y", "asap.message_type == 3 && (enrp"])
-        .arg(&demo)
-        .output()
-        .unwrap();
+    let out = read(&["-Y", "asap.message_type == 3 && (enrp"], &demo);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -193,11 +186,7 @@ fn bad_filters_are_usage_errors_and_unknown_fields_are_named() {
         stderr.contains("display filter at byte 31: expected ')' for the '(' at byte 26"),
         "{stderr}"
     );
-    let out = common::poolshark()
-        .args(["read", "--no-progress", "-Y", "asap.mesage_type == 3"])
-        .arg(&demo)
-        .output()
-        .unwrap();
+    let out = read(&["-Y", "asap.mesage_type == 3"], &demo);
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&out.stderr);
