@@ -18,11 +18,12 @@
 //! `frame.len`, `frame.cap_len`) or of its addresses and ports (`ip.src`, `ip.dst`, `ip.addr`,
 //! `ipv6.*` likewise, `udp.port`, `udp.srcport`, `udp.dstport`, `tcp.*` and `sctp.*` likewise: the
 //! layer the listing shows, the deepest decoded). A VALUE is a number (decimal or `0x` hex), an
-//! address (`192.0.2.0/24` matches the subnet), bytes (`00:1a:2b`, `00-1a-2b` or `001a2b`), `true`
-//! or `false`, or text (in double quotes when it has spaces). As in Wireshark, a test holds when
-//! any occurrence of the field satisfies it (`in`: equals an item, or lies in a range
-//! item), and `a != b` is `!(a == b)`, `a not in {..}` is `!(a in {..})`. A numeric field also
-//! equals the name of its value (`dhcpv6.msgtype == "Solicit"`).
+//! address (`192.0.2.0/24` matches the subnet), bytes (`00:1a:2b`, `00-1a-2b`, `001a2b`, or
+//! quoted text for its own bytes), `true` or `false`, or text (in double quotes when it has
+//! spaces). As in Wireshark, a test holds when any occurrence of the field satisfies it (`in`:
+//! equals an item, or lies in a range item), `a != b` is `!(a == b)` and `a not in {..}` is
+//! `!(a in {..})`. A numeric field also equals the name of its value (`dhcpv6.msgtype ==
+//! "Solicit"`).
 
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -65,6 +66,7 @@ struct Literal {
     int: Option<i128>,
     float: Option<f64>,
     boolean: Option<bool>,
+    /// Hex bytes, or a quoted text's own bytes.
     bytes: Option<Vec<u8>>,
     /// An address and the prefix length it covers (32 or 128 without a `/`).
     v4: Option<(Ipv4Addr, u8)>,
@@ -582,7 +584,12 @@ fn literal(text: &str, quoted: bool) -> Literal {
         int,
         float,
         boolean,
-        bytes: parse_bytes(text),
+        // Quoted text against a byte string is its UTF-8 bytes, as in Wireshark.
+        bytes: if quoted {
+            Some(text.as_bytes().to_vec())
+        } else {
+            parse_bytes(text)
+        },
         v4,
         v6,
     }
@@ -857,6 +864,7 @@ mod tests {
                 ),
                 Field::string("dhcpv6.domain", "Domain", "example.com", 90, 13),
                 Field::boolean("dhcpv6.rapid", "Rapid", true, 100, 0),
+                Field::bytes("poolshark.handle", "Handle", b"Web", 116),
                 Field::new(
                     "dhcpv6.duidll.link_layer_addr",
                     "Link-layer address",
@@ -890,6 +898,15 @@ mod tests {
             ("dhcpv6.duid.bytes == 00030001020000000202", true),
             ("dhcpv6.duid.bytes contains 02:00:00", true),
             ("dhcpv6.duid.bytes contains 02:03", false),
+            // Text against bytes: its own bytes.
+            ("poolshark.handle == \"Web\"", true),
+            ("poolshark.handle == 57:65:62", true),
+            ("poolshark.handle contains \"eb\"", true),
+            ("poolshark.handle contains \"web\"", false),
+            (
+                "dhcpv6.duidll.link_layer_addr == \"00:1a:2b:00:00:05\"",
+                false,
+            ),
             // Any occurrence; != is "none equal".
             ("dhcpv6.iaaddr.ip == 2001:db8::9", true),
             ("dhcpv6.iaaddr.ip != 2001:db8::9", false),

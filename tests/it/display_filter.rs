@@ -78,6 +78,8 @@ fn fixture_frames_filtered_as_tshark_does() {
             "asap.message_type in {1..3, 12} && ip.dst in {10.0.0.1, 10.0.0.2}",
             "asap.pool_element_pe_identifier == 0x00010002",
             "asap.pool_handle_pool_handle contains 57:65:62",
+            "asap.pool_handle_pool_handle == \"Web\"",
+            "asap.pool_handle_pool_handle contains \"eb\" && !asap.pool_handle_pool_handle contains \"Db\"",
             "enrp.sender_servers_id == 0x11111111",
             "dhcp.hw.mac_addr == 02:c1:00:00:00:5a",
             "dhcp.ip.your == 10.32.0.0/16",
