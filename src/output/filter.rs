@@ -826,16 +826,20 @@ mod tests {
         }
     }
 
-    fn check(filter: &str, records: &[Record]) -> bool {
-        let sum = summary();
-        let mut f = Filter::parse(filter).unwrap_or_else(|e| panic!("{filter}: {e}"));
+    /// Frame 7, 120 bytes on the wire, 100 captured: `summary()` and `records`.
+    fn run_on(f: &mut Filter, records: &[Record]) -> bool {
         f.matches(&FrameView {
             number: 7,
             len: 120,
             cap_len: 100,
-            summary: &sum,
+            summary: &summary(),
             records,
         })
+    }
+
+    fn check(filter: &str, records: &[Record]) -> bool {
+        let mut f = Filter::parse(filter).unwrap_or_else(|e| panic!("{filter}: {e}"));
+        run_on(&mut f, records)
     }
 
     fn dhcpv6() -> Vec<Record> {
@@ -988,16 +992,8 @@ mod tests {
 
     #[test]
     fn unseen_fields_are_reported() {
-        let sum = summary();
-        let r = dhcpv6();
         let mut f = Filter::parse("dhcpv6.msgtype == 1 || dhcpv6.xdi == 3 || asap").unwrap();
-        f.matches(&FrameView {
-            number: 1,
-            len: 1,
-            cap_len: 1,
-            summary: &sum,
-            records: &r,
-        });
+        run_on(&mut f, &dhcpv6());
         assert_eq!(f.unseen_fields(), vec!["dhcpv6.xdi"]);
     }
 
@@ -1025,15 +1021,7 @@ mod tests {
     fn parse_and_run(text: &str) {
         match Filter::parse(text) {
             Ok(mut f) => {
-                let sum = summary();
-                let r = dhcpv6();
-                f.matches(&FrameView {
-                    number: 1,
-                    len: 1,
-                    cap_len: 1,
-                    summary: &sum,
-                    records: &r,
-                });
+                run_on(&mut f, &dhcpv6());
             }
             Err(e) => assert!(e.offset <= text.len(), "{text:?}: {e}"),
         }
