@@ -5,7 +5,7 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// `poolshark read --no-progress ARGS... CAPTURE`.
 fn read(args: &[&str], capture: &Path) -> Output {
@@ -32,17 +32,10 @@ fn ours(capture: &Path, filter: &str) -> Vec<u64> {
     listed(&out)
 }
 
+/// The frame numbers tshark keeps with `-Y FILTER`.
 fn theirs(capture: &Path, filter: &str) -> Vec<u64> {
-    let out = Command::new("tshark")
-        .args(["-n", "-r"])
-        .arg(capture)
-        .args(["-Y", filter, "-T", "fields", "-e", "frame.number"])
-        .output()
-        .expect("run tshark");
-    assert!(out.status.success(), "tshark rejects {filter}: {out:?}");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| l.trim().parse().expect("a frame number"))
+    common::tshark::fields(capture, filter, &[], &[])
+        .into_keys()
         .collect()
 }
 
