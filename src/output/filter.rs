@@ -530,6 +530,13 @@ fn subject(name: &str) -> Result<Subject, String> {
         _ => None,
     };
     let (proto, rest) = name.split_once('.').unwrap_or((name, ""));
+    if let Some(t) = transport(proto) {
+        return match (rest, which(rest)) {
+            ("", _) => Ok(Subject::Lower(Lower::Transport(t))),
+            (r, Some(which)) if r.ends_with("port") => Ok(Subject::Port { proto: t, which }),
+            _ => Err(not_kept(name)),
+        };
+    }
     Ok(match (name, proto, which(rest)) {
         // Wireshark's name for DHCPv4 (and BOOTP).
         ("dhcp", ..) => Subject::App(AppProtocol::Dhcpv4.name()),
@@ -541,11 +548,6 @@ fn subject(name: &str) -> Result<Subject, String> {
         (_, "ip" | "ipv6", Some(which)) if !rest.ends_with("port") => Subject::Addr {
             v6: proto == "ipv6",
             which,
-        },
-        (_, p, w) if transport(p).is_some() => match (rest, transport(p), w) {
-            ("", Some(t), _) => Subject::Lower(Lower::Transport(t)),
-            (r, Some(t), Some(which)) if r.ends_with("port") => Subject::Port { proto: t, which },
-            _ => return Err(not_kept(name)),
         },
         (_, "frame" | "ip" | "ipv6" | "eth", _) => return Err(not_kept(name)),
         _ => Subject::Field(name.to_string()),
