@@ -159,7 +159,7 @@ fn nine_digits(t: &str) -> String {
 }
 
 /// The UTC dates in findings (`Timestamp::utc`) are tshark's (`-t ud`) for every frame of the
-/// fixtures and of the shared captures, which span 1999 to 2026.
+/// fixtures and of the shared captures (frames dated 1970 to 2026).
 #[test]
 fn utc_times_match_tshark() {
     if !common::have_tshark() {
