@@ -59,6 +59,17 @@ pub enum Subject {
     FailoverPool(String),
 }
 
+impl Subject {
+    /// The kind as reports key it (`pool`, `server`, `failover_pool`) and the name.
+    pub fn kind_and_name(&self) -> (&'static str, &str) {
+        match self {
+            Subject::Pool(p) => ("pool", p),
+            Subject::Server(s) => ("server", s),
+            Subject::FailoverPool(p) => ("failover_pool", p),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
     pub frame: u64,
@@ -77,12 +88,8 @@ impl Finding {
         m.insert("frame".into(), self.frame.into());
         m.insert("rule".into(), self.rule.into());
         m.insert("severity".into(), self.severity.name().into());
-        let (k, v) = match &self.subject {
-            Subject::Pool(p) => ("pool", p),
-            Subject::Server(s) => ("server", s),
-            Subject::FailoverPool(p) => ("failover_pool", p),
-        };
-        m.insert(k.into(), v.clone().into());
+        let (k, v) = self.subject.kind_and_name();
+        m.insert(k.into(), v.into());
         m.insert("expected".into(), self.expected.clone());
         m.insert("observed".into(), self.observed.clone());
         m.insert("message".into(), self.message.clone().into());
@@ -92,16 +99,20 @@ impl Finding {
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let subject = match &self.subject {
-            Subject::Pool(p) => format!("pool {p}"),
-            Subject::Server(s) => format!("server {s}"),
-            Subject::FailoverPool(p) => format!("failover pool {p}"),
-        };
+        let (kind, name) = self.subject.kind_and_name();
+        let kind = kind.replace('_', " ");
         write!(
             f,
-            "frame {:>6}  {:<7}  {:<28} {subject}: {}",
-            self.frame, self.severity, self.rule, self.message
-        )
+            "frame {:>6}  {:<7}  {:<28} ",
+            self.frame, self.severity, self.rule
+        )?;
+        // A message that opens with its subject's name reads on from the subject ("server
+        // 192.0.2.1 answered ..."), instead of naming it twice ("server 192.0.2.1: 192.0.2.1
+        // answered ..."). The JSON message keeps the name: it stands alone there.
+        match self.message.strip_prefix(name) {
+            Some(rest) if rest.starts_with(' ') => write!(f, "{kind} {name}{rest}"),
+            _ => write!(f, "{kind} {name}: {}", self.message),
+        }
     }
 }
 
@@ -239,5 +250,34 @@ mod tests {
         assert_eq!(j["pool"], "RR-Pool");
         assert_eq!(j["severity"], "warning");
         assert_eq!(format!("[{:<7}]", Severity::Info), "[info   ]");
+    }
+
+    #[test]
+    fn a_message_opening_with_its_subject_names_it_once() {
+        let server = |name: &str, message: &str| Finding {
+            subject: Subject::Server(name.into()),
+            message: message.into(),
+            ..f(12, "dhcp.lb.no-answer", Severity::Warning)
+        };
+        let line = server("192.0.2.1", "192.0.2.1 did not answer").to_string();
+        assert!(line.ends_with(" server 192.0.2.1 did not answer"), "{line}");
+        // Another server whose name merely starts the same, and a message about something
+        // else, keep the colon.
+        let line = server("192.0.2.1", "192.0.2.10 answered").to_string();
+        assert!(
+            line.ends_with(" server 192.0.2.1: 192.0.2.10 answered"),
+            "{line}"
+        );
+        let line = f(3, "rserpool.order", Severity::Info).to_string();
+        assert!(line.ends_with(" pool RR-Pool: m"), "{line}");
+        assert!(
+            line.starts_with("frame      3  info     rserpool.order"),
+            "{line}"
+        );
+        // JSON keeps the message whole.
+        assert_eq!(
+            server("192.0.2.1", "192.0.2.1 did not answer").to_json()["message"],
+            "192.0.2.1 did not answer"
+        );
     }
 }

@@ -2,21 +2,11 @@
 
 use std::fmt::Write as _;
 
-use crate::analyse::finding::Subject;
 use crate::analyse::msgstats::Row;
 use crate::analyse::timeline::{Series, Timeline, Window};
 use crate::field::format_float;
 use crate::source::calendar::Civil;
 use crate::source::Timestamp;
-
-/// Subject as written in reports.
-pub fn subject_name(s: &Subject) -> (&'static str, &str) {
-    match s {
-        Subject::Pool(p) => ("pool", p),
-        Subject::Server(p) => ("server", p),
-        Subject::FailoverPool(p) => ("failover_pool", p),
-    }
-}
 
 fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
@@ -66,12 +56,18 @@ pub fn clock(t: Timestamp) -> String {
 
 pub fn series_text(tl: &Timeline, out: &mut String) {
     for (subject, s) in tl.series() {
-        let (kind, name) = subject_name(subject);
+        let (kind, name) = subject.kind_and_name();
         let totals = s.totals();
+        // A subject with findings only (a DHCP server, whose answers its pair counts) has no
+        // analyser's description.
+        let described = if s.kind.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", s.kind)
+        };
         let _ = writeln!(
             out,
-            "\n{kind} {name} ({}): {} answers, {} findings, windows of {}s",
-            s.kind,
+            "\n{kind} {name}{described}: {} answers, {} findings, windows of {}s",
             totals.answers,
             totals.findings,
             format_float(secs(s.interval_ns))
@@ -139,7 +135,7 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
         .series()
         .iter()
         .map(|(subject, s)| {
-            let (kind, name) = subject_name(subject);
+            let (kind, name) = subject.kind_and_name();
             let windows: Vec<serde_json::Value> = s
                 .windows
                 .iter()
@@ -192,7 +188,7 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
 pub fn csv(rows: &[Row], tl: &Timeline, out: &mut String) {
     out.push_str("kind,subject_kind,subject,start,end,member,answers,first,any,expected_first,expected_any,findings,name,value\n");
     for (subject, s) in tl.series() {
-        let (kind, name) = subject_name(subject);
+        let (kind, name) = subject.kind_and_name();
         for w in &s.windows {
             let (a, b) = window_span(s, w);
             for (m, c) in &w.members {

@@ -5,7 +5,6 @@
 
 use crate::analyse::finding::{Finding, Subject};
 use crate::analyse::timeline::Series;
-use crate::output::stats::subject_name;
 
 use super::chart;
 use super::detail::FrameDetail;
@@ -78,7 +77,7 @@ impl DetailView {
 
     fn make_lines(&self) -> Vec<String> {
         let f = &self.finding;
-        let (kind, name) = subject_name(&f.subject);
+        let (kind, name) = f.subject.kind_and_name();
         let mut out = vec![
             format!(
                 "{} {} ({} {}), frame {}",
@@ -112,7 +111,7 @@ pub enum Overlay {
 
 /// A subject's name as the lists show it.
 pub fn subject_label(s: &Subject) -> &str {
-    subject_name(s).1
+    s.kind_and_name().1
 }
 
 /// One subject as the UI holds it.
@@ -126,13 +125,13 @@ pub struct Entry {
 
 impl Entry {
     pub fn name(&self) -> &str {
-        subject_name(&self.subject).1
+        self.subject.kind_and_name().1
     }
 
     /// What the subject is: the analyser's description, or the kind of subject.
     pub fn kind(&self) -> String {
         if self.series.kind.is_empty() {
-            subject_name(&self.subject).0.replace('_', " ")
+            self.subject.kind_and_name().0.replace('_', " ")
         } else {
             self.series.kind.clone()
         }
@@ -426,11 +425,21 @@ impl App {
         }
         let ff = self.finding_filter.to_lowercase();
         let selected = self.selected.clone();
+        // A DHCP pair lists its servers' findings with its own (a server's finding is counted
+        // in the pair's windows too).
+        let members = match self.selected_entry() {
+            Some(e) if matches!(e.subject, Subject::Server(_)) => Some(&e.series.members),
+            _ => None,
+        };
+        let shown = |f: &Finding| {
+            Some(&f.subject) == selected.as_ref()
+                || matches!((&f.subject, members), (Subject::Server(s), Some(m)) if m.contains_key(s))
+        };
         self.finding_rows = self
             .findings
             .iter()
             .enumerate()
-            .filter(|(_, f)| self.all_findings || Some(&f.subject) == selected.as_ref())
+            .filter(|(_, f)| self.all_findings || shown(f))
             .filter(|(_, f)| {
                 ff.is_empty()
                     || contains_ci(f.rule, &ff)

@@ -113,3 +113,68 @@ fn csv_and_text_carry_the_same_rows() {
     let bad = stats(&["--interval", "soon", &cap]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// A DHCP server's findings are counted in its pair's windows as well as its own: the pair's
+/// series holds the balance and the deviations from it together, window by window.
+#[test]
+fn a_dhcp_pair_counts_its_servers_findings() {
+    let Some(cap) = common::shared_capture("dhcp-kea/kea-2.2-ha-load-balancing-v6.pcap") else {
+        return;
+    };
+    let cap = cap.to_string_lossy().into_owned();
+    let out = stats(&["--format", "json", &cap]);
+    assert!(out.status.success());
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let series = j["series"].as_array().expect("series");
+    let pair = series
+        .iter()
+        .find(|s| s["server"].as_str().is_some_and(|n| n.contains('+')))
+        .expect("the pair's series");
+    let members: Vec<&str> = pair["members"]
+        .as_object()
+        .expect("members")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(members.len(), 2, "{pair}");
+    // Findings per window start: the pair's, and its two servers' together.
+    let per_window = |s: &serde_json::Value| -> BTreeMap<String, u64> {
+        s["windows"]
+            .as_array()
+            .expect("windows")
+            .iter()
+            .map(|w| (w["start"].to_string(), w["findings"].as_u64().unwrap_or(0)))
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    };
+    let mut servers = BTreeMap::<String, u64>::new();
+    for s in series
+        .iter()
+        .filter(|s| s["server"].as_str().is_some_and(|n| members.contains(&n)))
+    {
+        for (w, n) in per_window(s) {
+            *servers.entry(w).or_default() += n;
+        }
+    }
+    assert_eq!(per_window(pair), servers);
+    // Every finding check makes on this capture is about one of the pair's servers (clients
+    // left unanswered, a takeover).
+    let check = common::poolshark()
+        .args(["check", "--format", "json", &cap])
+        .output()
+        .expect("poolshark runs");
+    let c: serde_json::Value = serde_json::from_slice(&check.stdout).expect("JSON");
+    let total = c["summary"]["findings"].as_u64().expect("summary.findings");
+    assert!(total > 0);
+    assert_eq!(servers.values().sum::<u64>(), total);
+    // The servers' own series have findings only: no empty description in the text.
+    let text = stats(&[&cap]);
+    let text = String::from_utf8(text.stdout).expect("utf-8");
+    assert!(!text.contains(" ():"), "{text}");
+    for m in &members {
+        assert!(
+            text.contains(&format!("\nserver {m}: 0 answers, ")),
+            "{text}"
+        );
+    }
+}

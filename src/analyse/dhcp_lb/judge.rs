@@ -142,6 +142,17 @@ fn finding(
     }
 }
 
+/// Records a finding; one about a server is counted in its pair's windows too, where the pair's
+/// answers are (`stats` and the TUI show the pair's balance and its deviations together).
+fn push(report: &mut Report, pair: &Pair, f: Finding, time: Timestamp) {
+    if !matches!(&f.subject, Subject::Server(s) if *s == pair.name) {
+        report
+            .timeline
+            .finding(time, &Subject::Server(pair.name.clone()));
+    }
+    report.push(f, time);
+}
+
 /// The timeline's record of one answered transmission: who answered (owner first), against who
 /// the reference expects (the owner while the pair balances, either when it is degraded).
 fn record_answer(
@@ -230,7 +241,9 @@ pub fn judge(
             for r in [Role::Primary, Role::Secondary] {
                 if let Some(a) = answer(r) {
                     stats.deviations[idx(r)] += 1;
-                    report.push(
+                    push(
+                    report,
+                    pair,
                         finding(
                             WRONG_SERVER,
                             Severity::Warning,
@@ -254,7 +267,9 @@ pub fn judge(
             let other = to.peer();
             if let Some(a) = answer(other) {
                 stats.deviations[idx(other)] += 1;
-                report.push(
+                push(
+                    report,
+                    pair,
                     finding(
                         WRONG_SERVER,
                         Severity::Warning,
@@ -281,7 +296,9 @@ pub fn judge(
                 && (evidence || t.window_passed)
             {
                 stats.deviations[idx(to)] += 1;
-                report.push(
+                push(
+                    report,
+                    pair,
                     finding(
                         DIRECTED_IGNORED,
                         Severity::Warning,
@@ -380,7 +397,9 @@ pub fn judge(
                     if severity != Severity::Info {
                         stats.deviations[idx(other)] += 1;
                     }
-                    report.push(
+                    push(
+                    report,
+                    pair,
                         finding(
                             rule,
                             severity,
@@ -422,7 +441,9 @@ pub fn judge(
                     && !(named_other && ignores_names)
                 {
                     stats.deviations[idx(owner)] += 1;
-                    report.push(
+                    push(
+                        report,
+                        pair,
                         no_answer(
                             t,
                             kind,
@@ -456,7 +477,9 @@ pub fn judge(
                     let i = idx(owner);
                     if stats.takeover_reported[i] != Some(silence.from) {
                         stats.takeover_reported[i] = Some(silence.from);
-                        report.push(
+                        push(
+                    report,
+                    pair,
                             finding(
                                 TAKEOVER,
                                 Severity::Info,
@@ -497,7 +520,9 @@ pub fn judge(
                         _ => "and nobody else answered",
                     };
                     stats.deviations[idx(owner)] += 1;
-                    report.push(
+                    push(
+                        report,
+                        pair,
                         no_answer(
                             t,
                             kind,
@@ -588,7 +613,9 @@ pub fn aggregate(ctx: &Context<'_>, pair: &Pair, stats: &mut PairStats, report: 
         if first16 >= 2 && first16 > whole {
             let name = reg.name(pair.server(r)).to_string();
             stats.deviations[i] += 1;
-            report.push(
+            push(
+                    report,
+                    pair,
                 finding(
                     STID_TRUNCATED,
                     Severity::Warning,
@@ -648,7 +675,9 @@ pub fn aggregate(ctx: &Context<'_>, pair: &Pair, stats: &mut PairStats, report: 
         if !contrary.is_empty() {
             parts.push(format!("only the non-owner answers buckets {contrary:?}"));
         }
-        report.push(
+        push(
+            report,
+            pair,
             finding(
                 HBA_CONFLICT,
                 Severity::Error,

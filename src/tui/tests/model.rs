@@ -231,3 +231,53 @@ fn chart_scrolls_back_only_as_far_as_there_is_data() {
     app.handle(Action::Right);
     assert_eq!(app.chart_back, 200 - cols - cols / 4);
 }
+
+#[test]
+fn a_dhcp_pair_lists_its_servers_findings() {
+    let pair = Subject::Server("a+b/dhcpv4".into());
+    let mut r = Report::new(10, 10 * S);
+    r.timeline.start(Timestamp::new(T0, 0));
+    let t = Timestamp::new(T0 + 1, 0);
+    r.timeline.answer(
+        t,
+        &pair,
+        "DHCP pair (isc, split:128)",
+        &["a".to_string()],
+        &[("a".to_string(), 1.0, 1.0)],
+    );
+    for m in ["a", "b"] {
+        r.timeline.describe(&pair, m, "primary".into(), Some(0.5));
+    }
+    for (frame, server) in [(7, "b"), (9, "c")] {
+        r.push(
+            Finding {
+                frame,
+                rule: "dhcp.lb.no-answer",
+                severity: Severity::Warning,
+                subject: Subject::Server(server.into()),
+                expected: serde_json::json!(null),
+                observed: serde_json::json!(null),
+                message: format!("{server} did not answer"),
+            },
+            t,
+        );
+    }
+    let mut app = App::new(
+        "pair.pcap",
+        10 * S,
+        crate::tui::palette::Palette::new(false),
+    );
+    app.apply(Update {
+        progress: done(),
+        data: Some(Data::from_report(&r, 0)),
+    });
+    // Subjects by name: the pair, then the servers b and c.
+    assert_eq!(selected_name(&app), "a+b/dhcpv4");
+    assert_eq!(finding_frames(&app), vec![7], "b is a member, c is not");
+    app.handle(Action::Down);
+    assert_eq!(selected_name(&app), "b");
+    assert_eq!(finding_frames(&app), vec![7]);
+    app.handle(Action::Down);
+    assert_eq!(selected_name(&app), "c");
+    assert_eq!(finding_frames(&app), vec![9]);
+}
