@@ -267,6 +267,41 @@ pub fn format_float(v: f64) -> String {
     }
 }
 
+/// A float as C's `%.15g` writes it (tshark's `-T fields` form of a double): 15 significant
+/// digits, trailing zeros dropped, exponent form below 1e-4 and from 1e15.
+pub fn format_float_g15(v: f64) -> String {
+    if !v.is_finite() {
+        return if v.is_nan() {
+            "nan".into()
+        } else if v > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
+    }
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    // The exponent after rounding to 15 significant digits decides the form.
+    let sci = format!("{v:.14e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let trim = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if (-4..15).contains(&exp) {
+        let decimals = usize::try_from(14 - exp).unwrap_or(0);
+        trim(&format!("{v:.decimals$}"))
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa), exp.unsigned_abs())
+    }
+}
+
 /// The text form of bytes when they are all printable ASCII (pool handles, names), else `None`.
 pub fn printable(b: &[u8]) -> Option<&str> {
     if !b.is_empty() && b.iter().all(|&c| (0x20..0x7f).contains(&c)) {
@@ -279,6 +314,28 @@ pub fn printable(b: &[u8]) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn g15_is_printf_percent_15g() {
+        // Expected strings: what C's printf("%.15g") prints for each value.
+        for (v, want) in [
+            (25.0000000058208_f64, "25.0000000058208"),
+            (0.500000000116415, "0.500000000116415"),
+            (0.25, "0.25"),
+            (100.0, "100"),
+            (1e15, "1e+15"),
+            (123456789012345.0, "123456789012345"),
+            (0.0001, "0.0001"),
+            (0.00001234, "1.234e-05"),
+            (-2.5, "-2.5"),
+            (0.0, "0"),
+            (999_999_999_999_999.9, "1e+15"),
+            (1.0 / 3.0, "0.333333333333333"),
+            (f64::INFINITY, "inf"),
+        ] {
+            assert_eq!(format_float_g15(v), want, "{v:e}");
+        }
+    }
 
     #[test]
     fn display_forms() {

@@ -17,7 +17,7 @@ use super::anyhow_like::{Error, Result};
 use super::check::{self, AnalysisArgs, CheckFormat, CheckSink};
 use super::exit;
 use super::input::DecodeArgs;
-use super::read::{DisplayFilterArgs, ReadSink};
+use super::read::{DisplayFilterArgs, FieldArgs, ReadSink};
 use crate::analyse::finding::Severity;
 use crate::analyse::Report;
 use crate::dissect::FrameSummary;
@@ -52,9 +52,13 @@ pub struct LiveArgs {
     #[arg(short = 'w', long = "write", value_name = "FILE.pcapng")]
     pub write: Option<PathBuf>,
 
-    /// Output format: a line per frame (text), a JSON array, or one JSON object per line.
-    #[arg(long, value_enum, default_value = "text")]
+    /// Output format: a line per frame (text), a JSON array, one JSON object per line, or a
+    /// line per frame of the fields -e names (fields, as tshark -T fields).
+    #[arg(short = 'T', long, value_enum, default_value = "text")]
     pub format: Format,
+
+    #[command(flatten)]
+    pub fields: FieldArgs,
 
     /// Show the whole field tree of every message.
     #[arg(short = 'V', long)]
@@ -281,6 +285,7 @@ pub fn live_summary(info: &InterfaceInfo, s: &LiveStats) -> String {
 pub fn run(args: LiveArgs) -> Result<i32> {
     let opts = args.decode.options()?;
     let display = args.display.parse()?;
+    let columns = args.fields.columns(args.format)?;
     let live_opts = live_options(&args)?;
     let check = if args.check {
         Some(CheckSink::new(
@@ -302,7 +307,9 @@ pub fn run(args: LiveArgs) -> Result<i32> {
         info.name, info.backend, info.linktype, info.snaplen, info.filter
     );
     let mut sink = CaptureSink {
-        read: ReadSink::new(io::stdout().lock(), args.format, args.verbose).filter(display),
+        read: ReadSink::new(io::stdout().lock(), args.format, args.verbose)
+            .filter(display)
+            .columns(columns),
         check,
         recorder,
         last_flush: Instant::now(),
@@ -329,7 +336,7 @@ pub fn run(args: LiveArgs) -> Result<i32> {
     let mut failed = false;
     if let Some(mut c) = check {
         let format = match args.format {
-            Format::Text => CheckFormat::Text,
+            Format::Text | Format::Fields => CheckFormat::Text,
             Format::Json | Format::Jsonl => CheckFormat::Json,
         };
         let mut out = io::stdout().lock();

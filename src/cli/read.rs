@@ -8,6 +8,7 @@ use super::files::run_file;
 use super::input::{CaptureArgs, ProgressArgs};
 use super::progress::Bars;
 use crate::dissect::FrameSummary;
+use crate::output::fields::{Columns, FieldsOptions};
 use crate::output::filter::{Filter, FrameView};
 use crate::output::json::JsonRecords;
 use crate::output::text::{write_line, write_tree, FrameLine};
@@ -24,9 +25,13 @@ pub struct ReadArgs {
     #[arg(short = 'V', long)]
     pub verbose: bool,
 
-    /// Output format: a line per frame (text), a JSON array, or one JSON object per line.
-    #[arg(long, value_enum, default_value = "text")]
+    /// Output format: a line per frame (text), a JSON array, one JSON object per line, or a
+    /// line per frame of the fields -e names (fields, as tshark -T fields).
+    #[arg(short = 'T', long, value_enum, default_value = "text")]
     pub format: Format,
+
+    #[command(flatten)]
+    pub fields: FieldArgs,
 
     #[command(flatten)]
     pub display: DisplayFilterArgs,
@@ -52,6 +57,37 @@ pub struct DisplayFilterArgs {
     pub filter: Option<String>,
 }
 
+/// `-e` and `-E`: the fields of `-T fields` (`read`, `capture`).
+#[derive(clap::Args, Debug, Default)]
+pub struct FieldArgs {
+    /// With -T fields: a field to show, by the name a display filter uses (`read -V` and the
+    /// JSON records show them; also frame.number, frame.time_epoch, frame.time_relative,
+    /// frame.len, ip.src, udp.srcport, ...), repeatable, in the order given.
+    #[arg(short = 'e', long = "field", value_name = "NAME")]
+    pub fields: Vec<String>,
+
+    /// With -T fields, tshark's options: header=y|n, separator=/t|/s|C, occurrence=f|l|a|N,
+    /// aggregator=,|/s|C, quote=d|s|n (repeatable).
+    #[arg(short = 'E', long = "field-option", value_name = "OPTION=VALUE")]
+    pub options: Vec<String>,
+}
+
+impl FieldArgs {
+    /// The columns of `-T fields`; `-e` or `-E` with another format is a usage error.
+    pub fn columns(&self, format: Format) -> Result<Option<Columns>> {
+        if format != Format::Fields {
+            if self.fields.is_empty() && self.options.is_empty() {
+                return Ok(None);
+            }
+            return Err("-e and -E go with -T fields".into());
+        }
+        let options = FieldsOptions::parse(&self.options).map_err(|e| e.to_string())?;
+        Ok(Some(
+            Columns::new(&self.fields, options).map_err(|e| e.to_string())?,
+        ))
+    }
+}
+
 impl DisplayFilterArgs {
     /// The parsed filter; an error names what is wrong and where.
     pub fn parse(&self) -> Result<Option<Filter>> {
@@ -67,11 +103,13 @@ impl DisplayFilterArgs {
 pub fn run(args: ReadArgs) -> Result<i32> {
     let opts = args.input.options()?;
     let filter = args.display.parse()?;
+    let columns = args.fields.columns(args.format)?;
     // The bar would be torn by the output if that went to the same terminal.
     let bars = Bars::new(args.progress.no_progress, !io::stdout().is_terminal());
     let stdout = io::stdout().lock();
     let mut sink = ReadSink::new(stdout, args.format, args.verbose)
         .filter(filter)
+        .columns(columns)
         .count(args.count);
     let (stats, fatal) = run_file(&args.input.file, &args.input, &opts, &bars, None, &mut sink)?;
     sink.finish()?;
@@ -96,6 +134,8 @@ pub(crate) struct ReadSink<W: Write> {
     pending: Vec<Record>,
     error: Option<io::Error>,
     filter: Option<Filter>,
+    /// `-T fields`: the fields of each frame's line.
+    columns: Option<Columns>,
     /// Stop after this many frames (`read -c`).
     count: Option<u64>,
     frames: u64,
@@ -107,7 +147,7 @@ impl<W: Write> ReadSink<W> {
             verbose,
             text: out,
             json: match format {
-                Format::Text => None,
+                Format::Text | Format::Fields => None,
                 Format::Json => Some(JsonRecords::new(true)),
                 Format::Jsonl => Some(JsonRecords::new(false)),
             },
@@ -116,9 +156,19 @@ impl<W: Write> ReadSink<W> {
             pending: Vec::new(),
             error: None,
             filter: None,
+            columns: None,
             count: None,
             frames: 0,
         }
+    }
+
+    /// Writes a line of these fields per frame (`-T fields`), after their header if asked.
+    pub(crate) fn columns(mut self, columns: Option<Columns>) -> Self {
+        if let Some(c) = &columns {
+            c.write_header(&mut self.buf);
+        }
+        self.columns = columns;
+        self
     }
 
     /// Shows only the frames that pass `filter`.
@@ -165,6 +215,14 @@ impl<W: Write> ReadSink<W> {
                 );
             }
         }
+        if let Some(c) = &self.columns {
+            for name in c.unseen() {
+                eprintln!(
+                    "poolshark: the field '{name}' (-e) was in no message \
+                     (`read -V` shows the field names)"
+                );
+            }
+        }
         if let Some(j) = self.json.take() {
             j.finish(&mut self.buf);
         }
@@ -179,7 +237,7 @@ impl<W: Write> ReadSink<W> {
 impl<W: Write> Sink for ReadSink<W> {
     fn message(&mut self, d: &Decoded<'_>) {
         let mut fields = Vec::new();
-        if self.verbose || self.json.is_some() || self.filter.is_some() {
+        if self.verbose || self.json.is_some() || self.filter.is_some() || self.columns.is_some() {
             fields = d.message.fields();
             if let Some(o) = d.frame_offset {
                 for f in &mut fields {
@@ -207,18 +265,26 @@ impl<W: Write> Sink for ReadSink<W> {
     fn end_frame(&mut self, frame: &Frame<'_>, summary: &FrameSummary) {
         self.frames += 1;
         let first = *self.first.get_or_insert(frame.ts);
+        let view = FrameView {
+            number: frame.number,
+            len: u64::from(frame.orig_len),
+            cap_len: frame.data.len() as u64,
+            time: frame.ts,
+            first,
+            summary,
+            records: &self.pending,
+        };
         if let Some(f) = &mut self.filter {
-            let shown = f.matches(&FrameView {
-                number: frame.number,
-                len: u64::from(frame.orig_len),
-                cap_len: frame.data.len() as u64,
-                summary,
-                records: &self.pending,
-            });
-            if !shown {
+            if !f.matches(&view) {
                 self.pending.clear();
                 return;
             }
+        }
+        if let Some(c) = &mut self.columns {
+            c.write_row(&view, &mut self.buf);
+            self.pending.clear();
+            self.flush_if_full();
+            return;
         }
         let addr =
             |a: &Option<crate::dissect::Address>| a.map(|a| a.to_string()).unwrap_or_default();

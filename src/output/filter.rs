@@ -30,8 +30,9 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use super::Record;
 use crate::dissect::{Address, FrameSummary};
-use crate::field::{Field, Value};
+use crate::field::{format_float_g15, Field, Value};
 use crate::proto::AppProtocol;
+use crate::source::Timestamp;
 
 /// A filter that does not parse: what is wrong and at which byte of the expression.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,6 +106,9 @@ enum FrameField {
     Number,
     Len,
     CapLen,
+    /// Seconds since the epoch, and since the first frame read.
+    TimeEpoch,
+    TimeRelative,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,6 +141,9 @@ pub struct FrameView<'a> {
     pub number: u64,
     pub len: u64,
     pub cap_len: u64,
+    pub time: Timestamp,
+    /// The time of the first frame read (`frame.time_relative` counts from it).
+    pub first: Timestamp,
     pub summary: &'a FrameSummary,
     pub records: &'a [Record],
 }
@@ -183,6 +190,103 @@ impl Filter {
             .map(|(n, _)| n.as_str())
             .collect()
     }
+}
+
+/// A field to extract (`read -T fields -e NAME`): any name a filter can test.
+#[derive(Clone, Debug)]
+pub struct Column {
+    name: String,
+    subject: Subject,
+}
+
+impl Column {
+    /// The column of a name; an error says why the name cannot be one.
+    pub fn parse(name: &str) -> Result<Column, String> {
+        Ok(Column {
+            name: name.to_string(),
+            subject: subject(name)?,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether the name is a field of the messages' trees (which one message or another may
+    /// lack), not a protocol or a field of the frame.
+    pub fn is_tree_field(&self) -> bool {
+        matches!(self.subject, Subject::Field(_))
+    }
+
+    /// Each occurrence in the frame, as tshark's `-T fields` writes it: numbers in the base the
+    /// tree shows them in, booleans as 1 and 0, addresses, bytes as hex digits, times in
+    /// seconds with nine decimals, a protocol as its name (once per message).
+    pub fn values(&self, f: &FrameView<'_>, each: &mut impl FnMut(String)) {
+        match &self.subject {
+            Subject::App(p) => {
+                for _ in f.records.iter().filter(|r| r.protocol == *p) {
+                    each(self.name.clone());
+                }
+            }
+            Subject::Lower(_) => {
+                if present(&self.subject, f) {
+                    each(self.name.clone());
+                }
+            }
+            Subject::Frame(FrameField::TimeEpoch) => each(f.time.to_string()),
+            Subject::Frame(FrameField::TimeRelative) => each(seconds_between(f.first, f.time)),
+            Subject::Field(name) => {
+                for r in f.records {
+                    occurrences(&r.fields, name, &mut |fld| {
+                        match fld.value {
+                            Value::None => {}
+                            Value::Bool(b) => each(u8::from(b).to_string()),
+                            Value::Float(x) => each(format_float_g15(x)),
+                            Value::Str(ref t) => each(escape_controls(t)),
+                            _ => each(fld.display_value()),
+                        }
+                        false
+                    });
+                }
+            }
+            _ => lower_values(&self.subject, f, &mut |v| {
+                each(Field::new("", "", v, 0, 0).display_value().to_string())
+            }),
+        }
+    }
+}
+
+/// Text with its control characters written as escapes (`\t`, `\n`, `\r`, `\xNN`), so that a
+/// value cannot break the line or the columns it is written in.
+fn escape_controls(t: &str) -> String {
+    if !t.chars().any(char::is_control) {
+        return t.to_string();
+    }
+    let mut out = String::with_capacity(t.len() + 8);
+    for c in t.chars() {
+        match c {
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let mut buf = [0; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `later - earlier` in seconds with nine decimals, as tshark writes `frame.time_relative`.
+fn seconds_between(earlier: Timestamp, later: Timestamp) -> String {
+    let ns = |t: Timestamp| i128::from(t.secs) * 1_000_000_000 + i128::from(t.nanos);
+    let d = ns(later) - ns(earlier);
+    let sign = if d < 0 { "-" } else { "" };
+    let d = d.unsigned_abs();
+    format!("{sign}{}.{:09}", d / 1_000_000_000, d % 1_000_000_000)
 }
 
 fn collect_fields(e: &Expr, out: &mut Vec<(String, bool)>) {
@@ -545,6 +649,8 @@ fn subject(name: &str) -> Result<Subject, String> {
         ("frame.number", ..) => Subject::Frame(FrameField::Number),
         ("frame.len", ..) => Subject::Frame(FrameField::Len),
         ("frame.cap_len", ..) => Subject::Frame(FrameField::CapLen),
+        ("frame.time_epoch", ..) => Subject::Frame(FrameField::TimeEpoch),
+        ("frame.time_relative", ..) => Subject::Frame(FrameField::TimeRelative),
         (_, "ip" | "ipv6", Some(which)) if !rest.ends_with("port") => Subject::Addr {
             v6: proto == "ipv6",
             which,
@@ -557,7 +663,8 @@ fn subject(name: &str) -> Result<Subject, String> {
 fn not_kept(name: &str) -> String {
     format!(
         "'{name}' is not kept by poolshark: of the lower layers, filters see frame.number, \
-         frame.len, frame.cap_len, ip/ipv6 .src .dst .addr and udp/tcp/sctp .port .srcport .dstport"
+         frame.len, frame.cap_len, frame.time_epoch, frame.time_relative, ip/ipv6 .src .dst .addr \
+         and udp/tcp/sctp .port .srcport .dstport"
     )
 }
 
@@ -702,11 +809,13 @@ fn any(
 fn lower_values(s: &Subject, f: &FrameView<'_>, each: &mut impl FnMut(Value)) {
     let sum = f.summary;
     match *s {
-        Subject::Frame(ff) => each(Value::Uint(match ff {
-            FrameField::Number => f.number,
-            FrameField::Len => f.len,
-            FrameField::CapLen => f.cap_len,
-        })),
+        Subject::Frame(ff) => each(match ff {
+            FrameField::Number => Value::Uint(f.number),
+            FrameField::Len => Value::Uint(f.len),
+            FrameField::CapLen => Value::Uint(f.cap_len),
+            FrameField::TimeEpoch => Value::Float(f.time.since(Timestamp::default())),
+            FrameField::TimeRelative => Value::Float(f.time.since(f.first)),
+        }),
         Subject::Addr { v6, which } => {
             for (a, w) in [(sum.src, Which::Src), (sum.dst, Which::Dst)] {
                 if which != Which::Either && which != w {
@@ -828,15 +937,22 @@ mod tests {
         }
     }
 
-    /// Frame 7, 120 bytes on the wire, 100 captured: `summary()` and `records`.
-    fn run_on(f: &mut Filter, records: &[Record]) -> bool {
-        f.matches(&FrameView {
+    /// Frame 7, 120 bytes on the wire, 100 captured, at 1700000002.5, 2.5 s after the first:
+    /// `summary()` and `records`.
+    fn view<'a>(summary: &'a FrameSummary, records: &'a [Record]) -> FrameView<'a> {
+        FrameView {
             number: 7,
             len: 120,
             cap_len: 100,
-            summary: &summary(),
+            time: Timestamp::new(1_700_000_002, 500_000_000),
+            first: Timestamp::new(1_700_000_000, 0),
+            summary,
             records,
-        })
+        }
+    }
+
+    fn run_on(f: &mut Filter, records: &[Record]) -> bool {
+        f.matches(&view(&summary(), records))
     }
 
     fn check(filter: &str, records: &[Record]) -> bool {
@@ -880,6 +996,69 @@ mod tests {
                 ),
             ],
         )]
+    }
+
+    /// Each occurrence of a column in the sample frame, as `-T fields` writes them.
+    fn column(name: &str) -> Vec<String> {
+        let (sum, records) = (summary(), dhcpv6());
+        let mut out = Vec::new();
+        Column::parse(name)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .values(&view(&sum, &records), &mut |v| out.push(v));
+        out
+    }
+
+    #[test]
+    fn columns_give_each_occurrence_in_tsharks_form() {
+        for (name, want) in [
+            ("dhcpv6.xid", &["0x26fedd"][..]),
+            ("dhcpv6.msgtype", &["1"]),
+            ("dhcpv6.iaaddr.ip", &["2001:db8::5", "2001:db8::9"]),
+            ("dhcpv6.duid.bytes", &["00030001020000000202"]),
+            ("dhcpv6.rapid", &["1"]),
+            ("dhcpv6.domain", &["example.com"]),
+            ("dhcpv6.duidll.link_layer_addr", &["00:1a:2b:00:00:05"]),
+            // A subtree header has no value of its own.
+            ("dhcpv6.option", &[]),
+            ("dhcpv6", &["dhcpv6"]),
+            ("asap", &[]),
+            ("ip", &["ip"]),
+            ("udp", &["udp"]),
+            ("ipv6", &[]),
+            ("ip.src", &["192.0.2.1"]),
+            ("ip.addr", &["192.0.2.1", "192.0.2.200"]),
+            ("udp.srcport", &["547"]),
+            ("udp.port", &["547", "546"]),
+            ("tcp.port", &[]),
+            ("frame.number", &["7"]),
+            ("frame.len", &["120"]),
+            ("frame.cap_len", &["100"]),
+            ("frame.time_epoch", &["1700000002.500000000"]),
+            ("frame.time_relative", &["2.500000000"]),
+            ("dhcpv6.nosuchfield", &[]),
+        ] {
+            assert_eq!(column(name), want, "{name}");
+        }
+        assert!(Column::parse("eth.src").is_err());
+        assert!(Column::parse("1x").is_err());
+        assert!(Column::parse("dhcpv6.xid").is_ok_and(|c| c.is_tree_field()));
+        assert!(Column::parse("frame.number").is_ok_and(|c| !c.is_tree_field()));
+        // The frame's times are there for filters too.
+        assert!(check(
+            "frame.time_relative > 2 && frame.time_relative < 3",
+            &dhcpv6()
+        ));
+        assert!(check("frame.time_epoch >= 1700000002.5", &dhcpv6()));
+        assert!(!check("frame.time_relative > 2.5", &dhcpv6()));
+        assert_eq!(
+            seconds_between(Timestamp::new(10, 5), Timestamp::new(9, 999_999_999)),
+            "-0.000000006"
+        );
+        assert_eq!(
+            escape_controls("a\tb\nc\r\0\u{85}é"),
+            "a\\tb\\nc\\r\\x00\\xc2\\x85é"
+        );
+        assert_eq!(escape_controls("plain é"), "plain é");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Sinks for decoded messages: the tshark-like listing, the field tree, JSON and JSON lines.
 
+pub mod fields;
 pub mod filter;
 pub mod json;
 pub mod stats;
@@ -35,4 +36,6 @@ pub enum Format {
     Text,
     Json,
     Jsonl,
+    /// A line per frame of the fields `-e` names, as tshark's `-T fields`.
+    Fields,
 }

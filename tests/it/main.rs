@@ -25,6 +25,7 @@ mod failover_balance_logs;
 mod failover_crafted_tshark;
 mod failover_throughput;
 mod failover_tshark;
+mod fields_vs_tshark;
 mod fixtures;
 mod fuzz_regressions;
 mod generate;
