@@ -425,6 +425,44 @@ fn a_user_filter_is_applied_in_the_kernel() {
     assert_eq!(records[0]["dst"], "127.0.0.1");
 }
 
+/// `capture -T fields`: tshark's columns, live, one line per frame as it comes.
+#[test]
+fn fields_are_written_as_frames_come() {
+    let _lo = LO.lock().unwrap_or_else(|e| e.into_inner());
+    if !live_permitted() {
+        return;
+    }
+    let run = Running::start(&[
+        "-i",
+        "lo",
+        "-f",
+        "udp dst port 67 and dst host 127.0.0.1",
+        "--count",
+        "1",
+        "--duration",
+        "30",
+        "-T",
+        "fields",
+        "-e",
+        "frame.number",
+        "-e",
+        "ip.dst",
+        "-e",
+        "udp.dstport",
+        "-e",
+        "dhcp.option.dhcp",
+        "-E",
+        "header=y",
+    ]);
+    send_udp((Ipv4Addr::LOCALHOST.into(), 67), &dhcpv4_discover());
+    let (code, out, err) = run.finish();
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "frame.number\tip.dst\tudp.dstport\tdhcp.option.dhcp\n1\t127.0.0.1\t67\t1\n"
+    );
+}
+
 #[test]
 fn any_captures_cooked_frames_without_loopback_duplicates() {
     let _lo = LO.lock().unwrap_or_else(|e| e.into_inner());
