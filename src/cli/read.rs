@@ -237,7 +237,8 @@ impl<W: Write> ReadSink<W> {
 impl<W: Write> Sink for ReadSink<W> {
     fn message(&mut self, d: &Decoded<'_>) {
         let mut fields = Vec::new();
-        if self.verbose || self.json.is_some() || self.filter.is_some() || self.columns.is_some() {
+        let columns_need_trees = self.columns.as_ref().is_some_and(Columns::needs_trees);
+        if self.verbose || self.json.is_some() || self.filter.is_some() || columns_need_trees {
             fields = d.message.fields();
             if let Some(o) = d.frame_offset {
                 for f in &mut fields {
@@ -251,7 +252,8 @@ impl<W: Write> Sink for ReadSink<W> {
             src: d.payload.src.to_string(),
             dst: d.payload.dst.to_string(),
             protocol: d.protocol.name(),
-            info: if self.json.is_some() {
+            // Only the listing shows the info column.
+            info: if self.json.is_some() || self.columns.is_some() {
                 String::new()
             } else {
                 d.message.info()

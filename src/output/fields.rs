@@ -171,19 +171,10 @@ impl Columns {
         out.push(b'\n');
     }
 
-    fn quoted(&self, out: &mut Vec<u8>, text: &str) {
-        let mut buf = [0; 4];
-        let q = self
-            .options
-            .quote
-            .map(|q| q.encode_utf8(&mut buf).as_bytes().to_vec());
-        if let Some(q) = &q {
-            out.extend_from_slice(q);
-        }
-        out.extend_from_slice(text.as_bytes());
-        if let Some(q) = &q {
-            out.extend_from_slice(q);
-        }
+    /// Whether a column needs the messages' field trees (a tree field); the frame's own fields
+    /// and the protocols do not.
+    pub fn needs_trees(&self) -> bool {
+        self.columns.iter().any(Column::is_tree_field)
     }
 
     /// The line of one frame.
@@ -209,7 +200,14 @@ impl Columns {
             let text = kept.join(&self.options.aggregator);
             // An empty field stays empty, quoted or not (as tshark writes it).
             if !text.is_empty() {
-                self.quoted(out, &text);
+                let mut buf = [0; 4];
+                let quote = self
+                    .options
+                    .quote
+                    .map(|q| q.encode_utf8(&mut buf).as_bytes());
+                out.extend_from_slice(quote.unwrap_or_default());
+                out.extend_from_slice(text.as_bytes());
+                out.extend_from_slice(quote.unwrap_or_default());
             }
         }
         out.push(b'\n');
@@ -358,5 +356,9 @@ mod tests {
         c.write_row(&view, &mut Vec::new());
         // Only tree fields: a protocol or frame field absent from a frame is no typo.
         assert_eq!(c.unseen().collect::<Vec<_>>(), vec!["asap.nosuch"]);
+        assert!(c.needs_trees());
+        let frame_only = ["frame.number", "ip.src", "udp.port", "asap", "frame.time_epoch"];
+        let c = Columns::new(&frame_only, FieldsOptions::default()).expect("columns");
+        assert!(!c.needs_trees());
     }
 }
