@@ -357,7 +357,13 @@ mod tests {
         // Only tree fields: a protocol or frame field absent from a frame is no typo.
         assert_eq!(c.unseen().collect::<Vec<_>>(), vec!["asap.nosuch"]);
         assert!(c.needs_trees());
-        let frame_only = ["frame.number", "ip.src", "udp.port", "asap", "frame.time_epoch"];
+        let frame_only = [
+            "frame.number",
+            "ip.src",
+            "udp.port",
+            "asap",
+            "frame.time_epoch",
+        ];
         let c = Columns::new(&frame_only, FieldsOptions::default()).expect("columns");
         assert!(!c.needs_trees());
     }

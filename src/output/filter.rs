@@ -15,7 +15,7 @@
 //! A NAME is a protocol (`asap`, `enrp`, `dhcp`, `dhcpv6`, `dhcpfo`; the frame's `ip`, `ipv6`,
 //! `udp`, `tcp`, `sctp`), a field of the messages' trees (the names of `read -V` and of the JSON
 //! records, e.g. `asap.message_type`, `dhcpv6.xid`), a field of the frame (`frame.number`,
-//! `frame.len`, `frame.cap_len`) or of its addresses and ports (`ip.src`, `ip.dst`, `ip.addr`,
+//! `frame.len`, `frame.cap_len`, `frame.time_epoch`, `frame.time_relative`) or of its addresses and ports (`ip.src`, `ip.dst`, `ip.addr`,
 //! `ipv6.*` likewise, `udp.port`, `udp.srcport`, `udp.dstport`, `tcp.*` and `sctp.*` likewise: the
 //! layer the listing shows, the deepest decoded). A VALUE is a number (decimal or `0x` hex), an
 //! address (`192.0.2.0/24` matches the subnet), bytes (`00:1a:2b`, `00-1a-2b`, `001a2b`, or
@@ -250,7 +250,7 @@ impl Column {
                 }
             }
             _ => lower_values(&self.subject, f, &mut |v| {
-                each(Field::new("", "", v, 0, 0).display_value().to_string())
+                each(Field::new("", "", v, 0, 0).display_value())
             }),
         }
     }

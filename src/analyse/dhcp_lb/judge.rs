@@ -242,8 +242,8 @@ pub fn judge(
                 if let Some(a) = answer(r) {
                     stats.deviations[idx(r)] += 1;
                     push(
-                    report,
-                    pair,
+                        report,
+                        pair,
                         finding(
                             WRONG_SERVER,
                             Severity::Warning,
@@ -398,8 +398,8 @@ pub fn judge(
                         stats.deviations[idx(other)] += 1;
                     }
                     push(
-                    report,
-                    pair,
+                        report,
+                        pair,
                         finding(
                             rule,
                             severity,
