@@ -195,7 +195,8 @@ impl Columns {
                     .len()
                     .checked_sub(1)
                     .map_or(&[], |l| &self.values[l..]),
-                Occurrence::Nth(n) => self.values.get(n - 1..n).unwrap_or(&[]),
+                // From 1 (`parse` refuses 0; a 0 built in code keeps nothing).
+                Occurrence::Nth(n) => self.values.get(n.saturating_sub(1)..n).unwrap_or(&[]),
             };
             let text = kept.join(&self.options.aggregator);
             // An empty field stays empty, quoted or not (as tshark writes it).
@@ -354,6 +355,16 @@ mod tests {
             records: &records,
         };
         c.write_row(&view, &mut Vec::new());
+        // An Nth(0) built in code (parse refuses it) keeps nothing, and does not panic.
+        let nth0 = FieldsOptions {
+            occurrence: Occurrence::Nth(0),
+            ..FieldsOptions::default()
+        };
+        let mut out = Vec::new();
+        Columns::new(&["asap.pe_identifier"], nth0)
+            .expect("columns")
+            .write_row(&view, &mut out);
+        assert_eq!(out, b"\n");
         // Only tree fields: a protocol or frame field absent from a frame is no typo.
         assert_eq!(c.unseen().collect::<Vec<_>>(), vec!["asap.nosuch"]);
         assert!(c.needs_trees());
