@@ -478,8 +478,8 @@ pub fn judge(
                     if stats.takeover_reported[i] != Some(silence.from) {
                         stats.takeover_reported[i] = Some(silence.from);
                         push(
-                    report,
-                    pair,
+                            report,
+                            pair,
                             finding(
                                 TAKEOVER,
                                 Severity::Info,
@@ -614,8 +614,8 @@ pub fn aggregate(ctx: &Context<'_>, pair: &Pair, stats: &mut PairStats, report: 
             let name = reg.name(pair.server(r)).to_string();
             stats.deviations[i] += 1;
             push(
-                    report,
-                    pair,
+                report,
+                pair,
                 finding(
                     STID_TRUNCATED,
                     Severity::Warning,
