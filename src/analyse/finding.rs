@@ -68,6 +68,15 @@ impl Subject {
             Subject::FailoverPool(p) => ("failover_pool", p),
         }
     }
+
+    /// The kind as people read it (`pool`, `server`, `failover pool`).
+    pub fn kind_text(&self) -> &'static str {
+        match self {
+            Subject::Pool(_) => "pool",
+            Subject::Server(_) => "server",
+            Subject::FailoverPool(_) => "failover pool",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -99,8 +108,7 @@ impl Finding {
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (kind, name) = self.subject.kind_and_name();
-        let kind = kind.replace('_', " ");
+        let (kind, name) = (self.subject.kind_text(), self.subject.kind_and_name().1);
         write!(
             f,
             "frame {:>6}  {:<7}  {:<28} ",
@@ -274,6 +282,12 @@ mod tests {
             line.starts_with("frame      3  info     rserpool.order"),
             "{line}"
         );
+        let fo = Finding {
+            subject: Subject::FailoverPool("192.0.2.0/24".into()),
+            ..f(4, "failover.ownership", Severity::Info)
+        };
+        assert!(fo.to_string().ends_with(" failover pool 192.0.2.0/24: m"));
+        assert_eq!(fo.to_json()["failover_pool"], "192.0.2.0/24");
         // JSON keeps the message whole.
         assert_eq!(
             server("192.0.2.1", "192.0.2.1 did not answer").to_json()["message"],

@@ -77,15 +77,11 @@ impl DetailView {
 
     fn make_lines(&self) -> Vec<String> {
         let f = &self.finding;
-        let (kind, name) = f.subject.kind_and_name();
+        let (kind, name) = (f.subject.kind_text(), f.subject.kind_and_name().1);
         let mut out = vec![
             format!(
                 "{} {} ({} {}), frame {}",
-                f.severity,
-                f.rule,
-                kind.replace('_', " "),
-                name,
-                f.frame
+                f.severity, f.rule, kind, name, f.frame
             ),
             f.message.clone(),
             format!("expected: {}", f.expected),
@@ -131,7 +127,7 @@ impl Entry {
     /// What the subject is: the analyser's description, or the kind of subject.
     pub fn kind(&self) -> String {
         if self.series.kind.is_empty() {
-            self.subject.kind_and_name().0.replace('_', " ")
+            self.subject.kind_text().to_string()
         } else {
             self.series.kind.clone()
         }
