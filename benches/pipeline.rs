@@ -84,7 +84,7 @@ fn pipeline(c: &mut Criterion) {
             );
             let mut p = Pipeline::new(Options::default());
             p.run(&mut source, &mut sink).expect("the whole capture");
-            black_box(render(&mut sink, &p.stats(), CheckFormat::Text))
+            black_box(render(&mut sink, &p.stats(), CheckFormat::Text, false))
         })
     });
     g.finish();

@@ -88,8 +88,9 @@ fuzz_target!(|data: &[u8]| {
         a.report_json(&mut json);
     }
     for f in report.findings.list() {
-        text.push_str(&f.to_string());
         std::hint::black_box(f.to_json());
     }
+    text.push_str(&report.findings.listing(false));
+    text.push_str(&report.findings.listing(true));
     std::hint::black_box((text, json, stats.summary_line()));
 });

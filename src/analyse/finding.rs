@@ -9,6 +9,8 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::source::Timestamp;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -82,9 +84,15 @@ impl Subject {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
     pub frame: u64,
+    /// When: set as a report records the finding ([`crate::analyse::Report::push`]).
+    pub time: Option<Timestamp>,
     pub rule: &'static str,
     pub severity: Severity,
     pub subject: Subject,
+    /// What else findings of one rule, severity and subject share to be alike when a listing
+    /// folds repeats ([`Findings::listing`]): the circumstance the message names ("while it was
+    /// down"), the registrar that answered; empty when the rule and subject say it all.
+    pub group: String,
     pub expected: serde_json::Value,
     pub observed: serde_json::Value,
     pub message: String,
@@ -95,6 +103,9 @@ impl Finding {
     pub fn to_json(&self) -> serde_json::Value {
         let mut m = serde_json::Map::new();
         m.insert("frame".into(), self.frame.into());
+        if let Some(t) = self.time {
+            m.insert("time".into(), t.as_f64().into());
+        }
         m.insert("rule".into(), self.rule.into());
         m.insert("severity".into(), self.severity.name().into());
         let (k, v) = self.subject.kind_and_name();
@@ -123,6 +134,14 @@ impl fmt::Display for Finding {
         }
     }
 }
+
+/// Alike findings (one rule, severity, subject and [`Finding::group`]) follow one another in a
+/// run while each comes within this many seconds of capture time of the one before; another
+/// finding of the same subject ends the run too.
+const RUN_GAP_SECONDS: f64 = 10.0;
+/// Runs of at least this many findings are listed folded: their first finding, then a line
+/// that counts the others.
+const RUN_FOLDED: usize = 4;
 
 /// Findings kept up to `limit`; counts per rule and severity stay exact past it.
 #[derive(Debug)]
@@ -210,6 +229,89 @@ impl Findings {
     pub fn sort(&mut self) {
         self.kept.sort_by_key(|f| f.frame);
     }
+
+    /// The kept findings as text, a line each in the order kept ([`Findings::sort`] first),
+    /// except that, unless `every`, a run of [`RUN_FOLDED`] or more alike findings (an outage
+    /// seen by each client it left without service) shows its first finding and a line that
+    /// counts the rest, where it ended and how long it lasted.
+    pub fn listing(&self, every: bool) -> String {
+        let (runs, run_of) = runs(&self.kept);
+        let mut s = String::new();
+        for (i, f) in self.kept.iter().enumerate() {
+            let run = run_of.get(i).and_then(|&r| runs.get(r));
+            let folded = run.filter(|r| !every && r.len >= RUN_FOLDED);
+            if folded.is_some_and(|r| r.first != i) {
+                continue;
+            }
+            s.push_str(&f.to_string());
+            s.push('\n');
+            if let Some(r) = folded {
+                let last = self.kept.get(r.last).unwrap_or(f);
+                let after = match (f.time, last.time) {
+                    (Some(a), Some(b)) => format!(", {:.1} s later", b.since(a)),
+                    _ => String::new(),
+                };
+                s.push_str(&format!(
+                    "{:FOLD_INDENT$}... and {} more like it, the last in frame {}{after} (--all-findings lists each)\n",
+                    "",
+                    r.len - 1,
+                    last.frame,
+                ));
+            }
+        }
+        s
+    }
+}
+
+/// Where a folded run's counting line starts: under the findings' messages.
+const FOLD_INDENT: usize = "frame 123456  warning  ".len() + 29;
+
+/// A run of alike findings: its first and last by index in the list, and how many.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Run {
+    first: usize,
+    last: usize,
+    len: usize,
+}
+
+/// The runs of alike findings in `list` (in its order), and for each finding the index of its
+/// run. A finding joins the open run of its subject when it is alike and within
+/// [`RUN_GAP_SECONDS`] of the run's last; else it opens its subject's next run.
+fn runs(list: &[Finding]) -> (Vec<Run>, Vec<usize>) {
+    let mut runs: Vec<Run> = Vec::new();
+    let mut run_of = Vec::with_capacity(list.len());
+    let mut open: std::collections::HashMap<&Subject, usize> = std::collections::HashMap::new();
+    for (i, f) in list.iter().enumerate() {
+        let joins = open.get(&f.subject).copied().filter(|&r| {
+            let Some(run) = runs.get(r) else { return false };
+            let (Some(head), Some(prev)) = (list.get(run.first), list.get(run.last)) else {
+                return false;
+            };
+            let near = match (prev.time, f.time) {
+                (Some(a), Some(b)) => b.since(a).abs() <= RUN_GAP_SECONDS,
+                _ => true,
+            };
+            head.rule == f.rule && head.severity == f.severity && head.group == f.group && near
+        });
+        let r = match joins.and_then(|r| runs.get_mut(r).map(|run| (r, run))) {
+            Some((r, run)) => {
+                run.last = i;
+                run.len += 1;
+                r
+            }
+            None => {
+                runs.push(Run {
+                    first: i,
+                    last: i,
+                    len: 1,
+                });
+                open.insert(&f.subject, runs.len() - 1);
+                runs.len() - 1
+            }
+        };
+        run_of.push(r);
+    }
+    (runs, run_of)
 }
 
 #[cfg(test)]
@@ -219,6 +321,8 @@ mod tests {
     fn f(frame: u64, rule: &'static str, severity: Severity) -> Finding {
         Finding {
             frame,
+            time: None,
+            group: String::new(),
             rule,
             severity,
             subject: Subject::Pool("RR-Pool".into()),
@@ -292,6 +396,81 @@ mod tests {
         assert_eq!(
             server("192.0.2.1", "192.0.2.1 did not answer").to_json()["message"],
             "192.0.2.1 did not answer"
+        );
+    }
+
+    #[test]
+    fn alike_findings_in_a_row_fold() {
+        let at = |frame: u64, secs: i64, server: &str, rule: &'static str, group: &str| Finding {
+            time: Some(Timestamp::new(1000 + secs, 0)),
+            subject: Subject::Server(server.into()),
+            group: group.into(),
+            message: format!("{server} missed frame {frame}"),
+            ..f(frame, rule, Severity::Warning)
+        };
+        let down = |frame, secs| at(frame, secs, "s2", "dhcp.lb.no-answer", "down");
+        let mut fs = Findings::new(100);
+        // s2: five alike within 10 s of each other (interleaved with s1's), then one alike but
+        // 11 s after the last: a run of five, then a run of one.
+        for (frame, secs) in [(1, 0), (2, 1), (4, 9), (5, 18), (7, 19)] {
+            fs.push(down(frame, secs));
+        }
+        fs.push(down(9, 30));
+        // s1: four alike but for the last's circumstance (not alike): no run of four.
+        for (frame, group) in [(3, "up"), (6, "up"), (8, "up"), (10, "down")] {
+            fs.push(at(frame, 5, "s1", "dhcp.lb.no-answer", group));
+        }
+        // s3: four alike, but another rule's finding of s3 in between ends the run.
+        for (frame, rule) in [
+            (11, "dhcp.lb.no-answer"),
+            (12, "dhcp.lb.no-answer"),
+            (13, "dhcp.lb.takeover"),
+            (14, "dhcp.lb.no-answer"),
+            (15, "dhcp.lb.no-answer"),
+        ] {
+            fs.push(at(frame, 40, "s3", rule, ""));
+        }
+        fs.sort();
+        let text = fs.listing(false);
+        let frames: Vec<u64> = text
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix("frame ")?
+                    .split_whitespace()
+                    .next()?
+                    .parse()
+                    .ok()
+            })
+            .collect();
+        assert_eq!(frames, [1, 3, 6, 8, 9, 10, 11, 12, 13, 14, 15], "{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[1],
+            format!(
+                "{:52}... and 4 more like it, the last in frame 7, 19.0 s later (--all-findings lists each)",
+                ""
+            ),
+            "{text}"
+        );
+        assert_eq!(lines.len(), frames.len() + 1, "{text}");
+        // Every finding when asked, and a run of three is never folded.
+        let every = fs.listing(true);
+        assert_eq!(every.lines().count(), 15, "{every}");
+        assert!(!every.contains("more like it"));
+        // Without times (a finding never recorded in a report), alike findings still fold.
+        let mut untimed = Findings::new(100);
+        for frame in 1..=4 {
+            untimed.push(Finding {
+                time: None,
+                ..down(frame, 0)
+            });
+        }
+        let text = untimed.listing(false);
+        assert!(
+            text.ends_with(
+                "... and 3 more like it, the last in frame 4 (--all-findings lists each)\n"
+            ),
+            "{text}"
         );
     }
 }

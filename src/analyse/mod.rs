@@ -104,7 +104,8 @@ impl Report {
     }
 
     /// Records a finding and counts it in its subject's window.
-    pub fn push(&mut self, f: finding::Finding, t: Timestamp) {
+    pub fn push(&mut self, mut f: finding::Finding, t: Timestamp) {
+        f.time = Some(t);
         self.timeline.finding(t, &f.subject);
         self.findings.push(f);
     }

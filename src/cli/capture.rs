@@ -78,6 +78,10 @@ pub struct LiveArgs {
     )]
     pub fail_on: Severity,
 
+    /// With --check: list every finding in the text report (as `check --all-findings`).
+    #[arg(long, requires = "check")]
+    pub all_findings: bool,
+
     /// Stop after this many seconds.
     #[arg(long, value_name = "SECONDS")]
     pub duration: Option<f64>,
@@ -340,7 +344,14 @@ pub fn run(args: LiveArgs) -> Result<i32> {
             Format::Json | Format::Jsonl => CheckFormat::Json,
         };
         let mut out = io::stdout().lock();
-        failed = check::report(&mut c, &stats, format, args.fail_on, &mut out)?;
+        failed = check::report(
+            &mut c,
+            &stats,
+            format,
+            args.all_findings,
+            args.fail_on,
+            &mut out,
+        )?;
     }
     eprintln!("poolshark: {}", live_summary(&info, &live_stats));
     eprintln!("poolshark: {}", stats.summary_line());

@@ -44,6 +44,13 @@ pub struct CheckArgs {
     )]
     pub fail_on: Severity,
 
+    /// List every finding in the text report. Without it, four or more alike findings in a
+    /// row (one rule, severity, subject and circumstance, each within 10 s of the one before:
+    /// an outage seen by every client it left without service) show the first and a line
+    /// counting the rest. JSON always lists every finding.
+    #[arg(long, help_heading = "Output")]
+    pub all_findings: bool,
+
     /// A failover server's dhcpd.leases as the state the replay starts from, as
     /// `[primary=|secondary=]FILE` (the role is the file's when its failover state tells, else
     /// the one given; one file per server). It must be the state at the capture's start or
@@ -527,7 +534,7 @@ fn check_file(
         run_file(file, &input, opts, bars, label, &mut Fan(&mut parts))?
     };
     let mut sink = finish_parts(parts, stats.last);
-    let report = render_finished(&mut sink, &stats, args.format);
+    let report = render_finished(&mut sink, &stats, args.format, args.all_findings);
     let failed = sink.report.findings.any_at_least(args.fail_on);
     let prefix = label.map(|f| format!("{f}: ")).unwrap_or_default();
     let mut notes = vec![format!("poolshark: {prefix}{}", stats.summary_line())];
@@ -552,10 +559,11 @@ pub fn report(
     sink: &mut CheckSink,
     stats: &crate::pipeline::RunStats,
     format: CheckFormat,
+    all_findings: bool,
     fail_on: Severity,
     out: &mut dyn Write,
 ) -> Result<bool> {
-    match render(sink, stats, format) {
+    match render(sink, stats, format, all_findings) {
         Rendered::Text(s) => out.write_all(s.as_bytes())?,
         Rendered::Json(v) => write_json(out, &v)?,
     }
@@ -563,14 +571,16 @@ pub fn report(
     Ok(sink.report.findings.any_at_least(fail_on))
 }
 
-/// Ends the analysers' run and makes the findings report.
+/// Ends the analysers' run and makes the findings report (`all_findings`: text lists every
+/// finding, none folded).
 pub fn render(
     sink: &mut CheckSink,
     stats: &crate::pipeline::RunStats,
     format: CheckFormat,
+    all_findings: bool,
 ) -> Rendered {
     sink.finish(stats.last);
-    render_finished(sink, stats, format)
+    render_finished(sink, stats, format, all_findings)
 }
 
 /// The findings report of analysers whose run has ended.
@@ -578,16 +588,13 @@ fn render_finished(
     sink: &mut CheckSink,
     stats: &crate::pipeline::RunStats,
     format: CheckFormat,
+    all_findings: bool,
 ) -> Rendered {
     let findings = &mut sink.report.findings;
     findings.sort();
     match format {
         CheckFormat::Text => {
-            let mut s = String::new();
-            for f in findings.list() {
-                s.push_str(&f.to_string());
-                s.push('\n');
-            }
+            let mut s = findings.listing(all_findings);
             for a in &sink.analysers {
                 a.report_text(&mut s);
             }

@@ -153,11 +153,100 @@ fn kea_pair() {
         }
     }
     assert_eq!(dead_solicits_s2, 33, "README: 33 SOLICITs unanswered");
+    // Each finding carries the time of its frame.
+    for f in j["findings"].as_array().unwrap() {
+        let n = f["frame"].as_u64().unwrap();
+        let at = f["time"].as_f64().unwrap();
+        assert!((at - time(n)).abs() < 1e-6, "{f}: tshark says {}", time(n));
+    }
     let takeover = by_rule(&j, "dhcp.lb.takeover");
     assert_eq!(takeover.len(), 1, "{takeover:?}");
     assert_eq!(takeover[0]["server"], s2);
     let t = time(takeover[0]["frame"].as_u64().unwrap());
     assert!((partner_down..restarted).contains(&t), "{t}");
+}
+
+/// The text report folds the 33 unanswered SOLICITs of server2's outage into their first
+/// finding and a line counting the other 32; `--all-findings` lists each finding.
+#[test]
+fn kea_outage_folds_in_the_text_report() {
+    let Some(file) = common::shared_capture("dhcp-kea/kea-2.2-ha-load-balancing-v6.pcap") else {
+        return;
+    };
+    if !common::have_tshark() {
+        return;
+    }
+    let j = check(&file);
+    let s2 = "00:03:00:01:02:00:00:00:02:02";
+    let frames = tshark_fields(&file, "dhcpv6", &["frame.time_epoch"]);
+    let time = |f: u64| -> f64 { frames[&f][0].parse().unwrap() };
+    let (stopped, partner_down) = (kea_time(16.205), kea_time(23.775));
+    let dead: Vec<u64> = by_rule(&j, "dhcp.lb.no-answer")
+        .iter()
+        .filter(|f| f["server"] == s2)
+        .map(|f| f["frame"].as_u64().unwrap())
+        .filter(|&n| (stopped..partner_down).contains(&time(n)))
+        .collect();
+    assert_eq!(dead.len(), 33, "README: 33 SOLICITs unanswered");
+    let text = |all: bool| -> String {
+        let mut c = common::poolshark();
+        c.arg("check").arg(&file);
+        if all {
+            c.arg("--all-findings");
+        }
+        String::from_utf8(c.output().unwrap().stdout).unwrap()
+    };
+    let folded = text(false);
+    let lines: Vec<&str> = folded.lines().collect();
+    let first = lines
+        .iter()
+        .position(|l| l.starts_with(&format!("frame {:>6}  ", dead[0])))
+        .expect("the outage's first finding is listed");
+    let span = time(dead[32]) - time(dead[0]);
+    assert_eq!(
+        lines[first + 1].trim_start(),
+        format!(
+            "... and 32 more like it, the last in frame {}, {span:.1} s later (--all-findings lists each)",
+            dead[32]
+        ),
+        "{folded}"
+    );
+    for n in &dead[1..] {
+        assert!(
+            !folded.contains(&format!("frame {n:>6}  ")),
+            "frame {n} folded, yet listed:\n{folded}"
+        );
+    }
+    // Every finding is either listed or counted in a fold.
+    let listed = lines.iter().filter(|l| l.starts_with("frame ")).count();
+    let counted: usize = lines
+        .iter()
+        .filter_map(|l| l.trim_start().strip_prefix("... and "))
+        .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
+        .sum();
+    let total = j["findings"].as_array().unwrap().len();
+    assert_eq!(listed + counted, total, "{folded}");
+    assert!(listed < total - 30, "{folded}");
+    // --all-findings: a line per finding, in the JSON's order.
+    let all = text(true);
+    let all_frames: Vec<u64> = all
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("frame ")?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    let json_frames: Vec<u64> = j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["frame"].as_u64().unwrap())
+        .collect();
+    assert_eq!(all_frames, json_frames);
+    assert!(!all.contains("more like it"), "{all}");
 }
 
 #[test]

@@ -133,6 +133,8 @@ fn finding(
 ) -> Finding {
     Finding {
         frame,
+        time: None,
+        group: String::new(),
         rule,
         severity,
         subject: Subject::Server(server.to_string()),
@@ -556,7 +558,7 @@ fn no_answer(
         Some(f) => format!("the client retried in frame {f}"),
         None => "the other server answered".to_string(),
     };
-    finding(
+    let mut f = finding(
         NO_ANSWER,
         Severity::Warning,
         t.req.frame,
@@ -567,7 +569,10 @@ fn no_answer(
             "{owner} did not answer the {kind} of frame {} (xid {:#x}, bucket {bucket} under {hba}) {why}; {evidence}",
             t.req.frame, t.req.xid
         ),
-    )
+    );
+    // Unanswered while down and unanswered while balancing are not alike.
+    f.group = why.to_string();
+    f
 }
 
 /// Counts which STID a v6 answer fits when a long DUID's whole and first-16-byte hashes differ.

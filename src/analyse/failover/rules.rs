@@ -80,6 +80,8 @@ pub fn misbalance(
     };
     Finding {
         frame,
+        time: None,
+        group: String::new(),
         rule: MISBALANCE,
         severity: if peer_side == 0 {
             Severity::Error
@@ -125,6 +127,8 @@ pub fn affinity(
 ) -> Finding {
     Finding {
         frame,
+        time: None,
+        group: String::new(),
         rule: AFFINITY,
         severity: Severity::Warning,
         subject: Subject::FailoverPool(pool.to_string()),
@@ -160,6 +164,8 @@ pub fn panic_missing(
 ) -> Finding {
     Finding {
         frame,
+        time: None,
+        group: String::new(),
         rule: PANIC_MISSING,
         severity: if own_queue(needy) == 0 {
             Severity::Error
@@ -239,6 +245,8 @@ pub fn unexpected_poolreq(frame: u64, pool: &str, sender: Role, why: &PoolReqRea
     };
     Finding {
         frame,
+        time: None,
+        group: String::new(),
         rule: UNEXPECTED_POOLREQ,
         severity: Severity::Warning,
         subject: Subject::FailoverPool(pool.to_string()),
@@ -280,6 +288,8 @@ pub fn ownership_run(
     };
     Finding {
         frame,
+        time: None,
+        group: String::new(),
         rule: OWNERSHIP,
         severity: Severity::Warning,
         subject: Subject::FailoverPool(pool.to_string()),
@@ -322,6 +332,8 @@ pub fn ownership_kept(
 ) -> Finding {
     Finding {
         frame,
+        time: None,
+        group: String::new(),
         rule: OWNERSHIP,
         severity: Severity::Warning,
         subject: Subject::FailoverPool(pool.to_string()),

@@ -43,6 +43,8 @@ fn finding(
 ) -> Finding {
     Finding {
         frame,
+        time: None,
+        group: String::new(),
         rule,
         severity,
         subject,

@@ -252,6 +252,8 @@ fn a_dhcp_pair_lists_its_servers_findings() {
         r.push(
             Finding {
                 frame,
+                time: None,
+                group: String::new(),
                 rule: "dhcp.lb.no-answer",
                 severity: Severity::Warning,
                 subject: Subject::Server(server.into()),

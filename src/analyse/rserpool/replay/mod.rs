@@ -367,14 +367,18 @@ impl Replay {
         time: Timestamp,
         d: Draft,
     ) {
+        let registrar = self.directory.name(reg);
         let finding = Finding {
             frame,
+            time: None,
             rule: d.rule.id(),
             severity: d.rule.severity(),
             subject: subject(pool),
+            message: format!("registrar {registrar}: {}", d.message),
+            // One registrar's findings are not alike another's.
+            group: registrar,
             expected: d.expected,
             observed: d.observed,
-            message: format!("registrar {}: {}", self.directory.name(reg), d.message),
         };
         match scope {
             Scope::Profile(i) if self.auto => match self.held.get_mut(i) {
