@@ -102,6 +102,55 @@ fn wide_layout_at_120x30() {
     assert_screen(&screen(&mut app(), 120, 30), MAIN_120X30);
 }
 
+/// Servers named by DUIDs that differ only in their last bytes (as the Kea pair's do): the
+/// pools and members panes cut them in the middle, so that each row still tells them apart.
+#[test]
+fn long_identifiers_stay_told_apart() {
+    let s1 = "00:03:00:01:02:00:00:00:01:01";
+    let s2 = "00:03:00:01:02:00:00:00:02:02";
+    let pair = Subject::Server(format!("{s1}+{s2}/dhcpv6"));
+    let when = |secs| Timestamp::new(T0 + secs, 0);
+    let mut r = Report::new(10, 10 * S);
+    r.timeline.start(when(0));
+    let ids = [s1.to_string(), s2.to_string()];
+    let exp = [(s1.to_string(), 0.5, 1.0), (s2.to_string(), 0.5, 1.0)];
+    r.timeline
+        .answer(when(1), &pair, "DHCP pair (kea)", &ids, &exp);
+    for (m, role) in [(s1, "primary"), (s2, "secondary")] {
+        r.timeline.describe(&pair, m, role.into(), Some(0.5));
+    }
+    for (frame, server) in [(7, s1), (9, s2)] {
+        r.push(
+            finding(
+                frame,
+                Subject::Server(server.into()),
+                Severity::Warning,
+                "dhcp.lb.no-answer",
+                "did not answer",
+            ),
+            when(1),
+        );
+    }
+    let mut app = App::new("kea.pcap", 10 * S, Palette::new(false));
+    app.apply(Update {
+        progress: done(),
+        data: Some(Data::from_report(&r, 0)),
+    });
+    let s = screen(&mut app, 80, 24);
+    // The pools pane (by name: a server, the pair, the other server), every row distinct.
+    let pools: Vec<&str> = (2..5).map(|y| row(&s, y)).collect();
+    assert!(pools[0].contains("…:00:00:01:01 1"), "{s}");
+    assert!(pools[1].contains("01:01+") && pools[1].contains("02:02 0"), "{s}");
+    assert!(pools[2].contains("…:00:00:02:02 1"), "{s}");
+    // The pair's members pane: its two servers by the ends of their DUIDs.
+    app.handle(Action::Down);
+    let s = screen(&mut app, 80, 24);
+    let a = s.lines().find(|l| l.contains("│A ")).expect("member A");
+    let b = s.lines().find(|l| l.contains("│B ")).expect("member B");
+    assert!(a.contains("01:01"), "{s}");
+    assert!(b.contains("02:02"), "{s}");
+}
+
 #[test]
 fn gauge_only_subjects_chart_their_gauges() {
     let mut a = app();

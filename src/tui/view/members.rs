@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::text::{compact, fit, percent};
+use super::text::{compact, fit, fit_id, percent};
 use super::{inner, pane};
 use crate::tui::app::{App, Entry, Pane};
 use crate::tui::chart::{self, PlotKind};
@@ -65,7 +65,7 @@ fn member_lines(app: &App, e: &Entry, width: usize) -> Vec<Line<'static>> {
             (false, None) => "-".into(),
         };
         let now = s.members.get(id).cloned().unwrap_or_else(|| "gone".into());
-        let text = format!(" {:<id_w$} {seen:>4} {exp:>4}  {now}", fit(id, id_w));
+        let text = format!(" {:<id_w$} {seen:>4} {exp:>4}  {now}", fit_id(id, id_w));
         out.push(Line::from(vec![
             Span::styled(chart::symbol(i).to_string(), app.palette.series(i)),
             Span::raw(fit(&text, width.saturating_sub(1))),

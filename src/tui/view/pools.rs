@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::text::fit;
+use super::text::{fit, fit_id};
 use super::{inner, pane};
 use crate::tui::app::{App, Pane};
 use crate::tui::snapshot::LoadState;
@@ -33,7 +33,7 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
         let is_sel = Some(i) == selected;
         let count = e.deviations.to_string();
         let name_room = width.saturating_sub(count.len() + 3);
-        let name = fit(e.name(), name_room);
+        let name = fit_id(e.name(), name_room);
         let pad = width.saturating_sub(2 + name.chars().count() + count.len());
         let marker = if is_sel { "> " } else { "  " };
         let mut spans = vec![

@@ -15,6 +15,55 @@ pub fn fit(s: &str, width: usize) -> String {
     out
 }
 
+/// An identifier (a pool handle, a server's address or DUID, a pair of servers) cut to `width`
+/// characters in its middle, with `…`: what tells one from another is more often at its end
+/// (the last bytes of a DUID or a MAC address, the host part of an address) than at its start,
+/// which is often all two identifiers share. A pair `A+B/FAMILY` is cut in each server's name,
+/// so that both stay told apart; where even that leaves too little, without its family.
+pub fn fit_id(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    if let Some((a, rest)) = s.split_once('+') {
+        let (b, family) = match rest.rfind('/') {
+            Some(i) => rest.split_at(i),
+            None => (rest, ""),
+        };
+        // Each name keeps at least a character of its start, the `…` and four of its end.
+        const LEAST: usize = 2 * 6;
+        for family in [family, ""] {
+            let room = width.saturating_sub(1 + family.chars().count());
+            if room >= LEAST {
+                let half = room / 2;
+                return format!(
+                    "{}+{}{family}",
+                    fit_middle(a, half),
+                    fit_middle(b, room - half)
+                );
+            }
+        }
+    }
+    fit_middle(s, width)
+}
+
+/// `s` cut to `width` characters by `…` in its middle: a quarter of what is kept from its start,
+/// the rest from its end.
+fn fit_middle(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width {
+        return s.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let head = (width - 1) / 4;
+    let tail = width - 1 - head;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(n - tail));
+    out
+}
+
 /// A time since the start of the capture, short: `0s`, `45s`, `2m30s`, `1h05m`, `2d03h`.
 pub fn since_start(ns: u64) -> String {
     let s = ns / 1_000_000_000;
@@ -66,6 +115,25 @@ mod tests {
         assert_eq!(fit("abc", 3), "abc");
         assert_eq!(fit("abcd", 3), "ab…");
         assert_eq!(fit("abcd", 0), "");
+    }
+
+    #[test]
+    fn identifiers_keep_their_ends() {
+        let s1 = "00:03:00:01:02:00:00:00:01:01";
+        let s2 = "00:03:00:01:02:00:00:00:02:02";
+        assert_eq!(fit_id(s1, 29), s1);
+        assert_eq!(fit_id(s1, 16), "00:…:00:00:01:01");
+        assert_eq!(fit_id(s2, 16), "00:…:00:00:02:02");
+        assert_eq!(fit_id(s1, 1), "…");
+        assert_eq!(fit_id(s1, 0), "");
+        // A pair: each server cut, the family kept.
+        let pair = format!("{s1}+{s2}/dhcpv6");
+        let cut = fit_id(&pair, 30);
+        assert_eq!(cut, "00…00:01:01+00…00:02:02/dhcpv6");
+        assert_eq!(cut.chars().count(), 30);
+        // Narrower: without the family; narrower still, the whole cut in its middle.
+        assert_eq!(fit_id(&pair, 17), "0…:01:01+0…:02:02");
+        assert_eq!(fit_id(&pair, 12), "00…02/dhcpv6");
     }
 
     #[test]
