@@ -263,6 +263,36 @@ fn isc_pair() {
     assert_eq!(pair["threshold_seconds"], 3, "load balance max seconds 3");
     assert_eq!(j["hba"]["dhcpv4"]["spec"], "split:128");
     assert_eq!(j["hba"]["dhcpv4"]["primary"], "192.0.2.1");
+    // The text names each candidate map by its kind: here each bucket's majority is the best
+    // split itself, and without its kind it read as one candidate listed twice.
+    let out = common::poolshark()
+        .arg("check")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("map candidates"))
+        .expect("the map candidates line");
+    for (kind, label) in [
+        ("split", "best split "),
+        ("majority", "each bucket's majority "),
+    ] {
+        let c = j["hba"]["dhcpv4"]["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["kind"] == kind)
+            .unwrap_or_else(|| panic!("no {kind} candidate: {j}"));
+        let want = format!(
+            "{label}{} with {} primary explains {}",
+            c["spec"].as_str().unwrap(),
+            c["primary"].as_str().unwrap(),
+            c["explains"]
+        );
+        assert!(line.contains(&want), "{want:?} not in {line}");
+    }
     for rule in [
         "dhcp.lb.wrong-server",
         "dhcp.lb.double-answer",

@@ -228,10 +228,17 @@ pub fn text(a: &DhcpLbAnalyser, out: &mut String) {
             let c: Vec<String> = r
                 .candidates
                 .iter()
-                .map(|(_, c)| {
+                .map(|(kind, c)| {
+                    // Named by kind: the majority map is often the same as the best split
+                    // (printed alone, it read as the same candidate twice).
+                    let hba = c.hba.to_string();
+                    let label = match kind.as_str() {
+                        "split" => "best split ",
+                        "majority" => "each bucket's majority ",
+                        _ => "",
+                    };
                     format!(
-                        "{} with {} primary explains {}",
-                        c.hba,
+                        "{label}{hba} with {} primary explains {}",
                         reg.name(c.primary),
                         c.explains
                     )

@@ -140,7 +140,10 @@ fn long_identifiers_stay_told_apart() {
     // The pools pane (by name: a server, the pair, the other server), every row distinct.
     let pools: Vec<&str> = (2..5).map(|y| row(&s, y)).collect();
     assert!(pools[0].contains("…:00:00:01:01 1"), "{s}");
-    assert!(pools[1].contains("01:01+") && pools[1].contains("02:02 0"), "{s}");
+    assert!(
+        pools[1].contains("01:01+") && pools[1].contains("02:02 0"),
+        "{s}"
+    );
     assert!(pools[2].contains("…:00:00:02:02 1"), "{s}");
     // The pair's members pane: its two servers by the ends of their DUIDs.
     app.handle(Action::Down);
