@@ -28,6 +28,27 @@ pub enum Value {
 }
 
 /// How an integer is shown to people (JSON always gets the number).
+impl Value {
+    /// The value as the tree shows it, an unsigned number in `base`.
+    pub fn display(&self, base: Base) -> String {
+        match self {
+            Value::None => String::new(),
+            Value::Uint(v) => match base {
+                Base::Dec => v.to_string(),
+                Base::Hex(d) => format!("0x{:0width$x}", v, width = d as usize),
+            },
+            Value::Int(v) => v.to_string(),
+            Value::Float(v) => format_float(*v),
+            Value::Bool(v) => v.to_string(),
+            Value::Bytes(b) => hex(b),
+            Value::Str(s) => s.clone(),
+            Value::Ipv4(a) => a.to_string(),
+            Value::Ipv6(a) => a.to_string(),
+            Value::Mac(m) => mac(m),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Base {
     #[default]
@@ -180,21 +201,7 @@ impl Field {
 
     /// The value as people read it (without the note).
     pub fn display_value(&self) -> String {
-        match &self.value {
-            Value::None => String::new(),
-            Value::Uint(v) => match self.base {
-                Base::Dec => v.to_string(),
-                Base::Hex(d) => format!("0x{:0width$x}", v, width = d as usize),
-            },
-            Value::Int(v) => v.to_string(),
-            Value::Float(v) => format_float(*v),
-            Value::Bool(v) => v.to_string(),
-            Value::Bytes(b) => hex(b),
-            Value::Str(s) => s.clone(),
-            Value::Ipv4(a) => a.to_string(),
-            Value::Ipv6(a) => a.to_string(),
-            Value::Mac(m) => mac(m),
-        }
+        self.value.display(self.base)
     }
 
     /// Depth-first, pre-order walk over this field and its subtree.

@@ -130,6 +130,8 @@ impl FieldsOptions {
 #[derive(Debug)]
 pub struct Columns {
     columns: Vec<Column>,
+    /// Whether a column is a tree field (asked for each message: worked out once).
+    trees: bool,
     seen: Vec<bool>,
     options: FieldsOptions,
     /// One field's occurrences in the frame at hand (reused).
@@ -149,6 +151,7 @@ impl Columns {
             .map(|n| Column::parse(n.as_ref()).map_err(|e| OptionError(format!("-e: {e}"))))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Columns {
+            trees: columns.iter().any(Column::is_tree_field),
             seen: vec![false; columns.len()],
             columns,
             options,
@@ -174,7 +177,7 @@ impl Columns {
     /// Whether a column needs the messages' field trees (a tree field); the frame's own fields
     /// and the protocols do not.
     pub fn needs_trees(&self) -> bool {
-        self.columns.iter().any(Column::is_tree_field)
+        self.trees
     }
 
     /// The line of one frame.

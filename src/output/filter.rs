@@ -15,9 +15,10 @@
 //! A NAME is a protocol (`asap`, `enrp`, `dhcp`, `dhcpv6`, `dhcpfo`; the frame's `ip`, `ipv6`,
 //! `udp`, `tcp`, `sctp`), a field of the messages' trees (the names of `read -V` and of the JSON
 //! records, e.g. `asap.message_type`, `dhcpv6.xid`), a field of the frame (`frame.number`,
-//! `frame.len`, `frame.cap_len`, `frame.time_epoch`, `frame.time_relative`) or of its addresses and ports (`ip.src`, `ip.dst`, `ip.addr`,
-//! `ipv6.*` likewise, `udp.port`, `udp.srcport`, `udp.dstport`, `tcp.*` and `sctp.*` likewise: the
-//! layer the listing shows, the deepest decoded). A VALUE is a number (decimal or `0x` hex), an
+//! `frame.len`, `frame.cap_len`, `frame.time_epoch`, `frame.time_relative`) or of its addresses
+//! and ports (`ip.src`, `ip.dst`, `ip.addr`, `ipv6.*` likewise, `udp.port`, `udp.srcport`,
+//! `udp.dstport`, `tcp.*` and `sctp.*` likewise: the layer the listing shows, the deepest
+//! decoded). A VALUE is a number (decimal or `0x` hex), an
 //! address (`192.0.2.0/24` matches the subnet), bytes (`00:1a:2b`, `00-1a-2b`, `001a2b`, or
 //! quoted text for its own bytes), `true` or `false`, or text (in double quotes when it has
 //! spaces). As in Wireshark, a test holds when any occurrence of the field satisfies it (`in`:
@@ -30,7 +31,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use super::Record;
 use crate::dissect::{Address, FrameSummary};
-use crate::field::{format_float_g15, Field, Value};
+use crate::field::{format_float_g15, Base, Field, Value};
 use crate::proto::AppProtocol;
 use crate::source::Timestamp;
 
@@ -249,9 +250,7 @@ impl Column {
                     });
                 }
             }
-            _ => lower_values(&self.subject, f, &mut |v| {
-                each(Field::new("", "", v, 0, 0).display_value())
-            }),
+            _ => lower_values(&self.subject, f, &mut |v| each(v.display(Base::Dec))),
         }
     }
 }
@@ -813,7 +812,7 @@ fn lower_values(s: &Subject, f: &FrameView<'_>, each: &mut impl FnMut(Value)) {
             FrameField::Number => Value::Uint(f.number),
             FrameField::Len => Value::Uint(f.len),
             FrameField::CapLen => Value::Uint(f.cap_len),
-            FrameField::TimeEpoch => Value::Float(f.time.since(Timestamp::default())),
+            FrameField::TimeEpoch => Value::Float(f.time.as_f64()),
             FrameField::TimeRelative => Value::Float(f.time.since(f.first)),
         }),
         Subject::Addr { v6, which } => {
