@@ -430,3 +430,44 @@ fn the_most_pes_of_each_pool_are_the_readmes() {
     .collect();
     assert_eq!(seen, readme);
 }
+
+/// The text report's pool tables stay columns: the coverage capture holds a pool under a private
+/// policy ("policy 0x80000042"), wider than the standard names, which pushed its row's numbers
+/// out of line.
+#[test]
+fn the_pool_table_lines_up() {
+    let Some(cap) = common::shared_capture("rserpool/asap-enrp-coverage.pcap") else {
+        return;
+    };
+    let out = common::poolshark()
+        .arg("check")
+        .arg(&cap)
+        .output()
+        .expect("run poolshark");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut tables = 0;
+    let mut header_at = None;
+    for line in text.lines() {
+        if line.starts_with("  pool ") && line.contains("PEs (max)") {
+            tables += 1;
+            header_at = Some((
+                line.find("policy").unwrap(),
+                line.find("(max)").unwrap() + 5,
+            ));
+            continue;
+        }
+        let Some((policy_at, pes_end)) = header_at else {
+            continue;
+        };
+        if !line.starts_with("  ") || line.starts_with("  answered") {
+            header_at = None;
+            continue;
+        }
+        // The policy starts under its header, and the PE count's "(N)" ends under "(max)".
+        assert_eq!(&line[policy_at - 2..policy_at], "  ", "{line}");
+        assert_ne!(line.as_bytes()[policy_at], b' ', "{line}");
+        assert_eq!(&line[pes_end - 1..pes_end], ")", "{line}\n{text}");
+    }
+    assert_eq!(tables, 2, "{text}");
+    assert!(text.contains("policy 0x80000042"), "{text}");
+}

@@ -137,9 +137,17 @@ pub fn text(r: &Replay, out: &mut String) {
             .max()
             .unwrap_or(4)
             .clamp(4, 40);
+        // A private policy's name ("policy 0x80000042") is wider than the standard ones.
+        let pwidth = state
+            .pools
+            .values()
+            .map(|e| policy_name(e.membership.last_policy()).len())
+            .max()
+            .unwrap_or(0)
+            .max(9);
         let _ = writeln!(
             out,
-            "  {:<width$}  {:<9}  {:>9}  {:>11}  {:>10}",
+            "  {:<width$}  {:<pwidth$}  {:>9}  {:>11}  {:>10}",
             "pool", "policy", "PEs (max)", "resolutions", "deviations"
         );
         for (handle, e) in &state.pools {
@@ -149,7 +157,7 @@ pub fn text(r: &Replay, out: &mut String) {
             }
             let _ = writeln!(
                 out,
-                "  {:<width$}  {:<9}  {:>9}  {:>11}  {:>10}",
+                "  {:<width$}  {:<pwidth$}  {:>9}  {:>11}  {:>10}",
                 handle.to_string(),
                 policy_name(e.membership.last_policy()),
                 format!("{} ({})", e.membership.len(), e.most_members),
