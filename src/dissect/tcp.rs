@@ -376,6 +376,27 @@ impl TcpTracker {
         }
         if seg.flags & ACK != 0 {
             let other = &mut conn.dirs[1 - d];
+            if !other.ooo.is_empty() {
+                // The peer acknowledges bytes the capture never saw: they will not come again
+                // (a cumulative ACK covers only bytes received), so the hole is given up at once
+                // rather than held until the bound.
+                let back = Out {
+                    src: ctx.dst,
+                    dst: ctx.src,
+                    sport: seg.dport,
+                    dport: seg.sport,
+                };
+                self.held = skip_acked(
+                    other,
+                    self.held,
+                    seg.ack,
+                    &back,
+                    ctx.frame_offset.unwrap_or(0),
+                    counters,
+                    errors,
+                    sink,
+                );
+            }
             if other.fin_next == Some(seg.ack) {
                 other.fin_acked = true;
             }
@@ -513,6 +534,42 @@ fn place(
             return held;
         }
     }
+}
+
+/// Gives up the hole before `dir`'s held data up to `ack`, which the other side acknowledged
+/// (in a frame whose TCP header is at `offset`); returns the new count of held bytes.
+#[allow(clippy::too_many_arguments)]
+fn skip_acked(
+    dir: &mut Direction,
+    held: usize,
+    ack: u32,
+    out: &Out,
+    offset: usize,
+    counters: &mut Counters,
+    errors: &mut Vec<DecodeError>,
+    sink: &mut dyn FnMut(&mut Payload<'_>),
+) -> usize {
+    let ahead = i64::from(ack.wrapping_sub(dir.next_seq) as i32);
+    let Some(&first) = dir.ooo.keys().next() else {
+        return held;
+    };
+    if ahead <= 0 {
+        return held;
+    }
+    let resume = (dir.next_off + ahead as u64).min(first);
+    let lost = resume - dir.next_off;
+    counters.tcp_bytes_skipped += lost;
+    errors.push(DecodeError::new(
+        offset,
+        format!(
+            "{lost} bytes of the TCP stream {}:{} → {}:{} were not captured (this segment acknowledges them); skipped",
+            out.src, out.sport, out.dst, out.dport
+        ),
+    ));
+    dir.next_off = resume;
+    dir.next_seq = dir.next_seq.wrapping_add(lost as u32);
+    dir.pending_gap = true;
+    drain(dir, held, out, counters, sink)
 }
 
 /// Hands on the held segments that have become in order; returns the new count of held bytes.
@@ -690,6 +747,50 @@ mod tests {
         assert_eq!(r.c.tcp_bytes_skipped, 1);
         assert_eq!(r.errors.len(), 1);
         assert!(r.t.held_bytes() == 0);
+    }
+
+    #[test]
+    fn a_hole_the_peer_acknowledged_is_given_up_at_once() {
+        let mut r = Run::new(Limits::default());
+        r.feed_acked(true, 0, 0, SYN, &[]);
+        r.feed_acked(false, 100, 1, SYN | ACK, &[]);
+        r.feed_acked(true, 1, 101, ACK, b"ab");
+        // "cd" (3..5) was not captured; "ef" and "gh" wait behind the hole.
+        r.feed_acked(true, 5, 101, ACK, b"ef");
+        r.feed_acked(true, 7, 101, ACK, b"gh");
+        // An ACK short of the hole's end proves nothing about the held bytes: they keep waiting.
+        r.feed_acked(false, 101, 3, ACK, &[]);
+        assert_eq!(r.got.len(), 1);
+        assert!(r.errors.is_empty());
+        // The server acknowledges "ef": it had "cd", which will not be sent again.
+        r.feed_acked(false, 101, 7, ACK, &[]);
+        let got: Vec<(u16, u64, bool, Vec<u8>)> =
+            r.got.iter().map(|g| (g.0, g.1, g.2, g.3.clone())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (40000, 0, false, b"ab".to_vec()),
+                (40000, 4, true, b"ef".to_vec()),
+                (40000, 6, false, b"gh".to_vec()),
+            ]
+        );
+        assert_eq!(r.c.tcp_bytes_skipped, 2);
+        assert_eq!(r.errors.len(), 1);
+        assert!(
+            r.errors[0]
+                .what
+                .contains("2 bytes of the TCP stream 10.0.0.1:40000"),
+            "{}",
+            r.errors[0].what
+        );
+        assert_eq!(r.t.held_bytes(), 0);
+        // Should "cd" turn up after all, it is behind the stream now: a retransmission.
+        r.feed_acked(true, 3, 101, ACK, b"cd");
+        assert_eq!(r.got.len(), 3);
+        // A hole the peer has not acknowledged yet (nothing held behind it) changes nothing.
+        r.feed_acked(false, 101, 20, ACK, &[]);
+        r.feed_acked(true, 9, 101, ACK, b"ij");
+        assert_eq!(r.got.last().map(|g| g.3.clone()), Some(b"ij".to_vec()));
     }
 
     #[test]
