@@ -9,7 +9,7 @@
 //! same way: outputs flushed, the summary on stderr.
 
 use std::fs::File;
-use std::io::{self, BufWriter};
+use std::io;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -21,7 +21,8 @@ use super::read::{DisplayFilterArgs, FieldArgs, ReadSink};
 use crate::analyse::finding::Severity;
 use crate::analyse::Report;
 use crate::dissect::FrameSummary;
-use crate::generate::{IfOptions, PcapNgWriter};
+use crate::generate::IfOptions;
+use crate::output::capture_file::CaptureFile;
 use crate::output::Format;
 use crate::pipeline::{Decoded, Pipeline, Sink};
 use crate::source::live::{
@@ -145,48 +146,30 @@ pub fn filter_choice(filter: Option<&str>, decode: &DecodeArgs) -> FilterChoice 
     }
 }
 
-/// A pcapng file being written, with the first error kept.
+/// The pcapng file `-w` names, with its path for messages.
 struct Recorder {
     path: PathBuf,
-    writer: PcapNgWriter<BufWriter<File>>,
-    error: Option<io::Error>,
+    file: CaptureFile,
 }
 
 impl Recorder {
     fn create(path: &PathBuf, info: &InterfaceInfo) -> Result<Recorder> {
         let fail = |e: io::Error| Error::msg(format!("cannot write {}: {e}", path.display()));
-        let file = File::create(path).map_err(fail)?;
-        let mut writer = PcapNgWriter::new(BufWriter::new(file)).map_err(fail)?;
+        let out = File::create(path).map_err(fail)?;
+        // Every frame captured is written, at once: no window.
+        let mut file = CaptureFile::new(Box::new(out), false).map_err(fail)?;
         let mut ifo = IfOptions::new(info.linktype).tsresol(9).name(&info.name);
         ifo.snaplen = info.snaplen;
-        writer.add_interface(&ifo).map_err(fail)?;
+        file.describe(0, &ifo).map_err(fail)?;
         // The header is on disk at once: a reader started now sees a valid (empty) capture.
-        writer.flush().map_err(fail)?;
+        file.flush();
+        if let Some(e) = file.error() {
+            return Err(Error::msg(format!("cannot write {}: {e}", path.display())));
+        }
         Ok(Recorder {
             path: path.clone(),
-            writer,
-            error: None,
+            file,
         })
-    }
-
-    fn write(&mut self, frame: &Frame<'_>) {
-        if self.error.is_some() {
-            return;
-        }
-        let r = self
-            .writer
-            .write_packet(0, frame.ts, frame.data, frame.orig_len);
-        if let Err(e) = r {
-            self.error = Some(e);
-        }
-    }
-
-    fn flush(&mut self) {
-        if self.error.is_none() {
-            if let Err(e) = self.writer.flush() {
-                self.error = Some(e);
-            }
-        }
     }
 }
 
@@ -208,7 +191,7 @@ impl CaptureSink {
     fn flush(&mut self) {
         self.read.flush_now();
         if let Some(r) = &mut self.recorder {
-            r.flush();
+            r.file.flush();
         }
         self.last_flush = Instant::now();
     }
@@ -228,7 +211,7 @@ impl Sink for CaptureSink {
             c.end_frame(frame, summary);
         }
         if let Some(r) = &mut self.recorder {
-            r.write(frame);
+            r.file.frame(frame, true, &[]);
         }
         if self.last_flush.elapsed() >= FLUSH_INTERVAL {
             self.flush();
@@ -240,7 +223,11 @@ impl Sink for CaptureSink {
     }
 
     fn stopped(&self) -> bool {
-        self.read.stopped() || self.recorder.as_ref().is_some_and(|r| r.error.is_some())
+        self.read.stopped()
+            || self
+                .recorder
+                .as_ref()
+                .is_some_and(|r| r.file.error().is_some())
     }
 }
 
@@ -330,7 +317,7 @@ pub fn run(args: LiveArgs) -> Result<i32> {
     let output = read.finish();
     let mut write_failed = false;
     if let Some(mut r) = recorder {
-        if let Err(e) = r.error.take().map_or_else(|| r.writer.flush(), Err) {
+        if let Err(e) = r.file.finish() {
             eprintln!("poolshark: cannot write {}: {e}", r.path.display());
             write_failed = true;
         }

@@ -1,13 +1,16 @@
 //! `poolshark read FILE [-V] [--format text|json|jsonl] [-Y FILTER] [-c N]`: decode a capture.
 
+use std::fs::File;
 use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
-use super::anyhow_like::Result;
+use super::anyhow_like::{Error, Result};
 use super::exit;
 use super::files::run_file;
 use super::input::{CaptureArgs, ProgressArgs};
 use super::progress::Bars;
 use crate::dissect::FrameSummary;
+use crate::output::capture_file::CaptureFile;
 use crate::output::fields::{Columns, FieldsOptions};
 use crate::output::filter::{Filter, FrameView};
 use crate::output::json::JsonRecords;
@@ -39,6 +42,17 @@ pub struct ReadArgs {
     /// Stop after reading N frames.
     #[arg(short = 'c', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
+
+    /// Write the frames the display filter keeps (every frame without -Y) to this pcapng file,
+    /// `-` for standard output, instead of listing them. A frame kept brings the frames its
+    /// reassembled messages began in (IP and SCTP fragments, TCP segments), as `tshark -2`
+    /// does. Link types and nanosecond times are kept.
+    #[arg(short = 'w', long = "write", value_name = "FILE.pcapng")]
+    pub write: Option<PathBuf>,
+
+    /// With -w: list the frames too, as without it (tshark's -P).
+    #[arg(short = 'P', long = "print", requires = "write")]
+    pub print: bool,
 
     // The bar is drawn only when standard output is not the terminal (sent to a file, a pipe).
     #[command(flatten)]
@@ -104,14 +118,48 @@ pub fn run(args: ReadArgs) -> Result<i32> {
     let opts = args.input.options()?;
     let filter = args.display.parse()?;
     let columns = args.fields.columns(args.format)?;
+    let capture_file = match &args.write {
+        Some(path) => Some(open_capture_file(path, &args.input.file, filter.is_some())?),
+        None => None,
+    };
+    let print = capture_file.is_none() || args.print;
     // The bar would be torn by the output if that went to the same terminal.
     let bars = Bars::new(args.progress.no_progress, !io::stdout().is_terminal());
     let stdout = io::stdout().lock();
-    let mut sink = ReadSink::new(stdout, args.format, args.verbose)
-        .filter(filter)
-        .columns(columns)
-        .count(args.count);
+    let mut sink = if print {
+        ReadSink::new(stdout, args.format, args.verbose).columns(columns)
+    } else {
+        ReadSink::new(stdout, Format::Text, false)
+    }
+    .filter(filter)
+    .count(args.count)
+    .capture_file(capture_file, print);
     let (stats, fatal) = run_file(&args.input.file, &args.input, &opts, &bars, None, &mut sink)?;
+    let mut write_failed = false;
+    if let (Some(mut file), Some(path)) = (sink.take_capture_file(), &args.write) {
+        let name = if path == Path::new("-") {
+            "standard output".to_string()
+        } else {
+            path.display().to_string()
+        };
+        match file.finish() {
+            Ok(()) => eprintln!("poolshark: wrote {} frames to {name}", file.written()),
+            Err(e) => {
+                eprintln!("poolshark: cannot write {name}: {e}");
+                write_failed = true;
+            }
+        }
+        if file.unreachable() > 0 {
+            eprintln!(
+                "poolshark: {} frame(s) that messages in the file were reassembled from had \
+                 left the window ({} frames, {} MiB) unwritten: those messages do not decode \
+                 from the file",
+                file.unreachable(),
+                crate::output::capture_file::WINDOW_FRAMES,
+                crate::output::capture_file::WINDOW_BYTES >> 20
+            );
+        }
+    }
     sink.finish()?;
     eprintln!("poolshark: {}", stats.summary_line());
     match fatal {
@@ -119,8 +167,38 @@ pub fn run(args: ReadArgs) -> Result<i32> {
             eprintln!("poolshark: stopped reading {}: {e}", args.input.file);
             Ok(exit::USAGE)
         }
+        None if write_failed => Ok(exit::USAGE),
         None => Ok(exit::OK),
     }
+}
+
+/// The file `-w` names (`-`: standard output, unless that is a terminal); never the input.
+fn open_capture_file(path: &Path, input: &str, windowed: bool) -> Result<CaptureFile> {
+    let out: Box<dyn Write + Send> = if path == Path::new("-") {
+        if io::stdout().is_terminal() {
+            return Err(Error::msg(
+                "-w -: standard output is a terminal; name a file, or send the output to a \
+                 file or a pipe",
+            ));
+        }
+        Box::new(io::stdout())
+    } else {
+        let same = match (path.canonicalize(), Path::new(input).canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        if same {
+            return Err(Error::msg(format!(
+                "-w {}: that is the capture being read",
+                path.display()
+            )));
+        }
+        let file = File::create(path)
+            .map_err(|e| Error::msg(format!("cannot write {}: {e}", path.display())))?;
+        Box::new(file)
+    };
+    CaptureFile::new(out, windowed)
+        .map_err(|e| Error::msg(format!("cannot write {}: {e}", path.display())))
 }
 
 /// Writes what `read` shows; remembers the first output error (a closed pipe ends the run).
@@ -139,6 +217,10 @@ pub(crate) struct ReadSink<W: Write> {
     /// Stop after this many frames (`read -c`).
     count: Option<u64>,
     frames: u64,
+    /// `-w`: where the frames kept are written.
+    capture_file: Option<CaptureFile>,
+    /// Whether the frames kept are listed (always, unless written with `-w` and no `-P`).
+    print: bool,
 }
 
 impl<W: Write> ReadSink<W> {
@@ -159,7 +241,21 @@ impl<W: Write> ReadSink<W> {
             columns: None,
             count: None,
             frames: 0,
+            capture_file: None,
+            print: true,
         }
+    }
+
+    /// Writes the frames kept to `file`; `print`: list them too.
+    pub(crate) fn capture_file(mut self, file: Option<CaptureFile>, print: bool) -> Self {
+        self.capture_file = file;
+        self.print = print;
+        self
+    }
+
+    /// The `-w` file, to be finished (the frames in its window written) by the caller.
+    pub(crate) fn take_capture_file(&mut self) -> Option<CaptureFile> {
+        self.capture_file.take()
     }
 
     /// Writes a line of these fields per frame (`-T fields`), after their header if asked.
@@ -253,7 +349,7 @@ impl<W: Write> Sink for ReadSink<W> {
             dst: d.payload.dst.to_string(),
             protocol: d.protocol.name(),
             // Only the listing shows the info column.
-            info: if self.json.is_some() || self.columns.is_some() {
+            info: if self.json.is_some() || self.columns.is_some() || !self.print {
                 String::new()
             } else {
                 d.message.info()
@@ -276,11 +372,21 @@ impl<W: Write> Sink for ReadSink<W> {
             summary,
             records: &self.pending,
         };
-        if let Some(f) = &mut self.filter {
-            if !f.matches(&view) {
-                self.pending.clear();
-                return;
+        let keep = self.filter.as_mut().is_none_or(|f| f.matches(&view));
+        if let Some(file) = &mut self.capture_file {
+            let mut depends_on: Vec<u64> = Vec::new();
+            if keep {
+                for r in &self.pending {
+                    depends_on.extend(r.reassembled_from.iter().filter(|&&n| n < frame.number));
+                }
+                depends_on.sort_unstable();
+                depends_on.dedup();
             }
+            file.frame(frame, keep, &depends_on);
+        }
+        if !keep || !self.print {
+            self.pending.clear();
+            return;
         }
         if let Some(c) = &mut self.columns {
             c.write_row(&view, &mut self.buf);
@@ -361,7 +467,12 @@ impl<W: Write> Sink for ReadSink<W> {
     }
 
     fn stopped(&self) -> bool {
-        self.error.is_some() || self.count.is_some_and(|c| self.frames >= c)
+        self.error.is_some()
+            || self.count.is_some_and(|c| self.frames >= c)
+            || self
+                .capture_file
+                .as_ref()
+                .is_some_and(|f| f.error().is_some())
     }
 }
 

@@ -1,5 +1,6 @@
 //! Sinks for decoded messages: the tshark-like listing, the field tree, JSON and JSON lines.
 
+pub mod capture_file;
 pub mod fields;
 pub mod filter;
 pub mod json;

@@ -37,6 +37,7 @@ mod parallel_files;
 mod policy_rsplib_replay;
 mod proptest_roundtrip;
 mod read_vs_tshark;
+mod read_write;
 mod robustness;
 mod roundtrip;
 mod rserpool_check;

@@ -1,0 +1,330 @@
+//! `-w`: frames written to a pcapng file (`read` writes those its display filter keeps, `capture`
+//! every frame it captures).
+//!
+//! Each input interface (pcapng interface index and link type) becomes an interface of the
+//! output, described when its first frame is written, with nanosecond timestamps, so the frames
+//! keep their link type and their time to the nanosecond.
+//!
+//! A message reassembled from several frames (IP fragments, SCTP fragments, TCP segments) is
+//! decoded in the frame that completes it; a filter that keeps that frame would leave out the
+//! frames it began in, and the file read back would not decode the message. So with a filter the
+//! last frames wait in a window (at most [`WINDOW_FRAMES`] frames and [`WINDOW_BYTES`] bytes)
+//! before they are written or dropped: a frame kept brings the frames its messages were
+//! reassembled from, as `tshark -2 -Y FILTER -w` does. Frames are written in their order.
+//! A frame that left the window before a frame depending on it was kept cannot be brought back;
+//! such frames are counted ([`CaptureFile::unreachable`]).
+
+use std::collections::VecDeque;
+use std::io::{self, BufWriter, Write};
+
+use crate::generate::{IfOptions, PcapNgWriter};
+use crate::source::{Frame, FrameMeta};
+
+/// Frames held at most while the filter's verdicts on later frames may still want them.
+pub const WINDOW_FRAMES: usize = 4096;
+/// Bytes of frame data held at most in the window.
+pub const WINDOW_BYTES: usize = 16 << 20;
+
+struct Held {
+    meta: FrameMeta,
+    data: Vec<u8>,
+    keep: bool,
+}
+
+/// A pcapng file being written; the first write error is kept and ends the writing.
+pub struct CaptureFile {
+    out: PcapNgWriter<BufWriter<Box<dyn Write + Send>>>,
+    /// (input interface, link type) of each output interface, by output index.
+    interfaces: Vec<(u32, u32)>,
+    /// Whether frames wait in the window (a filter decides) or are written at once.
+    windowed: bool,
+    window: VecDeque<Held>,
+    window_bytes: usize,
+    /// Buffers of frames that left the window, for the next ones.
+    spare: Vec<Vec<u8>>,
+    written: u64,
+    unreachable: u64,
+    error: Option<io::Error>,
+}
+
+impl CaptureFile {
+    /// A file on `out`, its section header written. `windowed`: frames wait for the verdicts on
+    /// later frames (see the module doc); otherwise each frame given is written at once.
+    pub fn new(out: Box<dyn Write + Send>, windowed: bool) -> io::Result<CaptureFile> {
+        Ok(CaptureFile {
+            out: PcapNgWriter::new(BufWriter::new(out))?,
+            interfaces: Vec::new(),
+            windowed,
+            window: VecDeque::new(),
+            window_bytes: 0,
+            spare: Vec::new(),
+            written: 0,
+            unreachable: 0,
+            error: None,
+        })
+    }
+
+    /// Describes input interface `interface` beforehand (a live capture names its interface and
+    /// snap length); otherwise interfaces are described as their first frame comes.
+    pub fn describe(&mut self, interface: u32, opts: &IfOptions) -> io::Result<()> {
+        self.out.add_interface(opts)?;
+        self.interfaces.push((interface, opts.linktype));
+        Ok(())
+    }
+
+    /// Frames written so far (frames still in the window are not counted).
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// Frames that kept frames depended on but that had left the window unwritten.
+    pub fn unreachable(&self) -> u64 {
+        self.unreachable
+    }
+
+    /// Takes the next frame in capture order: `keep` whether it is to be written, `depends_on`
+    /// the earlier frames its messages were reassembled from (written with it when `keep`).
+    pub fn frame(&mut self, frame: &Frame<'_>, keep: bool, depends_on: &[u64]) {
+        if self.error.is_some() {
+            return;
+        }
+        if !self.windowed {
+            if keep {
+                self.write(&frame.meta(), frame.data);
+            }
+            return;
+        }
+        if keep {
+            let first = self.window.front().map(|h| h.meta.number);
+            for &n in depends_on {
+                match first {
+                    Some(first) if n >= first => {
+                        let i = (n - first) as usize;
+                        match self.window.get_mut(i) {
+                            Some(h) if h.meta.number == n => h.keep = true,
+                            // Frame numbers run on one by one; a window that does not hold a
+                            // number in its range was given frames out of order.
+                            _ => self.unreachable += 1,
+                        }
+                    }
+                    _ if n < frame.number => self.unreachable += 1,
+                    _ => {}
+                }
+            }
+        }
+        let mut data = self.spare.pop().unwrap_or_default();
+        data.clear();
+        data.extend_from_slice(frame.data);
+        self.window_bytes += data.len();
+        self.window.push_back(Held {
+            meta: frame.meta(),
+            data,
+            keep,
+        });
+        while self.window.len() > WINDOW_FRAMES || self.window_bytes > WINDOW_BYTES {
+            self.evict();
+        }
+    }
+
+    fn evict(&mut self) {
+        let Some(h) = self.window.pop_front() else {
+            return;
+        };
+        self.window_bytes -= h.data.len();
+        if h.keep {
+            self.write(&h.meta, &h.data);
+        }
+        if self.spare.len() < 64 {
+            self.spare.push(h.data);
+        }
+    }
+
+    fn write(&mut self, meta: &FrameMeta, data: &[u8]) {
+        if self.error.is_some() {
+            return;
+        }
+        let key = (meta.interface, meta.linktype);
+        let iface = match self.interfaces.iter().position(|i| *i == key) {
+            Some(i) => i as u32,
+            None => {
+                let opts = IfOptions::new(meta.linktype).tsresol(9);
+                if let Err(e) = self.describe(meta.interface, &opts) {
+                    self.error = Some(e);
+                    return;
+                }
+                self.interfaces.len() as u32 - 1
+            }
+        };
+        match self
+            .out
+            .write_packet(iface, meta.ts, data, meta.orig_len.max(data.len() as u32))
+        {
+            Ok(()) => self.written += 1,
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// Writes out what is buffered (frames still in the window stay there).
+    pub fn flush(&mut self) {
+        if self.error.is_none() {
+            if let Err(e) = self.out.flush() {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    /// Writes the frames left in the window and flushes; the first error met, if any.
+    pub fn finish(&mut self) -> io::Result<()> {
+        while !self.window.is_empty() {
+            self.evict();
+        }
+        self.flush();
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// The first write error, if any (the file stops growing at it).
+    pub fn error(&self) -> Option<&io::Error> {
+        self.error.as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::file::FileSource;
+    use crate::source::{FrameSource, Timestamp};
+    use std::sync::{Arc, Mutex};
+
+    /// A `Write` whose bytes the test can still read after the writer took it.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().expect("lock").extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn frame(number: u64, interface: u32, linktype: u32, data: &[u8]) -> Frame<'_> {
+        Frame {
+            number,
+            ts: Timestamp {
+                secs: 1_700_000_000 + number as i64,
+                nanos: 123_456_789,
+            },
+            linktype,
+            orig_len: data.len() as u32 + 10,
+            interface,
+            data,
+        }
+    }
+
+    /// A frame as read back from the file written.
+    struct Back {
+        interface: u32,
+        linktype: u32,
+        ts: Timestamp,
+        data: Vec<u8>,
+        orig_len: u32,
+    }
+
+    fn read_back(bytes: &[u8]) -> Vec<Back> {
+        let mut src =
+            FileSource::from_reader(io::Cursor::new(bytes.to_vec())).expect("a pcapng file");
+        let mut out = Vec::new();
+        while let Some(f) = src.next_frame().expect("a frame") {
+            out.push(Back {
+                interface: f.interface,
+                linktype: f.linktype,
+                ts: f.ts,
+                data: f.data.to_vec(),
+                orig_len: f.orig_len,
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn kept_frames_bring_the_frames_they_depend_on_in_order() {
+        let sink = Shared::default();
+        let mut w = CaptureFile::new(Box::new(sink.clone()), true).unwrap();
+        let datas: Vec<Vec<u8>> = (1..=6u8).map(|i| vec![i; usize::from(i)]).collect();
+        // Frame 4 completes a message begun in 1 and 2; 3 and 6 pass on their own; 5 is dropped.
+        let verdicts = [
+            (false, vec![]),
+            (false, vec![]),
+            (true, vec![]),
+            (true, vec![1, 2]),
+            (false, vec![]),
+            (true, vec![]),
+        ];
+        for (i, (keep, deps)) in verdicts.iter().enumerate() {
+            w.frame(&frame(i as u64 + 1, 0, 1, &datas[i]), *keep, deps);
+        }
+        assert_eq!(w.written(), 0, "the window holds them");
+        w.finish().unwrap();
+        assert_eq!(w.written(), 5);
+        let back = read_back(&sink.0.lock().unwrap());
+        let firsts: Vec<u8> = back.iter().map(|f| f.data[0]).collect();
+        assert_eq!(firsts, [1, 2, 3, 4, 6]);
+        for f in &back {
+            let secs = 1_700_000_000 + i64::from(f.data[0]);
+            assert_eq!((f.ts.secs, f.ts.nanos), (secs, 123_456_789));
+            assert_eq!(f.orig_len, f.data.len() as u32 + 10, "orig_len kept");
+        }
+    }
+
+    #[test]
+    fn each_input_interface_keeps_its_link_type() {
+        let sink = Shared::default();
+        let mut w = CaptureFile::new(Box::new(sink.clone()), false).unwrap();
+        w.frame(&frame(1, 0, 1, &[1]), true, &[]);
+        w.frame(&frame(2, 3, 113, &[2]), true, &[]);
+        w.frame(&frame(3, 0, 1, &[3]), false, &[]);
+        w.frame(&frame(4, 3, 113, &[4]), true, &[]);
+        w.frame(&frame(5, 0, 1, &[5]), true, &[]);
+        w.finish().unwrap();
+        let back = read_back(&sink.0.lock().unwrap());
+        let got: Vec<(u32, u32, u8)> = back
+            .iter()
+            .map(|f| (f.interface, f.linktype, f.data[0]))
+            .collect();
+        assert_eq!(got, [(0, 1, 1), (1, 113, 2), (1, 113, 4), (0, 1, 5)]);
+    }
+
+    #[test]
+    fn a_frame_past_the_window_is_counted_not_brought() {
+        let sink = Shared::default();
+        let mut w = CaptureFile::new(Box::new(sink.clone()), true).unwrap();
+        let n = WINDOW_FRAMES as u64 + 2;
+        for i in 1..n {
+            w.frame(&frame(i, 0, 1, &[0]), false, &[]);
+        }
+        // Frame 1 has left the window; frame n-1 is still in it.
+        w.frame(&frame(n, 0, 1, &[9]), true, &[1, n - 1]);
+        w.finish().unwrap();
+        assert_eq!(w.unreachable(), 1);
+        assert_eq!(w.written(), 2);
+        assert_eq!(read_back(&sink.0.lock().unwrap()).len(), 2);
+    }
+
+    #[test]
+    fn the_window_is_bounded_by_bytes_too() {
+        let sink = Shared::default();
+        let mut w = CaptureFile::new(Box::new(sink.clone()), true).unwrap();
+        let big = vec![0u8; 1 << 20];
+        for i in 1..=40 {
+            w.frame(&frame(i, 0, 1, &big), i % 2 == 0, &[]);
+            assert!(w.window_bytes <= WINDOW_BYTES);
+        }
+        w.finish().unwrap();
+        assert_eq!(w.written(), 20);
+    }
+}
