@@ -4,6 +4,7 @@
 //! frame (1-based), the pool or server it concerns, a severity, what the reference expected and
 //! what was observed. Findings are kept up to a bound; counts per rule stay exact beyond it.
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -141,7 +142,7 @@ impl fmt::Display for Finding {
 const RUN_GAP_SECONDS: f64 = 10.0;
 /// Runs of at least this many findings are listed folded: their first finding, then a line
 /// that counts the others.
-const RUN_FOLDED: usize = 4;
+pub const RUN_FOLDED: usize = 4;
 
 /// Findings kept up to `limit`; counts per rule and severity stay exact past it.
 #[derive(Debug)]
@@ -268,25 +269,27 @@ const FOLD_INDENT: usize = "frame 123456  warning  ".len() + 29;
 
 /// A run of alike findings: its first and last by index in the list, and how many.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Run {
-    first: usize,
-    last: usize,
-    len: usize,
+pub struct Run {
+    pub first: usize,
+    pub last: usize,
+    pub len: usize,
 }
 
 /// The runs of alike findings in `list` (in its order), and for each finding the index of its
 /// run. A finding joins the open run of its subject when it is alike and within
 /// [`RUN_GAP_SECONDS`] of the run's last; else it opens its subject's next run.
-fn runs(list: &[Finding]) -> (Vec<Run>, Vec<usize>) {
+pub fn runs<F: Borrow<Finding>>(list: &[F]) -> (Vec<Run>, Vec<usize>) {
     let mut runs: Vec<Run> = Vec::new();
     let mut run_of = Vec::with_capacity(list.len());
     let mut open: std::collections::HashMap<&Subject, usize> = std::collections::HashMap::new();
     for (i, f) in list.iter().enumerate() {
+        let f: &Finding = f.borrow();
         let joins = open.get(&f.subject).copied().filter(|&r| {
             let Some(run) = runs.get(r) else { return false };
             let (Some(head), Some(prev)) = (list.get(run.first), list.get(run.last)) else {
                 return false;
             };
+            let (head, prev): (&Finding, &Finding) = (head.borrow(), prev.borrow());
             let near = match (prev.time, f.time) {
                 (Some(a), Some(b)) => b.since(a).abs() <= RUN_GAP_SECONDS,
                 _ => true,

@@ -3,7 +3,7 @@
 //! scroll positions, the help and detail views). Keys become [`Action`]s that [`App::handle`]
 //! applies; the views only read an `&App`. Nothing here touches the terminal.
 
-use crate::analyse::finding::{Finding, Subject};
+use crate::analyse::finding::{runs, Finding, Subject, RUN_FOLDED};
 use crate::analyse::timeline::Series;
 
 use super::chart;
@@ -162,6 +162,8 @@ pub enum Action {
     Help,
     /// Findings of every subject, or of the selected one.
     ToggleAllFindings,
+    /// Runs of alike findings folded into one row each, or every finding on its own row.
+    ToggleEachFinding,
 }
 
 /// How keys are read.
@@ -212,14 +214,27 @@ pub struct App {
     pub(crate) finding_filter: String,
     pub(crate) editing: Option<FilterTarget>,
     pub(crate) all_findings: bool,
+    /// Every finding on its own row (runs of alike findings are folded otherwise).
+    pub(crate) each_finding: bool,
     pub(crate) overlay: Overlay,
     pub(crate) viewport: Viewport,
     detail_request: Option<u64>,
     quit: bool,
     /// Indices into `subjects` that pass the pool filter.
     pub(crate) subject_rows: Vec<usize>,
-    /// Indices into `findings` shown in the findings pane.
+    /// Indices into `findings` shown in the findings pane: a finding, or the first of a run
+    /// of alike findings folded into its row.
     pub(crate) finding_rows: Vec<usize>,
+    /// Per row: the findings folded under it (beyond its own) and the frame of the last one.
+    pub(crate) finding_folds: Vec<Folded>,
+}
+
+/// Alike findings folded under a row of the findings pane (as `check`'s text report folds them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Folded {
+    /// How many, beyond the row's own finding; 0: none.
+    pub more: usize,
+    pub last_frame: u64,
 }
 
 fn contains_ci(haystack: &str, needle_lower: &str) -> bool {
@@ -270,12 +285,14 @@ impl App {
             finding_filter: String::new(),
             editing: None,
             all_findings: false,
+            each_finding: false,
             overlay: Overlay::None,
             viewport: Viewport::default(),
             detail_request: None,
             quit: false,
             subject_rows: Vec::new(),
             finding_rows: Vec::new(),
+            finding_folds: Vec::new(),
         }
     }
 
@@ -379,11 +396,24 @@ impl App {
             .filter_map(|&i| self.subjects.get(i))
     }
 
-    /// The findings the findings pane lists.
+    /// The findings the findings pane lists (a folded run by its first).
     pub fn visible_findings(&self) -> impl Iterator<Item = &Finding> {
         self.finding_rows
             .iter()
             .filter_map(|&i| self.findings.get(i))
+    }
+
+    /// The findings pane's rows: a finding and what is folded under it.
+    pub fn finding_lines(&self) -> impl Iterator<Item = (&Finding, Folded)> {
+        self.finding_rows
+            .iter()
+            .zip(&self.finding_folds)
+            .filter_map(|(&i, &fold)| self.findings.get(i).map(|f| (f, fold)))
+    }
+
+    /// Findings the pane lists, those folded included.
+    pub fn findings_listed(&self) -> usize {
+        self.finding_rows.len() + self.finding_folds.iter().map(|f| f.more).sum::<usize>()
     }
 
     pub fn selected_entry(&self) -> Option<&Entry> {
@@ -431,7 +461,7 @@ impl App {
             Some(&f.subject) == selected.as_ref()
                 || matches!((&f.subject, members), (Subject::Server(s), Some(m)) if m.contains_key(s))
         };
-        self.finding_rows = self
+        let listed: Vec<usize> = self
             .findings
             .iter()
             .enumerate()
@@ -445,6 +475,34 @@ impl App {
             })
             .map(|(i, _)| i)
             .collect();
+        self.finding_rows.clear();
+        self.finding_folds.clear();
+        let list: Vec<&Finding> = listed
+            .iter()
+            .filter_map(|&i| self.findings.get(i))
+            .collect();
+        let (runs, run_of) = if self.each_finding {
+            (Vec::new(), Vec::new())
+        } else {
+            runs(&list)
+        };
+        for (k, (&i, f)) in listed.iter().zip(&list).enumerate() {
+            match run_of.get(k).and_then(|&r| runs.get(r)) {
+                Some(r) if r.len >= RUN_FOLDED => {
+                    if r.first == k {
+                        self.finding_rows.push(i);
+                        self.finding_folds.push(Folded {
+                            more: r.len - 1,
+                            last_frame: list.get(r.last).map_or(f.frame, |l| l.frame),
+                        });
+                    }
+                }
+                _ => {
+                    self.finding_rows.push(i);
+                    self.finding_folds.push(Folded::default());
+                }
+            }
+        }
         self.finding_sel = self
             .finding_sel
             .min(self.finding_rows.len().saturating_sub(1));
@@ -669,6 +727,21 @@ impl App {
                 self.finding_sel = 0;
                 self.finding_offset = 0;
                 self.recompute();
+            }
+            Action::ToggleEachFinding => {
+                // The selection stays on its finding, or on the row its run folds into.
+                let was = self.finding_rows.get(self.finding_sel).copied();
+                self.each_finding = !self.each_finding;
+                self.recompute();
+                if let Some(was) = was {
+                    let row = self.finding_rows.iter().rposition(|&i| i <= was);
+                    self.finding_sel = row.unwrap_or(0);
+                    self.finding_offset = follow(
+                        self.finding_offset.min(self.finding_sel),
+                        self.finding_sel,
+                        self.viewport.findings,
+                    );
+                }
             }
         }
     }

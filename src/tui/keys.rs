@@ -22,6 +22,7 @@ pub const HELP: &[(&str, &str)] = &[
         "filter the pools (the findings when they have the focus)",
     ),
     ("a", "findings of all pools, or of the selected one"),
+    ("e", "runs of alike findings folded (+N), or each on its row"),
     ("?", "this help"),
     ("Esc", "close the detail or help; cancel a filter; quit"),
     ("q  Ctrl-C", "quit"),
@@ -65,6 +66,7 @@ pub fn action(key: KeyEvent, mode: Mode) -> Option<Action> {
         KeyCode::Char('-') | KeyCode::Char('_') => Action::Finer,
         KeyCode::Char('/') => Action::StartFilter,
         KeyCode::Char('a') => Action::ToggleAllFindings,
+        KeyCode::Char('e') => Action::ToggleEachFinding,
         _ => return None,
     };
     Some(a)

@@ -161,6 +161,33 @@ pub fn app_with(colour: bool) -> App {
     app
 }
 
+/// An outage seen by each client it left unserved: five alike findings a second apart, then a
+/// different one, then one more alike but a minute later (a new run).
+pub fn outage_app() -> App {
+    let mut r = report();
+    let subject = rr_pool();
+    for (frame, secs, rule) in [
+        (40, 40, "rserpool.no-answer"),
+        (41, 41, "rserpool.no-answer"),
+        (42, 42, "rserpool.no-answer"),
+        (43, 43, "rserpool.no-answer"),
+        (44, 44, "rserpool.no-answer"),
+        (45, 45, "rserpool.order"),
+        (90, 100, "rserpool.no-answer"),
+    ] {
+        r.push(
+            finding(frame, subject.clone(), Severity::Warning, rule, "no answer"),
+            Timestamp::new(T0 + secs, 0),
+        );
+    }
+    let mut app = App::new("outage.pcap", 10 * S, Palette::new(false));
+    app.apply(Update {
+        progress: done(),
+        data: Some(Data::from_report(&r, 0)),
+    });
+    app
+}
+
 pub fn app() -> App {
     app_with(false)
 }

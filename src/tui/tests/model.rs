@@ -283,3 +283,61 @@ fn a_dhcp_pair_lists_its_servers_findings() {
     assert_eq!(selected_name(&app), "c");
     assert_eq!(finding_frames(&app), vec![9]);
 }
+
+#[test]
+fn runs_of_alike_findings_fold_into_a_row_and_e_lists_each() {
+    let mut app = outage_app();
+    let rows: Vec<(u64, usize, u64)> = app
+        .finding_lines()
+        .map(|(f, fold)| (f.frame, fold.more, fold.last_frame))
+        .collect();
+    // The run 40-44 is one row; 45 (another rule) and 90 (a minute later) stand alone, and so
+    // do the report's own three (alike only to each other in twos at most).
+    assert_eq!(
+        rows,
+        vec![
+            (12, 0, 0),
+            (30, 0, 0),
+            (31, 0, 0),
+            (40, 4, 44),
+            (45, 0, 0),
+            (90, 0, 0)
+        ]
+    );
+    assert_eq!(app.findings_listed(), 10);
+    // Selecting the folded row and opening it opens its first finding's frame.
+    app.handle(Action::NextPane);
+    app.handle(Action::NextPane);
+    app.handle(Action::NextPane);
+    assert_eq!(app.focus, Pane::Findings);
+    for _ in 0..3 {
+        app.handle(Action::Down);
+    }
+    assert_eq!(app.selected_finding().map(|f| f.frame), Some(40));
+    // e: each on its own row; the selection stays on its finding.
+    app.handle(Action::ToggleEachFinding);
+    assert_eq!(
+        finding_frames(&app),
+        vec![12, 30, 31, 40, 41, 42, 43, 44, 45, 90]
+    );
+    assert!(app.finding_lines().all(|(_, fold)| fold.more == 0));
+    assert_eq!(app.selected_finding().map(|f| f.frame), Some(40));
+    // Down to 43, then fold again: the selection goes to the row its run folds into.
+    for _ in 0..3 {
+        app.handle(Action::Down);
+    }
+    assert_eq!(app.selected_finding().map(|f| f.frame), Some(43));
+    app.handle(Action::ToggleEachFinding);
+    assert_eq!(app.selected_finding().map(|f| f.frame), Some(40));
+    // A filter folds what it leaves: frames with a 4 in them.
+    app.handle(Action::StartFilter);
+    for c in "4".chars() {
+        app.handle(Action::FilterChar(c));
+    }
+    app.handle(Action::FilterDone);
+    let rows: Vec<(u64, usize)> = app
+        .finding_lines()
+        .map(|(f, fold)| (f.frame, fold.more))
+        .collect();
+    assert_eq!(rows, vec![(40, 4), (45, 0)]);
+}

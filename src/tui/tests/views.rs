@@ -480,15 +480,15 @@ const HELP_80X24: &str = r#"
 ║ ║ +  -            longer or shorter chart interval                         ║ │
 ║ ║ /               filter the pools (the findings when they have the focus) ║ │
 ║ ║ a               findings of all pools, or of the selected one            ║ │
-║ ║ ?               this help                                                ║─│
-╚═║ Esc             close the detail or help; cancel a filter; quit          ║─┘
-┌ ║ q  Ctrl-C       quit                                                     ║─┐
-│ ║                                                                          ║…│
-│A║ Chart: A-Z each member's share of first places, a-z what the             ║…│
-│B║ reference expected; subjects without answers plot their gauges.          ║ │
+║ ║ e               runs of alike findings folded (+N), or each on its row   ║─│
+╚═║ ?               this help                                                ║─┘
+┌ ║ Esc             close the detail or help; cancel a filter; quit          ║─┐
+│ ║ q  Ctrl-C       quit                                                     ║…│
+│A║                                                                          ║…│
+│B║ Chart: A-Z each member's share of first places, a-z what the             ║ │
+│ ║ reference expected; subjects without answers plot their gauges.          ║ │
 │ ║ Colours are off (NO_COLOR, a plain TERM, or --color never).              ║ │
 │ ╚══════════════════════════════════════════════════════════════════════════╝ │
-│                            ││                                                │
 │                            ││                                                │
 └────────────────────────────┘└────────────────────────────────────────────────┘
  Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
@@ -510,6 +510,7 @@ const HELP_120X30: &str = r#"
 ║                     ║ +  -            longer or shorter chart interval                         ║                     │
 ║                     ║ /               filter the pools (the findings when they have the focus) ║                     │
 ║                     ║ a               findings of all pools, or of the selected one            ║                     │
+║                     ║ e               runs of alike findings folded (+N), or each on its row   ║                     │
 ║                     ║ ?               this help                                                ║                     │
 ║                     ║ Esc             close the detail or help; cancel a filter; quit          ║                     │
 ║                     ║ q  Ctrl-C       quit                                                     ║                     │
@@ -518,7 +519,6 @@ const HELP_120X30: &str = r#"
 ║                     ║ reference expected; subjects without answers plot their gauges.          ║                     │
 ║                     ║ Colours are off (NO_COLOR, a plain TERM, or --color never).              ║                     │
 ║                     ╚══════════════════════════════════════════════════════════════════════════╝                     │
-║                      ║│                                                                ││                            │
 ║                      ║│                                                                ││                            │
 ║                      ║│                                                                ││                            │
 ║                      ║│                                                                ││                            │
@@ -613,3 +613,23 @@ const LOADING_120X30: &str = r#"
 ╚══════════════════════╝└────────────────────────────────────────────────────────────────┘└────────────────────────────┘
  Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
 "#;
+
+#[test]
+fn a_folded_run_shows_its_count() {
+    let mut app = outage_app();
+    let s = screen(&mut app, 80, 24);
+    assert!(
+        s.contains("Findings RR-Pool (10 in 6 rows, e: each)"),
+        "{s}"
+    );
+    let run = s
+        .lines()
+        .find(|l| l.contains("    40 "))
+        .expect("the run's row");
+    assert!(run.contains("    40 W +4 rserpool.no-answer"), "{s}");
+    assert!(!s.contains("    41 "), "{s}");
+    app.handle(Action::ToggleEachFinding);
+    let s = screen(&mut app, 80, 24);
+    assert!(s.contains("Findings RR-Pool (10)"), "{s}");
+    assert!(s.contains("    41 W rserpool.no-answer"), "{s}");
+}

@@ -1,5 +1,7 @@
 //! The findings of the selected subject (or of all, with `a`): frame number, severity, rule and
-//! message, the selected one marked `>`; Enter opens its frame.
+//! message, the selected one marked `>`; Enter opens its frame. A run of alike findings (as
+//! `check` folds them) is one row, its first finding with `+N` for the others and the frame of
+//! the last; `e` lists each.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -21,7 +23,7 @@ fn severity_tag(s: Severity, wide: bool) -> &'static str {
 }
 
 pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
-    let shown = app.finding_rows.len();
+    let shown = app.findings_listed();
     let whose = if app.all_findings {
         " of all pools".to_string()
     } else {
@@ -33,7 +35,13 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
     } else {
         format!(" /{}", app.finding_filter)
     };
-    let title = format!(" Findings{whose}{filter} ({shown}) ");
+    let rows = app.finding_rows.len();
+    let count = if rows < shown {
+        format!("{shown} in {rows} rows, e: each")
+    } else {
+        shown.to_string()
+    };
+    let title = format!(" Findings{whose}{filter} ({count}) ");
     let title = fit(&title, area.width.saturating_sub(2) as usize);
     f.render_widget(pane(app, Pane::Findings, title), area);
     let body = inner(area);
@@ -41,8 +49,8 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
     let wide = width >= 90;
     let p = &app.palette;
     let mut lines: Vec<Line> = Vec::new();
-    for (i, finding) in app
-        .visible_findings()
+    for (i, (finding, fold)) in app
+        .finding_lines()
         .enumerate()
         .skip(app.finding_offset)
         .take(body.height as usize)
@@ -54,12 +62,22 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
             rest.push_str(&format!(" {}", subject_label(&finding.subject)));
         }
         rest.push_str(&format!(": {}", finding.message));
+        if fold.more > 0 {
+            // Where the run ends, after the message: the count is before it, always in view.
+            rest.push_str(&format!(" (the last in frame {})", fold.last_frame));
+        }
         let head = format!("{marker}{:>6} ", finding.frame);
         let tag = severity_tag(finding.severity, wide);
-        let room = width.saturating_sub(head.chars().count() + tag.len());
+        let count = if fold.more > 0 {
+            format!(" +{}", fold.more)
+        } else {
+            String::new()
+        };
+        let room = width.saturating_sub(head.chars().count() + tag.len() + count.len());
         let mut spans = vec![
             Span::raw(head),
             Span::styled(tag, p.severity(finding.severity)),
+            Span::styled(count, p.severity(finding.severity)),
             Span::raw(fit(&rest, room)),
         ];
         if is_sel && app.focus == Pane::Findings {
