@@ -22,7 +22,10 @@ pub const HELP: &[(&str, &str)] = &[
         "filter the pools (the findings when they have the focus)",
     ),
     ("a", "findings of all pools, or of the selected one"),
-    ("e", "runs of alike findings folded (+N), or each on its row"),
+    (
+        "e",
+        "runs of alike findings folded (+N), or each on its row",
+    ),
     ("?", "this help"),
     ("Esc", "close the detail or help; cancel a filter; quit"),
     ("q  Ctrl-C", "quit"),

@@ -314,6 +314,10 @@ fn runs_of_alike_findings_fold_into_a_row_and_e_lists_each() {
         app.handle(Action::Down);
     }
     assert_eq!(app.selected_finding().map(|f| f.frame), Some(40));
+    app.handle(Action::Enter);
+    assert_eq!(app.take_detail_request(), Some(40));
+    app.handle(Action::Back);
+    assert_eq!(app.mode(), Mode::Normal);
     // e: each on its own row; the selection stays on its finding.
     app.handle(Action::ToggleEachFinding);
     assert_eq!(
