@@ -1,20 +1,23 @@
 //! The whole of `poolshark read` and `poolshark check` over bytes taken as a capture file: the
 //! file reader, the dissector, the dispatcher, every message's display tree and JSON, and the
-//! analysers `check` runs with its default arguments (so analysers added later are fuzzed too).
+//! analysers `check` runs with its default arguments (so analysers added later are fuzzed too),
+//! and `read -Y ... -w`: every other frame written with the frames it depends on, the file read
+//! back.
 #![no_main]
 
-use std::io::Cursor;
-use std::sync::OnceLock;
+use std::io::{self, Cursor, Write};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use clap::Parser;
 use libfuzzer_sys::fuzz_target;
 use poolshark::analyse::Report;
 use poolshark::cli::check::{analysers, CheckArgs, CheckSink};
 use poolshark::dissect::FrameSummary;
+use poolshark::output::capture_file::CaptureFile;
 use poolshark::output::{json, text};
 use poolshark::pipeline::{Decoded, Pipeline, Sink};
 use poolshark::source::file::FileSource;
-use poolshark::source::Frame;
+use poolshark::source::{Frame, FrameSource};
 
 /// `poolshark check -` as the command line builds it.
 #[derive(Parser)]
@@ -31,10 +34,29 @@ fn default_args() -> &'static CheckArgs {
     })
 }
 
-/// What `read -V --format json` and `check` do with each message.
+/// Bytes written by the capture file, kept for reading back.
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        match self.0.lock() {
+            Ok(mut v) => v.extend_from_slice(b),
+            Err(_) => return Err(io::Error::other("poisoned")),
+        }
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What `read -V --format json`, `read -w` and `check` do with each message.
 struct FuzzSink {
     check: CheckSink,
     out: Vec<u8>,
+    file: CaptureFile,
+    depends_on: Vec<u64>,
 }
 
 impl Sink for FuzzSink {
@@ -44,10 +66,21 @@ impl Sink for FuzzSink {
         json::write_fields(&mut self.out, &fields);
         text::write_tree(&mut self.out, &fields, 1);
         self.out.extend_from_slice(d.message.info().as_bytes());
+        self.depends_on.extend(
+            d.payload
+                .reassembled_from
+                .iter()
+                .filter(|&&n| n < d.frame.number),
+        );
         self.check.message(d);
     }
 
     fn end_frame(&mut self, frame: &Frame<'_>, summary: &FrameSummary) {
+        self.depends_on.sort_unstable();
+        self.depends_on.dedup();
+        self.file
+            .frame(frame, frame.number % 2 == 0, &self.depends_on);
+        self.depends_on.clear();
         self.check.end_frame(frame, summary);
     }
 }
@@ -63,6 +96,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(mut source) = FileSource::from_reader(Cursor::new(data.to_vec())) else {
         return;
     };
+    let written = Shared::default();
     let mut sink = FuzzSink {
         // A recording timeline (as stats and the TUI have), so that its records are fuzzed too.
         check: CheckSink::new(
@@ -70,9 +104,31 @@ fuzz_target!(|data: &[u8]| {
             Report::new(args.analysis.max_findings, 60_000_000_000),
         ),
         out: Vec::new(),
+        file: match CaptureFile::new(Box::new(written.clone()), true) {
+            Ok(f) => f,
+            Err(e) => panic!("a capture file in memory: {e}"),
+        },
+        depends_on: Vec::new(),
     };
     let mut pipeline = Pipeline::new(opts);
     let _ = pipeline.run(&mut source, &mut sink);
+    // The file written reads back, frame for frame (unless writing failed, on a time pcapng
+    // cannot hold, say).
+    if sink.file.finish().is_ok() {
+        let bytes = written.0.lock().map(|v| v.clone()).unwrap_or_default();
+        let Ok(mut back) = FileSource::from_reader(Cursor::new(bytes)) else {
+            panic!("the file written does not open");
+        };
+        let mut n = 0u64;
+        loop {
+            match back.next_frame() {
+                Ok(Some(_)) => n += 1,
+                Ok(None) => break,
+                Err(e) => panic!("frame {} of the file written: {e}", n + 1),
+            }
+        }
+        assert_eq!(n, sink.file.written(), "frames read back");
+    }
     let stats = pipeline.stats();
     let CheckSink {
         analysers, report, ..
