@@ -1,4 +1,5 @@
-//! `poolshark read FILE [-V] [--format text|json|jsonl] [-Y FILTER] [-c N]`: decode a capture.
+//! `poolshark read FILE [-V] [--format text|json|jsonl|fields] [-Y FILTER] [-c N] [-w OUT [-P]]`:
+//! decode a capture, or write the frames a filter keeps to a pcapng file.
 
 use std::fs::File;
 use std::io::{self, IsTerminal, Write};
@@ -118,6 +119,11 @@ pub fn run(args: ReadArgs) -> Result<i32> {
     let opts = args.input.options()?;
     let filter = args.display.parse()?;
     let columns = args.fields.columns(args.format)?;
+    if args.print && args.write.as_deref() == Some(Path::new("-")) {
+        return Err(Error::msg(
+            "-P with -w -: the listing and the capture file would both go to standard output",
+        ));
+    }
     let capture_file = match &args.write {
         Some(path) => Some(open_capture_file(path, &args.input.file, filter.is_some())?),
         None => None,

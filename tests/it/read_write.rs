@@ -242,6 +242,15 @@ fn the_input_is_never_overwritten() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(std::fs::read(&copy).expect("read"), before);
+    // -P with -w -: both on standard output.
+    let out = common::poolshark()
+        .arg("read")
+        .arg(&copy)
+        .args(["-P", "-w", "-"])
+        .output()
+        .expect("run poolshark");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
     // -P needs -w.
     let out = common::poolshark()
         .arg("read")
