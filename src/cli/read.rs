@@ -158,8 +158,8 @@ pub fn run(args: ReadArgs) -> Result<i32> {
         if file.unreachable() > 0 {
             eprintln!(
                 "poolshark: {} frame(s) that messages in the file were reassembled from had \
-                 left the window ({} frames, {} MiB) unwritten: those messages do not decode \
-                 from the file",
+                 already left the window ({} frames, {} MiB): they are in the file only if the \
+                 filter kept them, else those messages do not decode from it",
                 file.unreachable(),
                 crate::output::capture_file::WINDOW_FRAMES,
                 crate::output::capture_file::WINDOW_BYTES >> 20

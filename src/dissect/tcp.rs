@@ -2,9 +2,10 @@
 //!
 //! In-order data is handed on straight from the frame. Segments ahead of the expected sequence
 //! number are copied aside (all connections together up to `Limits::tcp_reassembly_bytes`) until
-//! the hole before them fills. When the bound is hit, the hole is given up for lost: the bytes
-//! are counted as skipped, the stream resumes at the first buffered byte and the next payload is
-//! marked `gap_before`. Retransmitted bytes are dropped (the first copy wins). A SYN starts a new
+//! the hole before them fills. The hole is given up for lost when the other side acknowledges
+//! bytes past its start (the capture missed them; they will not be sent again), or when the
+//! bound is hit: the bytes are counted as skipped, the stream resumes at the first buffered byte
+//! and the next payload is marked `gap_before`. Retransmitted bytes are dropped (the first copy wins). A SYN starts a new
 //! stream; RST drops what was buffered; a FIN in order flushes what is buffered past holes.
 //! Connections beyond `Limits::conversations` are forgotten least recently used first; a
 //! connection is forgotten at once when the second of its two FINs is acknowledged (the last
@@ -758,7 +759,7 @@ mod tests {
         // "cd" (3..5) was not captured; "ef" and "gh" wait behind the hole.
         r.feed_acked(true, 5, 101, ACK, b"ef");
         r.feed_acked(true, 7, 101, ACK, b"gh");
-        // An ACK short of the hole's end proves nothing about the held bytes: they keep waiting.
+        // An ACK of the bytes before the hole proves nothing about it: the held bytes wait.
         r.feed_acked(false, 101, 3, ACK, &[]);
         assert_eq!(r.got.len(), 1);
         assert!(r.errors.is_empty());

@@ -11,8 +11,9 @@
 //! last frames wait in a window (at most [`WINDOW_FRAMES`] frames and [`WINDOW_BYTES`] bytes)
 //! before they are written or dropped: a frame kept brings the frames its messages were
 //! reassembled from, as `tshark -2 -Y FILTER -w` does. Frames are written in their order.
-//! A frame that left the window before a frame depending on it was kept cannot be brought back;
-//! such frames are counted ([`CaptureFile::unreachable`]).
+//! A frame that left the window before a frame depending on it was kept cannot be brought back
+//! (it is in the file only if the filter kept it); such frames are counted
+//! ([`CaptureFile::unreachable`]).
 
 use std::collections::VecDeque;
 use std::io::{self, BufWriter, Write};
@@ -77,7 +78,8 @@ impl CaptureFile {
         self.written
     }
 
-    /// Frames that kept frames depended on but that had left the window unwritten.
+    /// Frames that kept frames depended on but that had left the window by then (written only
+    /// if they were kept themselves).
     pub fn unreachable(&self) -> u64 {
         self.unreachable
     }
