@@ -66,21 +66,14 @@ impl Sink for FuzzSink {
         json::write_fields(&mut self.out, &fields);
         text::write_tree(&mut self.out, &fields, 1);
         self.out.extend_from_slice(d.message.info().as_bytes());
-        self.depends_on.extend(
-            d.payload
-                .reassembled_from
-                .iter()
-                .filter(|&&n| n < d.frame.number),
-        );
+        self.depends_on
+            .extend_from_slice(&d.payload.reassembled_from);
         self.check.message(d);
     }
 
     fn end_frame(&mut self, frame: &Frame<'_>, summary: &FrameSummary) {
-        self.depends_on.sort_unstable();
-        self.depends_on.dedup();
         self.file
-            .frame(frame, frame.number % 2 == 0, &self.depends_on);
-        self.depends_on.clear();
+            .frame(frame, frame.number % 2 == 0, self.depends_on.drain(..));
         self.check.end_frame(frame, summary);
     }
 }

@@ -211,7 +211,7 @@ impl Sink for CaptureSink {
             c.end_frame(frame, summary);
         }
         if let Some(r) = &mut self.recorder {
-            r.file.frame(frame, true, &[]);
+            r.file.frame(frame, true, []);
         }
         if self.last_flush.elapsed() >= FLUSH_INTERVAL {
             self.flush();

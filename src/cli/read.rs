@@ -380,15 +380,8 @@ impl<W: Write> Sink for ReadSink<W> {
         };
         let keep = self.filter.as_mut().is_none_or(|f| f.matches(&view));
         if let Some(file) = &mut self.capture_file {
-            let mut depends_on: Vec<u64> = Vec::new();
-            if keep {
-                for r in &self.pending {
-                    depends_on.extend(r.reassembled_from.iter().filter(|&&n| n < frame.number));
-                }
-                depends_on.sort_unstable();
-                depends_on.dedup();
-            }
-            file.frame(frame, keep, &depends_on);
+            let depends_on = self.pending.iter().flat_map(|r| r.reassembled_from.iter());
+            file.frame(frame, keep, depends_on.copied());
         }
         if !keep || !self.print {
             self.pending.clear();

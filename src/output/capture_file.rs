@@ -43,6 +43,8 @@ pub struct CaptureFile {
     window_bytes: usize,
     /// Buffers of frames that left the window, for the next ones.
     spare: Vec<Vec<u8>>,
+    /// The frame being taken's dependencies, sorted, each once.
+    depends_on: Vec<u64>,
     written: u64,
     unreachable: u64,
     error: Option<io::Error>,
@@ -59,6 +61,7 @@ impl CaptureFile {
             window: VecDeque::new(),
             window_bytes: 0,
             spare: Vec::new(),
+            depends_on: Vec::new(),
             written: 0,
             unreachable: 0,
             error: None,
@@ -85,8 +88,14 @@ impl CaptureFile {
     }
 
     /// Takes the next frame in capture order: `keep` whether it is to be written, `depends_on`
-    /// the earlier frames its messages were reassembled from (written with it when `keep`).
-    pub fn frame(&mut self, frame: &Frame<'_>, keep: bool, depends_on: &[u64]) {
+    /// the frames its messages were reassembled from (in any order, repeated or not; the earlier
+    /// ones are written with it when `keep`, and not even read otherwise).
+    pub fn frame(
+        &mut self,
+        frame: &Frame<'_>,
+        keep: bool,
+        depends_on: impl IntoIterator<Item = u64>,
+    ) {
         if self.error.is_some() {
             return;
         }
@@ -97,20 +106,20 @@ impl CaptureFile {
             return;
         }
         if keep {
+            self.depends_on.clear();
+            self.depends_on
+                .extend(depends_on.into_iter().filter(|&n| n < frame.number));
+            self.depends_on.sort_unstable();
+            self.depends_on.dedup();
             let first = self.window.front().map(|h| h.meta.number);
-            for &n in depends_on {
-                match first {
-                    Some(first) if n >= first => {
-                        let i = (n - first) as usize;
-                        match self.window.get_mut(i) {
-                            Some(h) if h.meta.number == n => h.keep = true,
-                            // Frame numbers run on one by one; a window that does not hold a
-                            // number in its range was given frames out of order.
-                            _ => self.unreachable += 1,
-                        }
-                    }
-                    _ if n < frame.number => self.unreachable += 1,
-                    _ => {}
+            for &n in &self.depends_on {
+                let held = first
+                    .filter(|&first| n >= first)
+                    .and_then(|first| self.window.get_mut((n - first) as usize));
+                match held {
+                    Some(h) if h.meta.number == n => h.keep = true,
+                    // Left the window already (or, were frames given out of order, never in it).
+                    _ => self.unreachable += 1,
                 }
             }
         }
@@ -268,7 +277,11 @@ mod tests {
             (true, vec![]),
         ];
         for (i, (keep, deps)) in verdicts.iter().enumerate() {
-            w.frame(&frame(i as u64 + 1, 0, 1, &datas[i]), *keep, deps);
+            w.frame(
+                &frame(i as u64 + 1, 0, 1, &datas[i]),
+                *keep,
+                deps.iter().copied(),
+            );
         }
         assert_eq!(w.written(), 0, "the window holds them");
         w.finish().unwrap();
@@ -287,11 +300,11 @@ mod tests {
     fn each_input_interface_keeps_its_link_type() {
         let sink = Shared::default();
         let mut w = CaptureFile::new(Box::new(sink.clone()), false).unwrap();
-        w.frame(&frame(1, 0, 1, &[1]), true, &[]);
-        w.frame(&frame(2, 3, 113, &[2]), true, &[]);
-        w.frame(&frame(3, 0, 1, &[3]), false, &[]);
-        w.frame(&frame(4, 3, 113, &[4]), true, &[]);
-        w.frame(&frame(5, 0, 1, &[5]), true, &[]);
+        w.frame(&frame(1, 0, 1, &[1]), true, []);
+        w.frame(&frame(2, 3, 113, &[2]), true, []);
+        w.frame(&frame(3, 0, 1, &[3]), false, []);
+        w.frame(&frame(4, 3, 113, &[4]), true, []);
+        w.frame(&frame(5, 0, 1, &[5]), true, []);
         w.finish().unwrap();
         let back = read_back(&sink.0.lock().unwrap());
         let got: Vec<(u32, u32, u8)> = back
@@ -307,10 +320,10 @@ mod tests {
         let mut w = CaptureFile::new(Box::new(sink.clone()), true).unwrap();
         let n = WINDOW_FRAMES as u64 + 2;
         for i in 1..n {
-            w.frame(&frame(i, 0, 1, &[0]), false, &[]);
+            w.frame(&frame(i, 0, 1, &[0]), false, []);
         }
-        // Frame 1 has left the window; frame n-1 is still in it.
-        w.frame(&frame(n, 0, 1, &[9]), true, &[1, n - 1]);
+        // Frame 1 has left the window (named twice, counted once); frame n-1 is still in it.
+        w.frame(&frame(n, 0, 1, &[9]), true, [1, n - 1, 1]);
         w.finish().unwrap();
         assert_eq!(w.unreachable(), 1);
         assert_eq!(w.written(), 2);
@@ -323,7 +336,7 @@ mod tests {
         let mut w = CaptureFile::new(Box::new(sink.clone()), true).unwrap();
         let big = vec![0u8; 1 << 20];
         for i in 1..=40 {
-            w.frame(&frame(i, 0, 1, &big), i % 2 == 0, &[]);
+            w.frame(&frame(i, 0, 1, &big), i % 2 == 0, []);
             assert!(w.window_bytes <= WINDOW_BYTES);
         }
         w.finish().unwrap();

@@ -396,13 +396,6 @@ impl App {
             .filter_map(|&i| self.subjects.get(i))
     }
 
-    /// The findings the findings pane lists (a folded run by its first).
-    pub fn visible_findings(&self) -> impl Iterator<Item = &Finding> {
-        self.finding_rows
-            .iter()
-            .filter_map(|&i| self.findings.get(i))
-    }
-
     /// The findings pane's rows: a finding and what is folded under it.
     pub fn finding_lines(&self) -> impl Iterator<Item = (&Finding, Folded)> {
         self.finding_rows

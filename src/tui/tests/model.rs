@@ -12,7 +12,7 @@ fn selected_name(app: &App) -> String {
 }
 
 fn finding_frames(app: &App) -> Vec<u64> {
-    app.visible_findings().map(|f| f.frame).collect()
+    app.finding_lines().map(|(f, _)| f.frame).collect()
 }
 
 #[test]
