@@ -157,6 +157,12 @@ impl RunStats {
                 self.dispatch.stream_bytes_dropped
             ));
         }
+        if self.dissect.tcp_bytes_held > 0 {
+            s.push_str(&format!(
+                "; {} TCP bytes still waiting for bytes missing before them at the end, not decoded",
+                self.dissect.tcp_bytes_held
+            ));
+        }
         s
     }
 }

@@ -55,6 +55,7 @@ pub fn tight_limits() -> Limits {
         tcp_reassembly_bytes: 3000,
         conversations: 3,
         ip_fragment_timeout_secs: 30,
+        tcp_hole_timeout_secs: 3,
         framer_bytes: 3000,
     }
 }

@@ -32,6 +32,11 @@ pub struct LimitArgs {
     #[arg(long, value_name = "BYTES")]
     pub max_tcp_bytes: Option<usize>,
 
+    /// Seconds of capture time out-of-order TCP data waits for the bytes missing before it when
+    /// the other direction is silent (a one-way capture) [default: 3].
+    #[arg(long, value_name = "SECS")]
+    pub tcp_hole_timeout: Option<u32>,
+
     /// Bytes of incomplete messages held by the TCP stream framers, all connections together
     /// [default: 16 MiB].
     #[arg(long, value_name = "BYTES")]
@@ -55,6 +60,7 @@ impl LimitArgs {
             sctp_reassembly_bytes: self.max_sctp_bytes.unwrap_or(d.sctp_reassembly_bytes),
             sctp_message_bytes: self.max_sctp_message.unwrap_or(d.sctp_message_bytes),
             tcp_reassembly_bytes: self.max_tcp_bytes.unwrap_or(d.tcp_reassembly_bytes),
+            tcp_hole_timeout_secs: self.tcp_hole_timeout.unwrap_or(d.tcp_hole_timeout_secs),
             framer_bytes: self.max_framer_bytes.unwrap_or(d.framer_bytes),
             conversations: self.max_conversations.unwrap_or(d.conversations),
         }
@@ -82,6 +88,7 @@ mod tests {
             max_tcp_bytes: Some(6),
             max_framer_bytes: Some(7),
             max_conversations: Some(8),
+            tcp_hole_timeout: Some(9),
         }
         .limits();
         assert_eq!(
@@ -93,9 +100,10 @@ mod tests {
                 l.sctp_message_bytes,
                 l.tcp_reassembly_bytes,
                 l.framer_bytes,
-                l.conversations
+                l.conversations,
+                l.tcp_hole_timeout_secs
             ),
-            (1, 2, 3, 4, 5, 6, 7, 8)
+            (1, 2, 3, 4, 5, 6, 7, 8, 9)
         );
     }
 }

@@ -112,7 +112,10 @@ impl Dissector {
 
     /// Evictions and other bounded-state events so far.
     pub fn counters(&self) -> Counters {
-        self.counters
+        Counters {
+            tcp_bytes_held: self.tcp.held_bytes() as u64,
+            ..self.counters
+        }
     }
 
     /// Decodes one frame: every application payload it completes goes to `sink` (borrowing the
@@ -384,6 +387,7 @@ impl Dissector {
             dst: seg.dst,
             frame: frame.number,
             frame_offset: seg.frame_offset,
+            time: frame.ts.as_f64(),
         };
         let mut errs = Vec::new();
         s.info = self

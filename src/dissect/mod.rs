@@ -232,6 +232,10 @@ pub struct Limits {
     pub conversations: usize,
     /// Seconds of capture time an incomplete IP datagram is kept.
     pub ip_fragment_timeout_secs: u32,
+    /// Seconds of capture time TCP data held after a hole waits for the missing bytes while the
+    /// other direction is silent (a one-way capture: no acknowledgment will tell that the bytes
+    /// were lost).
+    pub tcp_hole_timeout_secs: u32,
     /// Bytes of incomplete application messages held by the TCP stream framers, all connections
     /// together (each may hold one message of up to 64 KiB).
     pub framer_bytes: usize,
@@ -247,6 +251,7 @@ impl Default for Limits {
             tcp_reassembly_bytes: 16 << 20,
             conversations: 65536,
             ip_fragment_timeout_secs: 30,
+            tcp_hole_timeout_secs: 3,
             framer_bytes: 16 << 20,
         }
     }

@@ -60,6 +60,9 @@ pub struct Counters {
     pub tcp_bytes_skipped: u64,
     /// Segments wholly retransmitted (already delivered bytes), dropped.
     pub tcp_retransmissions: u64,
+    /// Out-of-order TCP bytes held when the counters were taken, waiting for the bytes missing
+    /// before them: at the end of a run, bytes never decoded.
+    pub tcp_bytes_held: u64,
     pub tcp_connections_evicted: u64,
     pub sctp_packets: u64,
     pub sctp_bad_checksums: u64,

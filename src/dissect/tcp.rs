@@ -3,9 +3,12 @@
 //! In-order data is handed on straight from the frame. Segments ahead of the expected sequence
 //! number are copied aside (all connections together up to `Limits::tcp_reassembly_bytes`) until
 //! the hole before them fills. The hole is given up for lost when the other side acknowledges
-//! bytes past its start (the capture missed them; they will not be sent again), or when the
-//! bound is hit: the bytes are counted as skipped, the stream resumes at the first buffered byte
-//! and the next payload is marked `gap_before`. Retransmitted bytes are dropped (the first copy wins). A SYN starts a new
+//! bytes past its start (the capture missed them; they will not be sent again); when the other
+//! side has been silent since data was first held behind it (a one-way capture, where no
+//! acknowledgment will tell) and the sender's next segment comes `Limits::tcp_hole_timeout_secs`
+//! later; or when the bound is hit: the bytes are counted as skipped, the stream resumes at the
+//! first buffered byte and the next payload is marked `gap_before`. What is still held at the end
+//! of a run is counted (`Counters::tcp_bytes_held`). Retransmitted bytes are dropped (the first copy wins). A SYN starts a new
 //! stream; RST drops what was buffered; a FIN in order flushes what is buffered past holes.
 //! Connections beyond `Limits::conversations` are forgotten least recently used first; a
 //! connection is forgotten at once when the second of its two FINs is acknowledged (the last
@@ -169,6 +172,8 @@ pub struct SegmentContext {
     /// Where the TCP header starts in the frame; `None` when it came from a reassembled IP
     /// datagram.
     pub frame_offset: Option<usize>,
+    /// The frame's capture time, seconds.
+    pub time: f64,
 }
 
 #[derive(Default)]
@@ -190,6 +195,11 @@ struct Direction {
     fin_next: Option<u32>,
     /// Whether the other side acknowledged that FIN.
     fin_acked: bool,
+    /// Capture time of this direction's last segment (`None` before its first).
+    last_seen: Option<f64>,
+    /// Since when data has been held behind the hole before `ooo`'s first entry (`None` while
+    /// nothing is held).
+    hole_since: Option<f64>,
 }
 
 #[derive(Default)]
@@ -327,6 +337,7 @@ impl TcpTracker {
                 counters.tcp_bytes_skipped += dir.ooo_bytes as u64;
                 dir.ooo.clear();
                 dir.ooo_bytes = 0;
+                dir.hole_since = None;
             }
             return info;
         }
@@ -341,7 +352,29 @@ impl TcpTracker {
             sport: seg.sport,
             dport: seg.dport,
         };
+        let offs = [conn.dirs[0].next_off, conn.dirs[1].next_off];
+        let peer_last = conn.dirs[1 - d].last_seen;
         let dir = &mut conn.dirs[d];
+        if let Some(since) = dir.hole_since {
+            // A one-way capture: no acknowledgment from the other side will ever say that the
+            // bytes were lost, so waiting for them is bounded in time (a retransmission comes
+            // within seconds).
+            let peer_silent = peer_last.is_none_or(|t| t < since);
+            let timeout = f64::from(self.limits.tcp_hole_timeout_secs);
+            if peer_silent && ctx.time - since > timeout {
+                let resume = dir.ooo.first_key_value().map_or(dir.next_off, |(&o, _)| o);
+                let lost = resume - dir.next_off;
+                errors.push(DecodeError::new(
+                    ctx.frame_offset.unwrap_or(0),
+                    format!(
+                        "{lost} bytes of the TCP stream {}:{} → {}:{} were not captured: the data after them waited {:.1} s and the other direction is silent (a one-way capture?); skipped",
+                        out.src, out.sport, out.dst, out.dport, ctx.time - since
+                    ),
+                ));
+                self.held = skip_to(dir, self.held, resume, &out, counters, sink);
+            }
+        }
+        dir.last_seen = Some(ctx.time);
         if !seg.payload.is_empty() {
             let payload_frame_offset = ctx.frame_offset.map(|o| o + seg.payload_offset);
             self.held = place(
@@ -401,13 +434,22 @@ impl TcpTracker {
             if other.fin_next == Some(seg.ack) {
                 other.fin_acked = true;
             }
-            if conn.dirs.iter().all(|x| x.fin_acked) {
-                // Closed both ways: nothing more can be delivered.
-                if let Some(old) = self.conns.remove(&key) {
-                    for dir in &old.dirs {
-                        self.held = self.held.saturating_sub(dir.ooo_bytes);
-                        counters.tcp_bytes_skipped += dir.ooo_bytes as u64;
-                    }
+        }
+        for (dir, before) in conn.dirs.iter_mut().zip(offs) {
+            // A hole starts its wait when data is first held behind it: now, if the stream
+            // moved on to a later hole.
+            dir.hole_since = match dir.hole_since {
+                _ if dir.ooo.is_empty() => None,
+                Some(t) if dir.next_off == before => Some(t),
+                _ => Some(ctx.time),
+            };
+        }
+        if conn.dirs.iter().all(|x| x.fin_acked) {
+            // Closed both ways (this ACK was the last segment): nothing more can be delivered.
+            if let Some(old) = self.conns.remove(&key) {
+                for dir in &old.dirs {
+                    self.held = self.held.saturating_sub(dir.ooo_bytes);
+                    counters.tcp_bytes_skipped += dir.ooo_bytes as u64;
                 }
             }
         }
@@ -559,7 +601,6 @@ fn skip_acked(
     }
     let resume = (dir.next_off + ahead as u64).min(first);
     let lost = resume - dir.next_off;
-    counters.tcp_bytes_skipped += lost;
     errors.push(DecodeError::new(
         offset,
         format!(
@@ -567,7 +608,22 @@ fn skip_acked(
             out.src, out.sport, out.dst, out.dport
         ),
     ));
-    dir.next_off = resume;
+    skip_to(dir, held, resume, out, counters, sink)
+}
+
+/// Gives up the bytes from where `dir`'s stream is to `resume` (counted as skipped) and hands on
+/// the held data that follows; returns the new count of held bytes.
+fn skip_to(
+    dir: &mut Direction,
+    held: usize,
+    resume: u64,
+    out: &Out,
+    counters: &mut Counters,
+    sink: &mut dyn FnMut(&mut Payload<'_>),
+) -> usize {
+    let lost = resume.saturating_sub(dir.next_off);
+    counters.tcp_bytes_skipped += lost;
+    dir.next_off += lost;
     dir.next_seq = dir.next_seq.wrapping_add(lost as u32);
     dir.pending_gap = true;
     drain(dir, held, out, counters, sink)
@@ -635,6 +691,8 @@ mod tests {
         c: Counters,
         got: Vec<Got>,
         errors: Vec<DecodeError>,
+        /// Capture time of the next segment fed.
+        time: f64,
     }
 
     impl Run {
@@ -644,6 +702,7 @@ mod tests {
                 c: Counters::default(),
                 got: Vec::new(),
                 errors: Vec::new(),
+                time: 0.0,
             }
         }
 
@@ -673,6 +732,7 @@ mod tests {
                 dst,
                 frame: 1,
                 frame_offset: Some(34),
+                time: self.time,
             };
             let got = &mut self.got;
             self.t.segment(
@@ -795,6 +855,78 @@ mod tests {
     }
 
     #[test]
+    fn a_hole_in_a_one_way_capture_is_given_up_after_the_timeout() {
+        let mut r = Run::new(Limits::default());
+        // Only the client's side is in the capture, picked up mid-stream.
+        r.feed_acked(true, 1, 101, ACK, b"ab");
+        // "cd" (3..5) was not captured; "ef" waits behind the hole from time 10.
+        r.time = 10.0;
+        r.feed_acked(true, 5, 101, ACK, b"ef");
+        // Three seconds later the wait is not over yet (it must be longer than the timeout).
+        r.time = 13.0;
+        r.feed_acked(true, 7, 101, ACK, b"gh");
+        assert_eq!(r.got.len(), 1);
+        assert!(r.errors.is_empty());
+        assert_eq!(r.t.held_bytes(), 4);
+        // The client's next segment, past the timeout, gives the hole up before it is placed.
+        r.time = 13.5;
+        r.feed_acked(true, 9, 101, ACK, b"ij");
+        let got: Vec<(u64, bool, Vec<u8>)> =
+            r.got.iter().map(|g| (g.1, g.2, g.3.clone())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, true, b"ab".to_vec()),
+                (4, true, b"ef".to_vec()),
+                (6, false, b"gh".to_vec()),
+                (8, false, b"ij".to_vec()),
+            ]
+        );
+        assert_eq!(r.c.tcp_bytes_skipped, 2);
+        assert_eq!(r.errors.len(), 1);
+        assert!(
+            r.errors[0].what.contains(
+                "2 bytes of the TCP stream 10.0.0.1:40000 → 10.0.0.2:647 were not captured: the data after them waited 3.5 s"
+            ),
+            "{}",
+            r.errors[0].what
+        );
+        assert_eq!(r.t.held_bytes(), 0);
+        // The next hole waits from when data is first held behind it, not from the first one's.
+        r.feed_acked(true, 13, 101, ACK, b"mn");
+        r.time = 16.0;
+        r.feed_acked(true, 15, 101, ACK, b"op");
+        assert_eq!(r.got.len(), 4, "\"kl\" missing, \"mn\" held since 13.5");
+        r.time = 16.6;
+        r.feed_acked(true, 17, 101, ACK, &[]);
+        assert_eq!(r.got.len(), 6);
+        assert_eq!(r.c.tcp_bytes_skipped, 4);
+    }
+
+    #[test]
+    fn a_hole_the_peer_has_spoken_since_waits_for_the_retransmission() {
+        let mut r = Run::new(Limits::default());
+        r.feed_acked(true, 0, 0, SYN, &[]);
+        r.feed_acked(false, 100, 1, SYN | ACK, &[]);
+        r.feed_acked(true, 1, 101, ACK, b"ab");
+        r.time = 10.0;
+        r.feed_acked(true, 5, 101, ACK, b"ef");
+        // The server acknowledges up to the hole (it lacks "cd" too): the client will resend it.
+        r.time = 10.1;
+        r.feed_acked(false, 101, 3, ACK, &[]);
+        r.time = 20.0;
+        r.feed_acked(true, 7, 101, ACK, b"gh");
+        assert_eq!(r.got.len(), 1, "still held, long past the timeout");
+        assert!(r.errors.is_empty());
+        // The retransmission fills the hole: nothing was lost.
+        r.feed_acked(true, 3, 101, ACK, b"cd");
+        let data: Vec<u8> = r.got.iter().flat_map(|g| g.3.clone()).collect();
+        assert_eq!(data, b"abcdefgh");
+        assert!(r.got.iter().all(|g| !g.2), "no gap");
+        assert_eq!(r.c.tcp_bytes_skipped, 0);
+    }
+
+    #[test]
     fn a_connection_closed_both_ways_is_forgotten_at_the_last_ack() {
         let mut r = Run::new(Limits::default());
         r.feed_acked(true, 100, 0, SYN, &[]);
@@ -856,6 +988,7 @@ mod tests {
             dst: IpAddr::V4(Ipv4Addr::new(8, 8, 8, 8)),
             frame: 2,
             frame_offset: None,
+            time: 0.0,
         };
         r.t.segment(
             &ctx,

@@ -197,3 +197,92 @@ fn failover_capture_readme_facts() {
         }
     }
 }
+
+/// The `dhcpfo.type` values of every failover message in the capture `cmd` reads, as `poolshark
+/// read -T fields` or tshark gives them (a frame's several messages joined by commas), sorted.
+fn message_types(mut cmd: Command) -> Vec<String> {
+    let out = cmd
+        .args(["-Y", "dhcpfo", "-T", "fields", "-e", "dhcpfo.type"])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{:?}", out);
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let mut types: Vec<String> = text
+        .lines()
+        .flat_map(|l| l.split(','))
+        .map(str::to_string)
+        .collect();
+    types.sort();
+    types
+}
+
+/// A capture of one server's side only (a mirror of its outbound traffic, say) that also missed
+/// one data segment: nothing will ever acknowledge the missing bytes, so the messages after them
+/// must not wait for the end of the connection (or be lost at the end of the capture). They are
+/// decoded once the sender's next segment comes more than the hole timeout later, and every
+/// message tshark finds is found: only those of the missing segment are lost.
+#[test]
+fn a_one_way_capture_that_missed_a_segment_loses_only_that_segment() {
+    let Some(file) = common::shared_capture(CAPTURE) else {
+        return;
+    };
+    if !common::have_tshark() {
+        return;
+    }
+    let cut = std::env::temp_dir().join(format!("poolshark-one-way-{}.pcapng", std::process::id()));
+    // Frame 26: the primary's first BNDUPD burst after the connect (520 bytes at 1.04 s); the
+    // primary's next segment after it is a CONTACT 5 s later.
+    let out = common::poolshark()
+        .arg("read")
+        .arg(&file)
+        .args(["-Y", "ip.src == 192.0.2.1 && frame.number != 26", "-w"])
+        .arg(&cut)
+        .output()
+        .expect("run poolshark");
+    assert!(out.status.success(), "{out:?}");
+
+    let mut tshark = Command::new("tshark");
+    tshark.arg("-r").arg(&cut);
+    let theirs = message_types(tshark);
+    let mut read = common::poolshark();
+    read.arg("read").arg(&cut);
+    let ours = message_types(read);
+    // Without the missing segment, the primary sent 1163 messages.
+    assert_eq!(theirs.len(), 1152, "tshark's count");
+    assert_eq!(ours, theirs);
+
+    let out = common::poolshark()
+        .args(["read", "--format", "jsonl"])
+        .arg(&cut)
+        .output()
+        .expect("run poolshark");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("520 TCP bytes skipped"), "{stderr}");
+    assert!(!stderr.contains("still waiting"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let error = stdout
+        .lines()
+        .find(|l| l.contains("were not captured"))
+        .expect("the frame that gave the hole up has the error");
+    assert!(
+        error.contains("520 bytes of the TCP stream 192.0.2.1:647 → 192.0.2.2:36549 were not captured: the data after them waited 5.0 s and the other direction is silent"),
+        "{error}"
+    );
+
+    // With a timeout longer than the wait, the held messages wait for the connection's end,
+    // where (its FIN follows a hole, nothing acknowledges) they are still held when the capture
+    // ends: counted, not silently dropped.
+    let out = common::poolshark()
+        .args(["read", "--tcp-hole-timeout", "600"])
+        .arg(&cut)
+        .output()
+        .expect("run poolshark");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "TCP bytes still waiting for bytes missing before them at the end, not decoded"
+        ),
+        "{stderr}"
+    );
+    std::fs::remove_file(&cut).ok();
+}

@@ -163,6 +163,7 @@ fn randomly_damaged_frames_never_panic() {
         tcp_reassembly_bytes: 2048,
         conversations: 8,
         ip_fragment_timeout_secs: 5,
+        tcp_hole_timeout_secs: 1,
         framer_bytes: 4096,
     };
     let linktypes = [
