@@ -328,7 +328,8 @@ impl Pipeline {
     }
 
     /// Hands every frame of `source` to `f` until the source ends, `sink` stops, or a fatal
-    /// source error (returned); reading problems are counted and told to `sink`.
+    /// source error (returned, for the caller to tell); reading problems are counted and the
+    /// others told to `sink`.
     pub fn each_frame(
         &mut self,
         source: &mut dyn FrameSource,
@@ -341,10 +342,10 @@ impl Pipeline {
                 Ok(None) => return Ok(()),
                 Err(e) => {
                     self.stats.source_errors += 1;
-                    sink.source_error(&e);
                     if e.fatal {
                         return Err(e);
                     }
+                    sink.source_error(&e);
                 }
             }
         }

@@ -504,6 +504,9 @@ impl FrameSource for FileSource {
         let number = self.next_number;
         let offset = self.offset();
         self.pending = len;
+        // A packet record skipped as malformed keeps its number too: the frames after it are
+        // numbered by their place in the file, as a tool reading past the damage numbers them.
+        self.next_number += 1;
         if let CaptureFormat::Pcap {
             big_endian,
             nanosecond,
@@ -514,7 +517,6 @@ impl FrameSource for FileSource {
             // The whole record is in the buffer (`buffer_record`): its four header words are
             // read here, as pcap-parser's reader would, without its parse per record.
             let h = self.record_header_len;
-            self.next_number += 1;
             let rec = self.reader.data().get(..len).unwrap_or_default();
             let word = |at| u32_at(rec, at, big_endian).unwrap_or_default();
             let per_sec: u32 = if nanosecond { 1_000_000_000 } else { 1_000_000 };
@@ -532,13 +534,16 @@ impl FrameSource for FileSource {
             }));
         }
         let big_endian = self.section_big_endian;
+        if let Some(what) = packet_block_problem(self.reader.data().get(..len), big_endian) {
+            return Err(nonfatal(number, offset, format!("{what}: skipped")));
+        }
         let block = match self.reader.next() {
             Ok((_, b)) => b,
             Err(e) => {
                 return Err(nonfatal(
                     number,
                     offset,
-                    format!("malformed packet record skipped: {e}"),
+                    format!("malformed packet block skipped ({e})"),
                 ))
             }
         };
@@ -633,7 +638,43 @@ impl FrameSource for FileSource {
                 ))
             }
         };
-        self.next_number += 1;
         Ok(Some(frame))
     }
+}
+
+/// What is wrong with a whole pcapng packet block (`block`, its length already checked to be a
+/// multiple of 4 of at least 12), in the terms of the format: the checks the parser makes,
+/// said so that a person can find the damage.
+fn packet_block_problem(block: Option<&[u8]>, big_endian: bool) -> Option<String> {
+    let block = block?;
+    let len = block.len();
+    let word = |at: usize| u32_at(block, at, big_endian);
+    let (block_type, trailer) = (word(0)?, word(len.checked_sub(4)?)?);
+    if trailer as usize != len {
+        return Some(format!(
+            "pcapng block lengths differ (first {len}, second {trailer})"
+        ));
+    }
+    // Fixed fields before the packet data, and the block's header and trailer words.
+    let (name, fixed) = match block_type {
+        EPB_TYPE => ("enhanced packet block", 20),
+        PB_TYPE => ("packet block", 20),
+        SPB_TYPE => {
+            return (len < 16).then(|| {
+                format!("simple packet block of {len} bytes is shorter than its 16-byte minimum")
+            })
+        }
+        _ => return None,
+    };
+    let room = len.checked_sub(fixed + 12);
+    let Some(room) = room else {
+        return Some(format!(
+            "{name} of {len} bytes is shorter than its {}-byte minimum",
+            fixed + 12
+        ));
+    };
+    let caplen = word(8 + 12)? as usize;
+    (caplen > room).then(|| {
+        format!("{name} of {len} bytes holds at most {room} bytes of packet data, but its captured length is {caplen}")
+    })
 }

@@ -299,13 +299,35 @@ fn records_larger_than_the_buffer_and_absurd_lengths() {
     // The second record's captured length becomes 0xfffffff0.
     let second = 24 + 16 + 60;
     bytes[second + 8..second + 12].copy_from_slice(&0xffff_fff0u32.to_le_bytes());
-    let (frames, errors) = read_all(bytes);
+    let (frames, errors) = read_all(bytes.clone());
     assert_eq!(frames.len(), 1);
     assert!(
         errors[0].fatal && errors[0].what.contains("corrupt"),
         "{errors:?}"
     );
     assert_eq!(errors[0].offset, Some(second as u64));
+
+    // The commands say it once, as the reason they stopped, after the frame before it.
+    let file = std::env::temp_dir().join(format!("poolshark-absurd-{}.pcap", std::process::id()));
+    std::fs::write(&file, &bytes).unwrap();
+    for cmd in ["read", "check", "stats"] {
+        let out = crate::common::poolshark()
+            .arg(cmd)
+            .arg(&file)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let told: Vec<&str> = stderr.lines().filter(|l| l.contains("corrupt")).collect();
+        assert_eq!(told.len(), 1, "{cmd}: {stderr}");
+        assert!(
+            told[0].starts_with("poolshark: stopped reading ")
+                && told[0].contains(": frame 2 (file byte 100): "),
+            "{cmd}: {}",
+            told[0]
+        );
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+    }
+    std::fs::remove_file(&file).ok();
 }
 
 #[test]
@@ -329,15 +351,48 @@ fn malformed_pcapng_blocks_are_skipped_with_an_error() {
         .unwrap_err();
     w.write_packet(i, Timestamp::new(8, 0), &[4; 16], 16)
         .unwrap();
-    let mut bytes = w.into_inner();
+    let good = w.into_inner();
     // The second EPB claims 200 captured bytes in a block that holds 16.
+    let mut bytes = good.clone();
     bytes[bad_at + 20..bad_at + 24].copy_from_slice(&200u32.to_le_bytes());
     let (frames, errors) = read_all(bytes);
     assert_eq!(
         frames.iter().map(|f| f.data[0]).collect::<Vec<_>>(),
         vec![1, 4]
     );
+    // The block skipped keeps its number: the last frame is the file's third, as it was.
+    assert_eq!(frames.iter().map(|f| f.number).collect::<Vec<_>>(), [1, 3]);
     assert_eq!(errors.len(), 1);
     assert!(!errors[0].fatal);
     assert_eq!(errors[0].offset, Some(bad_at as u64));
+    assert_eq!(errors[0].frame, Some(2));
+    assert_eq!(
+        errors[0].what,
+        "enhanced packet block of 48 bytes holds at most 16 bytes of packet data, but its captured length is 200: skipped"
+    );
+
+    // The second EPB's trailing length differs from its leading one: the block is skipped by
+    // the leading one (the next block is found there).
+    let mut bytes = good.clone();
+    let end = bad_at + 48;
+    bytes[end - 4..end].copy_from_slice(&52u32.to_le_bytes());
+    let (frames, errors) = read_all(bytes);
+    assert_eq!(frames.iter().map(|f| f.number).collect::<Vec<_>>(), [1, 3]);
+    assert_eq!(
+        errors.iter().map(|e| e.what.as_str()).collect::<Vec<_>>(),
+        ["pcapng block lengths differ (first 48, second 52): skipped"]
+    );
+
+    // An EPB too short for its fixed fields (a 20-byte block of type 6).
+    let mut bytes = good;
+    bytes[bad_at + 4..bad_at + 8].copy_from_slice(&20u32.to_le_bytes());
+    bytes[bad_at + 16..bad_at + 20].copy_from_slice(&20u32.to_le_bytes());
+    let (_, errors) = read_all(bytes);
+    assert_eq!(
+        errors.first().map(|e| (e.frame, e.what.as_str())),
+        Some((
+            Some(2),
+            "enhanced packet block of 20 bytes is shorter than its 32-byte minimum: skipped"
+        ))
+    );
 }
