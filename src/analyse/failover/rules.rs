@@ -30,14 +30,16 @@ pub const AFFINITY: &str = "failover.affinity";
 pub const PANIC_MISSING: &str = "failover.panic-missing";
 pub const UNEXPECTED_POOLREQ: &str = "failover.unexpected-poolreq";
 pub const OWNERSHIP: &str = "failover.ownership";
+pub const OVERBALANCE: &str = "failover.overbalance";
 
 /// Every rule id.
-pub const ALL: [&str; 5] = [
+pub const ALL: [&str; 6] = [
     MISBALANCE,
     AFFINITY,
     PANIC_MISSING,
     UNEXPECTED_POOLREQ,
     OWNERSHIP,
+    OVERBALANCE,
 ];
 
 /// Seconds allowed beyond max-balance: ISC's 0-4 s random delay plus its 1 s timer resolution.
@@ -256,11 +258,11 @@ pub fn unexpected_poolreq(frame: u64, pool: &str, sender: Role, why: &PoolReqRea
     }
 }
 
-/// `failover.ownership` after an observed balance run: the run left the sender's lts somewhere
-/// else than the reference does from the same state (the same queue, the same trigger): above it
-/// (the sender kept more than the allowed skew: `kept`) or below it (it gave away more than the
-/// reference: `gave`, which is also how a run the man page would have skipped shows up under
-/// `isc-doc`).
+/// After an observed balance run that left the sender's lts somewhere else than the reference
+/// does from the same state (the same queue, the same trigger): above it, `failover.ownership`
+/// (the sender kept more than the allowed skew: `kept`); below it, `failover.overbalance` (it
+/// gave away more than the reference: `gave`, which is also how a run the man page would have
+/// skipped shows up under `isc-doc`).
 ///
 /// Severity: warning. Expected: the reference's moves and final lts; observed: the run's.
 pub fn ownership_run(
@@ -272,10 +274,10 @@ pub fn ownership_run(
     profile: &str,
 ) -> Finding {
     let observed_after = before.lts.saturating_sub(moved as i64);
-    let direction = if observed_after > plan.lts_after {
-        "kept"
+    let (direction, rule) = if observed_after > plan.lts_after {
+        ("kept", OWNERSHIP)
     } else {
-        "gave"
+        ("gave", OVERBALANCE)
     };
     let reason = if plan.skipped {
         format!(
@@ -290,7 +292,7 @@ pub fn ownership_run(
         frame,
         time: None,
         group: String::new(),
-        rule: OWNERSHIP,
+        rule,
         severity: Severity::Warning,
         subject: Subject::FailoverPool(pool.to_string()),
         expected: json!({

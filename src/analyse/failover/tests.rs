@@ -360,9 +360,12 @@ fn pass_two_may_give_the_senders_own_clients_once_no_peer_lease_is_left() {
 }
 
 #[test]
-fn ownership_when_a_run_keeps_or_gives_more_than_the_reference() {
+fn ownership_or_overbalance_when_a_run_keeps_or_gives_more_than_the_reference() {
     // 20 never-used FREE leases: the reference gives 10 (lts 10 -> 0).
-    for (moved, direction) in [(4u8, "kept"), (12, "gave")] {
+    for (moved, direction, rule) in [
+        (4u8, "kept", rules::OWNERSHIP),
+        (12, "gave", rules::OVERBALANCE),
+    ] {
         let mut s = Sim::new(&ISC_CODE);
         for i in 1..=20 {
             s.bndupd(0.0, Role::Primary, upd(i, BindingStatus::Free, None, 0, 0));
@@ -378,8 +381,9 @@ fn ownership_when_a_run_keeps_or_gives_more_than_the_reference() {
             first.get_or_insert(f);
         }
         let f = s.finish();
-        let own: Vec<&Finding> = f.iter().filter(|f| f.rule == rules::OWNERSHIP).collect();
+        let own: Vec<&Finding> = f.iter().filter(|f| f.rule == rule).collect();
         assert_eq!(own.len(), 1, "{f:#?}");
+        assert_eq!(f.len(), 1, "{f:#?}");
         assert_eq!(own[0].frame, first.unwrap());
         assert_eq!(own[0].expected["moves"], 10);
         assert_eq!(own[0].observed["moves"], moved);

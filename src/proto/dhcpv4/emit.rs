@@ -164,6 +164,7 @@ impl<'a> Opt<'a> {
             code,
             value,
             pos: Pos::default(),
+            claimed_len: None,
         }
     }
 

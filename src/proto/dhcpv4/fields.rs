@@ -384,7 +384,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
         .child(Field::uint(
             "dhcp.option.length",
             "Length",
-            len.min(255) as u64,
+            o.claimed_len.map_or(len.min(255) as u64, u64::from),
             off + 1,
             1,
         ));

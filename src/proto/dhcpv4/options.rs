@@ -53,6 +53,9 @@ pub struct Opt<'a> {
     pub code: u8,
     pub value: OptValue<'a>,
     pub pos: Pos,
+    /// The length field, when it claims more bytes than the message holds (the option is cut
+    /// short: `value` is the bytes there are, kept raw).
+    pub claimed_len: Option<u8>,
 }
 
 /// An option's value, typed by its shape.
@@ -168,6 +171,7 @@ impl<'a> Opt<'a> {
             code: self.code,
             value: self.value.into_owned(),
             pos: self.pos,
+            claimed_len: self.claimed_len,
         }
     }
 }
@@ -263,6 +267,7 @@ pub(crate) fn parse_area<'a>(
                     code: c,
                     value: OptValue::Pad(run),
                     pos: Pos::new(offset, run),
+                    claimed_len: None,
                 });
                 at += run;
             }
@@ -271,6 +276,7 @@ pub(crate) fn parse_area<'a>(
                     code: c,
                     value: OptValue::End,
                     pos: Pos::new(offset, 1),
+                    claimed_len: None,
                 });
                 return Area {
                     options,
@@ -313,6 +319,7 @@ pub(crate) fn parse_area<'a>(
                     code: c,
                     value,
                     pos: Pos::new(offset, 2 + data.len()),
+                    claimed_len: (len > avail).then_some(len as u8),
                 });
                 at = start + data.len();
             }
@@ -548,6 +555,29 @@ mod tests {
         }
         // A code without its length byte: counted, though the parser reports it and stops.
         assert_eq!(option_count(&[53, 1, 1, 12]), 2);
+    }
+
+    #[test]
+    fn an_option_cut_short_keeps_the_length_it_claims() {
+        let (a, e) = area(&[53, 1, 1, 12, 10, b'a', b'b']);
+        assert_eq!(
+            e.iter()
+                .map(|e| (e.offset, e.what.as_ref()))
+                .collect::<Vec<_>>(),
+            [(
+                243,
+                "option 12 says it has 10 bytes of data, only 2 are left"
+            )]
+        );
+        let cut = &a.options[1];
+        assert_eq!(cut.value, OptValue::Raw(Cow::Borrowed(&b"ab"[..])));
+        assert_eq!((cut.claimed_len, cut.pos.len), (Some(10), 4));
+        assert_eq!(a.options[0].claimed_len, None);
+        // What -V and the fields show: the length on the wire.
+        let f = super::super::fields::option_field(cut);
+        let len = f.find("dhcp.option.length").expect("length");
+        assert_eq!(len.display_value(), "10");
+        assert_eq!((len.offset, len.len), (244, 1));
     }
 
     #[test]

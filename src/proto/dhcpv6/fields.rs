@@ -157,7 +157,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
         .child(Field::uint(
             "dhcpv6.option.length",
             "Length",
-            dlen as u64,
+            o.claimed_len.map_or(dlen as u64, u64::from),
             off + 2,
             2,
         ));

@@ -73,6 +73,9 @@ pub struct Opt<'a> {
     pub code: u16,
     pub value: OptValue<'a>,
     pub pos: Pos,
+    /// The length field, when it claims more bytes than the message holds (the option is cut
+    /// short: `value` is the bytes there are, kept raw).
+    pub claimed_len: Option<u16>,
 }
 
 /// The data of OPTION_RELAY_MSG.
@@ -164,6 +167,7 @@ impl<'a> Opt<'a> {
             code,
             value,
             pos: Pos::default(),
+            claimed_len: None,
         }
     }
 
@@ -238,6 +242,7 @@ pub(crate) fn parse_options<'a>(
             code: c,
             value,
             pos: Pos::new(at, 4 + data.len()),
+            claimed_len: (len > data.len()).then_some(len as u16),
         });
         rest = next;
     }

@@ -145,6 +145,33 @@ fn truncations_are_errors() {
 }
 
 #[test]
+fn an_option_cut_short_shows_the_length_it_claims() {
+    // Rapid Commit claiming 300 bytes, 2 of them there.
+    let b = [1, 0, 0, 1, 0, 14, 0x01, 0x2c, 0xaa, 0xbb];
+    let (m, e) = parse(&b);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!(
+        e[0].what,
+        "option 14 (Rapid Commit) says it has 300 bytes of data, only 2 are left"
+    );
+    let fields = m.fields();
+    let len = crate::field::find(&fields, "dhcpv6.option.length").expect("length");
+    assert_eq!(
+        len.display_value(),
+        "300",
+        "the wire's value, not the bytes left"
+    );
+    assert_eq!((len.offset, len.len), (6, 2));
+    let mut errors = Vec::new();
+    let opts = options::parse_options(&b[4..], 4, 0, &mut errors);
+    assert_eq!((opts[0].claimed_len, opts[0].pos.len), (Some(300), 6));
+    // Whole, it claims nothing beyond itself.
+    let opts = options::parse_options(&[0, 14, 0, 0], 4, 0, &mut errors);
+    assert_eq!(opts[0].claimed_len, None);
+    assert_eq!(errors.len(), 1);
+}
+
+#[test]
 fn zero_length_duid_and_bad_sizes() {
     let b = [
         1, 0, 0, 1, 0, 1, 0, 0, 0, 8, 0, 1, 5, 0, 3, 0, 4, 1, 2, 3, 4,
