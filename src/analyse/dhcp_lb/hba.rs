@@ -222,6 +222,47 @@ impl fmt::Display for Hba {
     }
 }
 
+impl Hba {
+    /// A reading of the map for people: its name when it has one (`split:N`, `kea`), else the
+    /// named map it is closest to with the buckets that differ, when few do ("kea except bucket
+    /// 105 (secondary)"), else how many buckets the primary owns and the map's hex (what `--hba`
+    /// takes).
+    pub fn describe(&self) -> String {
+        if self.as_split().is_some() || self.is_kea() {
+            return self.to_string();
+        }
+        let differing = |other: &Hba| -> Vec<u8> {
+            (0..=255u8)
+                .filter(|&b| self.owner(b) != other.owner(b))
+                .collect()
+        };
+        let nearest_split = Hba::split(self.primary_buckets()).ok();
+        let (named, diff) = [Some(Hba::kea()), nearest_split]
+            .into_iter()
+            .flatten()
+            .map(|h| {
+                let d = differing(&h);
+                (h, d)
+            })
+            .min_by_key(|(_, d)| d.len())
+            .unwrap_or((Hba::kea(), differing(&Hba::kea())));
+        const FEW: usize = 4;
+        if diff.len() <= FEW {
+            let buckets: Vec<String> = diff
+                .iter()
+                .map(|&b| format!("{b} ({})", self.owner(b).name()))
+                .collect();
+            let noun = if diff.len() == 1 { "bucket" } else { "buckets" };
+            format!("{named} except {noun} {}", buckets.join(", "))
+        } else {
+            format!(
+                "a map of its own ({} of 256 buckets the primary's; --hba {self})",
+                self.primary_buckets()
+            )
+        }
+    }
+}
+
 impl fmt::Debug for Hba {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Hba({self})")
@@ -231,6 +272,43 @@ impl fmt::Debug for Hba {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_map_is_described_by_its_name_or_the_nearest_named_one() {
+        assert_eq!(Hba::kea().describe(), "kea");
+        assert_eq!(Hba::split(100).unwrap().describe(), "split:100");
+        // Kea's map with bucket 212 (even: the primary's) given to the secondary.
+        let mut bytes = *Hba::kea().bytes();
+        bytes[212 >> 3] &= !(1 << (212 & 7));
+        let m = Hba::from_bytes(bytes);
+        assert_eq!(m.owner(212), Role::Secondary);
+        assert_eq!(m.describe(), "kea except bucket 212 (secondary)");
+        // split:10 with buckets 200 and 201 the primary's too: the split compared is the one
+        // with as many primary buckets (12), from which buckets 10, 11, 200 and 201 differ.
+        let mut bytes = *Hba::split(10).unwrap().bytes();
+        // Buckets 200 and 201: byte 25, bits 0 and 1.
+        bytes[25] |= 0b11;
+        assert_eq!(
+            Hba::from_bytes(bytes).describe(),
+            "split:12 except buckets 10 (secondary), 11 (secondary), 200 (primary), 201 (primary)"
+        );
+        // Far from both: the count and the map itself, as --hba takes it.
+        let mut bytes = [0u8; 32];
+        bytes[..8].fill(0xff);
+        bytes[20] = 0x0f;
+        let m = Hba::from_bytes(bytes);
+        let d = m.describe();
+        assert_eq!(
+            d,
+            format!("a map of its own (68 of 256 buckets the primary's; --hba {m})")
+        );
+        assert_eq!(
+            d.rsplit("--hba ")
+                .next()
+                .map(|h| h.trim_end_matches(')').parse::<Hba>().ok()),
+            Some(Some(m))
+        );
+    }
 
     #[test]
     fn bit_layout_is_byte_b_shr_3_bit_b_and_7() {

@@ -231,7 +231,7 @@ pub fn text(a: &DhcpLbAnalyser, out: &mut String) {
                 .map(|(kind, c)| {
                     // Named by kind: the majority map is often the same as the best split
                     // (printed alone, it read as the same candidate twice).
-                    let hba = c.hba.to_string();
+                    let hba = c.hba.describe();
                     let label = match kind.as_str() {
                         "split" => "best split ",
                         "majority" => "each bucket's majority ",
@@ -250,8 +250,15 @@ pub fn text(a: &DhcpLbAnalyser, out: &mut String) {
                 c.join("; ")
             ));
         }
+        // As wide as the longer name (a DUID-LLT is 41 characters), so the columns line up.
+        let w = [Role::Primary, Role::Secondary]
+            .iter()
+            .map(|&r| reg.name(p.server(r)).chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(6);
         out.push_str(&format!(
-            "  {:<40} {:<9} {:>8} {:>7} {:>7} {:>9} {:>10}\n",
+            "  {:<w$} {:<9} {:>8} {:>7} {:>7} {:>9} {:>10}\n",
             "server", "role", "answers", "buckets", "share", "expected", "deviations"
         ));
         let total: u64 = st.answers.iter().sum();
@@ -263,7 +270,7 @@ pub fn text(a: &DhcpLbAnalyser, out: &mut String) {
             };
             let pct = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
             out.push_str(&format!(
-                "  {:<40} {:<9} {:>8} {:>7} {:>7} {:>9} {:>10}\n",
+                "  {:<w$} {:<9} {:>8} {:>7} {:>7} {:>9} {:>10}\n",
                 reg.name(p.server(r)),
                 r.name(),
                 st.answers[k],
