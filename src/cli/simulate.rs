@@ -99,6 +99,7 @@ pub fn parse_pe(spec: &str, policy: PolicyKind) -> std::result::Result<PeSpec, S
         format!("--pe {spec}: the id `{label}` is not a 32-bit number (decimal or 0x...)")
     })?;
     let mut settings = PeSettings::new(policy);
+    let mut given: Vec<&'static str> = Vec::new();
     for pair in rest.into_iter().flat_map(|r| r.split(',')) {
         if pair.trim().is_empty() {
             continue;
@@ -108,7 +109,22 @@ pub fn parse_pe(spec: &str, policy: PolicyKind) -> std::result::Result<PeSpec, S
         };
         let value = value.trim();
         let bad = |e: String| format!("--pe {spec}: {}: {e}", key.trim());
-        match key.trim().to_ascii_lowercase().as_str() {
+        let canonical = match key.trim().to_ascii_lowercase().as_str() {
+            "weight" => "weight",
+            "priority" => "priority",
+            "load" => "load",
+            "degradation" | "load-degradation" | "load_degradation" => "degradation",
+            _ => "",
+        };
+        if !canonical.is_empty() {
+            if given.contains(&canonical) {
+                return Err(format!(
+                    "--pe {spec}: {canonical} is given twice (which one was meant?)"
+                ));
+            }
+            given.push(canonical);
+        }
+        match canonical {
             "weight" => {
                 settings.weight = parse_u32(value)
                     .map_err(|_| bad(format!("`{value}` is not a 32-bit number")))?;
@@ -118,12 +134,13 @@ pub fn parse_pe(spec: &str, policy: PolicyKind) -> std::result::Result<PeSpec, S
                     .map_err(|_| bad(format!("`{value}` is not a 32-bit number")))?;
             }
             "load" => settings.load = parse_scaled(value).map_err(bad)?,
-            "degradation" | "load-degradation" | "load_degradation" => {
+            "degradation" => {
                 settings.load_degradation = parse_scaled(value).map_err(bad)?;
             }
-            other => {
+            _ => {
                 return Err(format!(
-                    "--pe {spec}: unknown key `{other}`; use weight, priority, load or degradation"
+                    "--pe {spec}: unknown key `{}`; use weight, priority, load or degradation",
+                    key.trim()
                 ))
             }
         }
@@ -224,5 +241,21 @@ mod tests {
         assert!(parse_pe("1:load", PolicyKind::LeastUsed).is_err());
         assert!(parse_pe("1:load=120%", PolicyKind::LeastUsed).is_err());
         assert!(parse_pe("1:weight=-1", PolicyKind::WeightedRandom).is_err());
+        assert_eq!(
+            parse_pe("1:weight=5,Weight=6", PolicyKind::WeightedRandom).err(),
+            Some("--pe 1:weight=5,Weight=6: weight is given twice (which one was meant?)".into())
+        );
+        assert!(parse_pe(
+            "1:degradation=1%,load_degradation=2%",
+            PolicyKind::LeastUsed
+        )
+        .is_err());
+        assert_eq!(
+            parse_pe("1:colour=red", PolicyKind::RoundRobin).err(),
+            Some(
+                "--pe 1:colour=red: unknown key `colour`; use weight, priority, load or degradation"
+                    .into()
+            )
+        );
     }
 }

@@ -367,7 +367,7 @@ impl TcpTracker {
                 errors.push(DecodeError::new(
                     ctx.frame_offset.unwrap_or(0),
                     format!(
-                        "{lost} bytes of the TCP stream {}:{} → {}:{} were not captured: the data after them waited {:.1} s and the other direction is silent (a one-way capture?); skipped",
+                        "{lost} bytes of the TCP stream {}:{} → {}:{} are missing (not captured, or in a frame that could not be decoded): the data after them waited {:.1} s and the other direction is silent (a one-way capture?); skipped",
                         out.src, out.sport, out.dst, out.dport, ctx.time - since
                     ),
                 ));
@@ -604,7 +604,7 @@ fn skip_acked(
     errors.push(DecodeError::new(
         offset,
         format!(
-            "{lost} bytes of the TCP stream {}:{} → {}:{} were not captured (this segment acknowledges them); skipped",
+            "{lost} bytes of the TCP stream {}:{} → {}:{} are missing (not captured, or in a frame that could not be decoded) and this segment acknowledges them; skipped",
             out.src, out.sport, out.dst, out.dport
         ),
     ));
@@ -886,7 +886,7 @@ mod tests {
         assert_eq!(r.errors.len(), 1);
         assert!(
             r.errors[0].what.contains(
-                "2 bytes of the TCP stream 10.0.0.1:40000 → 10.0.0.2:647 were not captured: the data after them waited 3.5 s"
+                "2 bytes of the TCP stream 10.0.0.1:40000 → 10.0.0.2:647 are missing (not captured, or in a frame that could not be decoded): the data after them waited 3.5 s"
             ),
             "{}",
             r.errors[0].what

@@ -169,6 +169,32 @@ fn kea_pair() {
 /// The text report folds the 33 unanswered SOLICITs of server2's outage into their first
 /// finding and a line counting the other 32; `--all-findings` lists each finding.
 #[test]
+fn a_profile_without_the_family_says_so_and_replays_nothing() {
+    let Some(file) = common::shared_capture("dhcp-kea/kea-2.2-ha-load-balancing-v6.pcap") else {
+        return;
+    };
+    // ISC DHCP balances only DHCPv4: asked to judge the Kea pair by it, check says why it
+    // does not, rather than that the servers answered too little.
+    let out = common::poolshark()
+        .arg("check")
+        .arg(&file)
+        .args(["--profile", "isc", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["dhcp_lb"]["pairs"], serde_json::json!([]));
+    assert_eq!(
+        j["dhcp_lb"]["no_pair"],
+        serde_json::json!([{
+            "family": "dhcpv6",
+            "why": "--profile isc does not balance dhcpv6 (the server it models balances only dhcpv4): these servers are not replayed; --profile kea or draft does"
+        }])
+    );
+    assert_eq!(by_rule(&j, "dhcp.lb.no-answer").len(), 0);
+}
+
+#[test]
 fn kea_outage_folds_in_the_text_report() {
     let Some(file) = common::shared_capture("dhcp-kea/kea-2.2-ha-load-balancing-v6.pcap") else {
         return;

@@ -262,10 +262,10 @@ fn a_one_way_capture_that_missed_a_segment_loses_only_that_segment() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let error = stdout
         .lines()
-        .find(|l| l.contains("were not captured"))
+        .find(|l| l.contains("are missing (not captured"))
         .expect("the frame that gave the hole up has the error");
     assert!(
-        error.contains("520 bytes of the TCP stream 192.0.2.1:647 → 192.0.2.2:36549 were not captured: the data after them waited 5.0 s and the other direction is silent"),
+        error.contains("520 bytes of the TCP stream 192.0.2.1:647 → 192.0.2.2:36549 are missing (not captured, or in a frame that could not be decoded): the data after them waited 5.0 s and the other direction is silent"),
         "{error}"
     );
 

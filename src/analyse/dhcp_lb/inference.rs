@@ -351,6 +351,30 @@ fn infer_family(r: &Replayed, settings: &Settings, family: Family) -> (Option<Pa
         .chain(Pair::addresses(&r.registry, ab[1]).iter())
         .any(|a| r.connects.contains_key(a))
         || !matches!(r.failover(ab[0], ab[1], r.end), PairState::Unknown);
+    if let Some((p, _)) = settings.profile {
+        let has_family = match family {
+            Family::V4 => p.v4.is_some(),
+            Family::V6 => p.v6.is_some(),
+        };
+        if !has_family {
+            let others: Vec<&str> = candidates_for(family, &Settings::default(), false)
+                .iter()
+                .map(|p| p.name)
+                .collect();
+            let other = match family {
+                Family::V4 => Family::V6,
+                Family::V6 => Family::V4,
+            };
+            report.no_pair = Some(format!(
+                "--profile {} does not balance {} (the server it models balances only {}): these servers are not replayed; --profile {} does",
+                p.name,
+                family.name(),
+                other.name(),
+                others.join(" or ")
+            ));
+            return (None, report);
+        }
+    }
     let mut best: Option<(i64, &'static Profile, Option<HbaChoice>)> = None;
     let eligible = eligible(r, settings, ab, family);
     for p in candidates_for(family, settings, failover_present) {
