@@ -28,6 +28,7 @@ use super::handle::{pe_hex, pe_list, pe_text};
 use super::membership::{MemberInfo, Membership};
 use super::rules::{Draft, Rule};
 use crate::analyse::policy::pool::Scratch;
+use crate::analyse::policy::profile::WrrRule;
 use crate::analyse::policy::{
     percent_of, Method, PeSettings, PolicyKind, Pool, Profile, Rng, Share,
 };
@@ -297,7 +298,11 @@ impl ProfilePool {
                 ),
             ));
         }
-        let uses_weight = policy.uses().weight;
+        // RSPLIB's weighted round robin sorts a weight-0 member like any other (its virtual
+        // counter 0 puts it first in its round): only the texts' list leaves it out.
+        let uses_weight = policy.uses().weight
+            && !(policy == PolicyKind::WeightedRoundRobin
+                && self.profile.wrr == WrrRule::RoundCounter);
         let zero: Vec<u32> = distinct
             .iter()
             .copied()
@@ -704,6 +709,31 @@ mod tests {
         assert!(c.drafts.is_empty());
         assert_eq!(pp[0].fit.answers(), 1);
         assert_eq!(c.probabilities, vec![(1, 0.0, 0.0), (2, 1.0, 1.0)]);
+
+        // Weighted round robin: the texts' list leaves a weight-0 member out; RSPLIB's round
+        // counter sorts it first in its round (rsplib's poolpolicy weightedRoundRobinComparison).
+        let w = |x| PeSettings::new(PolicyKind::WeightedRoundRobin).with_weight(x);
+        for (profile, zero_weight_is_wrong) in [(&RFC5356, true), (&RSPLIB, false)] {
+            let mut m = Membership::default();
+            let mut pp = [ProfilePool::new(profile)];
+            member(&mut m, &mut pp, 1, Wire::WeightedRoundRobin, w(0));
+            member(&mut m, &mut pp, 2, Wire::WeightedRoundRobin, w(1));
+            let reference = pp[0].pool().unwrap().answer(1, &mut Rng::new(0));
+            assert_eq!(
+                reference.contains(&1),
+                !zero_weight_is_wrong,
+                "{}",
+                profile.name
+            );
+            let c = pp[0].check(&m, Some(1), &[1], 1).unwrap();
+            assert_eq!(
+                rules(&c).contains(&"rserpool.zero-weight"),
+                zero_weight_is_wrong,
+                "{}: {:?}",
+                profile.name,
+                rules(&c)
+            );
+        }
 
         let mut m = Membership::default();
         let mut pp = [ProfilePool::new(&crate::analyse::policy::DRAFT01)];
