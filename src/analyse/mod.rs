@@ -110,6 +110,21 @@ impl Report {
         self.findings.push(f);
     }
 
+    /// Records a finding counted in the window of `series` rather than its own subject's, and
+    /// under `member` there: a DHCP server's finding in its pair's series, where the server's
+    /// answers are (the server has no series of its own).
+    pub fn push_in(
+        &mut self,
+        mut f: finding::Finding,
+        t: Timestamp,
+        series: &finding::Subject,
+        member: Option<&str>,
+    ) {
+        f.time = Some(t);
+        self.timeline.member_finding(t, series, member);
+        self.findings.push(f);
+    }
+
     /// Counts `n` findings of one rule, subject and time that are not listed.
     pub fn tally(
         &mut self,

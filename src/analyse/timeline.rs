@@ -1,12 +1,18 @@
 //! What the statistics and the terminal UI plot: for every subject (an RSerPool pool, a DHCP
 //! server pair, a failover pool), per time window, how often each member was chosen against what
-//! the reference predicts, gauges (free and backup leases, registered PEs), and the findings.
+//! the reference predicts, gauges (free and backup leases), the members registered, and the
+//! findings (a DHCP pair's also per server).
 //!
 //! Analysers record into it as they replay; windows are `interval` long from the first frame.
 //! Memory is bounded: past `max_windows` windows a subject's series is coarsened (neighbouring
 //! windows merged, the interval doubled), so a long capture costs the same as a short one.
+//!
+//! A subject whose membership the analyser gives ([`Timeline::set_members`]: an RSerPool pool)
+//! lists in every window each member registered at any time in it, chosen or not, and counts
+//! them at the window's start, at its end and at the most; its windows run without gaps while
+//! it has members (a window with no answers is one in which the members were all idle).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::finding::Subject;
 use crate::source::Timestamp;
@@ -23,14 +29,36 @@ pub struct MemberCounts {
     pub expected_first: f64,
     /// The same for being anywhere in the answer.
     pub expected_any: f64,
+    /// Findings about this member (a DHCP server of a pair: counted in the pair's window too).
+    pub findings: u64,
 }
 
 impl MemberCounts {
-    fn add(&mut self, o: &MemberCounts) {
-        self.first += o.first;
-        self.any += o.any;
+    pub fn add(&mut self, o: &MemberCounts) {
+        self.first = self.first.saturating_add(o.first);
+        self.any = self.any.saturating_add(o.any);
         self.expected_first += o.expected_first;
         self.expected_any += o.expected_any;
+        self.findings = self.findings.saturating_add(o.findings);
+    }
+}
+
+/// How many members were registered in a window (subjects whose membership is tracked).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Registered {
+    /// At the window's start.
+    pub start: u64,
+    /// At its end (for the last window: at the capture's end).
+    pub end: u64,
+    /// The most at any time in it.
+    pub max: u64,
+}
+
+impl Registered {
+    /// `later` follows this window: the start stays, the end is the later one's.
+    pub fn merge(&mut self, later: &Registered) {
+        self.end = later.end;
+        self.max = self.max.max(later.max);
     }
 }
 
@@ -42,21 +70,60 @@ pub struct Window {
     /// Answers (resolutions, DHCP replies) in the window.
     pub answers: u64,
     pub members: BTreeMap<String, MemberCounts>,
-    /// Last value in the window of each gauge (e.g. "free", "backup", "pes").
+    /// Last value in the window of each gauge (e.g. "free", "backup"): the value at its end.
     pub gauges: BTreeMap<String, f64>,
     pub findings: u64,
+    /// Members registered (a subject whose membership is tracked, else `None`).
+    pub registered: Option<Registered>,
 }
 
+/// The name under which [`Window::level`] gives the members registered at a window's end.
+pub const REGISTERED_LEVEL: &str = "pes";
+
 impl Window {
-    fn merge(&mut self, o: Window) {
-        self.answers += o.answers;
+    /// The value at the window's end of a gauge, or of the members registered
+    /// ([`REGISTERED_LEVEL`], a pool's PEs): what a chart of levels plots.
+    pub fn level(&self, name: &str) -> Option<f64> {
+        match self.gauges.get(name) {
+            Some(v) => Some(*v),
+            None if name == REGISTERED_LEVEL => self.registered.map(|r| r.end as f64),
+            None => None,
+        }
+    }
+
+    /// The names [`Window::level`] answers for in this window.
+    pub fn level_names(&self) -> impl Iterator<Item = &str> {
+        let registered = self
+            .registered
+            .filter(|_| !self.gauges.contains_key(REGISTERED_LEVEL))
+            .map(|_| REGISTERED_LEVEL);
+        self.gauges.keys().map(String::as_str).chain(registered)
+    }
+
+    /// Adds `o`, the window that follows this one.
+    pub fn merge(&mut self, o: Window) {
+        self.answers = self.answers.saturating_add(o.answers);
         for (k, v) in o.members {
             self.members.entry(k).or_default().add(&v);
         }
         // The later window's gauges are the later values.
         self.gauges.extend(o.gauges);
-        self.findings += o.findings;
+        self.findings = self.findings.saturating_add(o.findings);
+        self.registered = match (self.registered, o.registered) {
+            (Some(mut a), Some(b)) => {
+                a.merge(&b);
+                Some(a)
+            }
+            (a, b) => a.or(b),
+        };
     }
+}
+
+/// A member that left a subject: how it was described and its expected share while it was in.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Former {
+    pub description: String,
+    pub expected_share: Option<f64>,
 }
 
 /// The series of one subject.
@@ -71,17 +138,63 @@ pub struct Series {
     pub members: BTreeMap<String, String>,
     /// Expected long-run share of first places by member, as the reference currently predicts.
     pub expected_share: BTreeMap<String, f64>,
+    /// Members that were registered and left (tracked subjects), as they were last described;
+    /// one that comes back leaves this list.
+    pub left: BTreeMap<String, Former>,
+    /// The members registered now, for a subject whose membership is tracked
+    /// ([`Timeline::set_members`]); `None` for the others.
+    pub registered: Option<BTreeSet<String>>,
 }
 
 impl Series {
+    /// Whether the windows up to now run without gaps: members are registered.
+    fn filling(&self) -> bool {
+        self.registered.as_ref().is_some_and(|r| !r.is_empty())
+    }
+
+    /// Windows [`Series::window`] would add for `index`.
+    fn windows_needed(&self, index: u64) -> u64 {
+        match self.windows.last() {
+            Some(w) if w.index >= index => 0,
+            Some(w) if self.filling() => index - w.index,
+            _ => 1,
+        }
+    }
+
+    /// A new window: with every member registered now, idle so far.
+    fn new_window(&self, index: u64) -> Window {
+        let mut w = Window {
+            index,
+            ..Window::default()
+        };
+        if let Some(now) = &self.registered {
+            let n = now.len() as u64;
+            w.registered = Some(Registered {
+                start: n,
+                end: n,
+                max: n,
+            });
+            w.members = now
+                .iter()
+                .map(|m| (m.clone(), MemberCounts::default()))
+                .collect();
+        }
+        w
+    }
+
     fn window(&mut self, index: u64) -> &mut Window {
         // Windows arrive in time order; a late one (reordered capture) joins the last window.
-        let need_new = self.windows.last().is_none_or(|w| w.index < index);
-        if need_new {
-            self.windows.push(Window {
-                index,
-                ..Window::default()
-            });
+        // While members are registered, the windows in between are made too: they were there.
+        let from = match self.windows.last() {
+            Some(w) if w.index >= index => None,
+            Some(w) if self.filling() => Some(w.index + 1),
+            _ => Some(index),
+        };
+        if let Some(from) = from {
+            for i in from..=index {
+                let w = self.new_window(i);
+                self.windows.push(w);
+            }
         }
         let last = self.windows.len() - 1;
         &mut self.windows[last]
@@ -230,15 +343,20 @@ impl Timeline {
             s.kind = kind.to_string();
         }
         let ns = elapsed_ns(origin, t);
-        let mut index = ns / s.interval_ns;
         let before = s.windows.len();
-        if s.windows.len() >= self.max_windows && s.windows.last().is_none_or(|w| w.index < index) {
+        // Coarsened until the new windows fit (a gap filled may need several halvings; each
+        // halves the gap too, and 64 leave any interval past u64::MAX).
+        for _ in 0..64 {
+            let need = s.windows_needed(ns / s.interval_ns);
+            let held = s.windows.len() as u64;
+            if need == 0 || held.saturating_add(need) <= self.max_windows as u64 {
+                break;
+            }
             s.coarsen();
-            index = ns / s.interval_ns;
         }
-        s.window(index);
-        // Coarsening leaves at least one window, and window() adds at most one.
-        self.total_windows = self.total_windows + s.windows.len() - before;
+        s.window(ns / s.interval_ns);
+        // The count before may be above or below: coarsening removed, window() added.
+        self.total_windows = (self.total_windows + s.windows.len()).saturating_sub(before);
         s.windows.last_mut()
     }
 
@@ -293,18 +411,36 @@ impl Timeline {
     /// Counts `n` findings at `t`. A finding reported late (held until the end of the run) goes
     /// into the window that holds `t`, or the last one before it, not into the last window.
     pub fn findings(&mut self, t: Timestamp, subject: &Subject, n: u64) {
+        self.count_findings(t, subject, None, n);
+    }
+
+    /// Counts a finding about `member` of `subject` (a server of a DHCP pair): in the subject's
+    /// window, and in the member's counts there.
+    pub fn member_finding(&mut self, t: Timestamp, subject: &Subject, member: Option<&str>) {
+        self.count_findings(t, subject, member, 1);
+    }
+
+    fn count_findings(&mut self, t: Timestamp, subject: &Subject, member: Option<&str>, n: u64) {
+        let add = |w: &mut Window| {
+            w.findings = w.findings.saturating_add(n);
+            if let Some(m) = member {
+                bump(&mut w.members, m, |c| {
+                    c.findings = c.findings.saturating_add(n)
+                });
+            }
+        };
         if let (Some(origin), Some(s)) = (self.origin, self.series.get_mut(subject)) {
             let index = elapsed_ns(origin, t) / s.interval_ns;
             if s.windows.last().is_some_and(|w| w.index > index) {
                 let at = s.windows.partition_point(|w| w.index <= index);
                 if let Some(w) = s.windows.get_mut(at.saturating_sub(1)) {
-                    w.findings += n;
+                    add(w);
                 }
                 return;
             }
         }
         if let Some(w) = self.at(t, subject, "") {
-            w.findings += n;
+            add(w);
         }
     }
 
@@ -331,6 +467,7 @@ impl Timeline {
             return;
         }
         if let Some(s) = self.series.get_mut(subject) {
+            s.left.remove(member);
             s.members.insert(member.to_string(), text);
             match expected_share {
                 Some(x) => {
@@ -343,12 +480,72 @@ impl Timeline {
         }
     }
 
-    /// A member left the subject (deregistered, expired).
-    pub fn remove_member(&mut self, subject: &Subject, member: &str) {
-        if let Some(s) = self.series.get_mut(subject) {
-            s.members.remove(member);
-            s.expected_share.remove(member);
+    /// The capture ended at `t`: every subject with members registered gets its windows up to
+    /// `t` (its members were there, idle, after its last record).
+    pub fn extend_members(&mut self, t: Timestamp) {
+        let open: Vec<Subject> = self
+            .series
+            .iter()
+            .filter(|(_, s)| s.filling())
+            .map(|(k, _)| k.clone())
+            .collect();
+        for subject in open {
+            self.at(t, &subject, "");
         }
+    }
+
+    /// The members of `subject` registered from `t` on (after a registration or a removal):
+    /// from now on its membership is tracked. The window at `t` lists those that were in before
+    /// and those in now; those that left keep their last description in [`Series::left`].
+    pub fn set_members(
+        &mut self,
+        t: Timestamp,
+        subject: &Subject,
+        kind: &str,
+        now: impl IntoIterator<Item = String>,
+    ) {
+        if !self.recording {
+            return;
+        }
+        let now: BTreeSet<String> = now.into_iter().collect();
+        // The window made (with the members before the change), or the current one.
+        if self.at(t, subject, kind).is_none() {
+            return;
+        }
+        let Some(s) = self.series.get_mut(subject) else {
+            return;
+        };
+        let before = s.registered.take().unwrap_or_default();
+        for gone in before.difference(&now) {
+            let description = s.members.remove(gone).unwrap_or_default();
+            let expected_share = s.expected_share.remove(gone);
+            s.left.insert(
+                gone.clone(),
+                Former {
+                    description,
+                    expected_share,
+                },
+            );
+        }
+        for back in now.difference(&before) {
+            s.left.remove(back);
+        }
+        let n = now.len() as u64;
+        if let Some(w) = s.windows.last_mut() {
+            for m in &now {
+                if !w.members.contains_key(m) {
+                    w.members.insert(m.clone(), MemberCounts::default());
+                }
+            }
+            let r = w.registered.get_or_insert(Registered {
+                start: before.len() as u64,
+                end: n,
+                max: n,
+            });
+            r.end = n;
+            r.max = r.max.max(n);
+        }
+        s.registered = Some(now);
     }
 }
 
@@ -483,5 +680,100 @@ mod tests {
         for s in tl.series().values() {
             assert_eq!(s.totals().answers, 2000);
         }
+    }
+
+    fn names(w: &Window) -> Vec<&str> {
+        w.members.keys().map(String::as_str).collect()
+    }
+
+    #[test]
+    fn tracked_members_are_listed_in_every_window_they_were_registered_in() {
+        let mut tl = Timeline::new(10_000_000_000);
+        let pool = Subject::Pool("P".into());
+        let at = |s: i64| Timestamp::new(1000 + s, 0);
+        tl.start(at(0));
+        tl.set_members(at(2), &pool, "pool", ids(&["a"]));
+        tl.set_members(at(3), &pool, "pool", ids(&["a", "b", "c"]));
+        tl.describe(&pool, "c", "weight 1".into(), Some(0.0));
+        // Only a is ever chosen; c is never even in an answer.
+        let exp = vec![("a".to_string(), 1.0, 1.0), ("b".to_string(), 0.0, 1.0)];
+        tl.answer(at(15), &pool, "pool", &ids(&["a", "b"]), &exp);
+        // Nothing recorded from 20 s to 45 s; b leaves at 45 s, a and c at 52 s.
+        tl.set_members(at(45), &pool, "pool", ids(&["a", "c"]));
+        tl.set_members(at(52), &pool, "pool", Vec::new());
+        tl.describe(&pool, "x", "late".into(), None);
+        let s = &tl.series()[&pool];
+        let got: Vec<(u64, Vec<&str>, Option<Registered>)> = s
+            .windows
+            .iter()
+            .map(|w| (w.index, names(w), w.registered))
+            .collect();
+        let r = |start, end, max| Some(Registered { start, end, max });
+        assert_eq!(
+            got,
+            vec![
+                (0, vec!["a", "b", "c"], r(0, 3, 3)),
+                (1, vec!["a", "b", "c"], r(3, 3, 3)),
+                // The windows without records are there: the members were.
+                (2, vec!["a", "b", "c"], r(3, 3, 3)),
+                (3, vec!["a", "b", "c"], r(3, 3, 3)),
+                (4, vec!["a", "b", "c"], r(3, 2, 3)),
+                (5, vec!["a", "c"], r(2, 0, 2)),
+            ]
+        );
+        assert_eq!(s.windows[1].members["c"], MemberCounts::default());
+        assert_eq!(s.left["c"].description, "weight 1");
+        assert_eq!(s.left["c"].expected_share, Some(0.0));
+        assert!(!s.members.contains_key("c"));
+        assert_eq!(s.registered.as_ref().map(BTreeSet::len), Some(0));
+        // The members registered read as a level (the TUI plots it for a pool without answers).
+        assert_eq!(s.windows[4].level("pes"), Some(2.0));
+        assert_eq!(s.windows[4].level_names().collect::<Vec<_>>(), ["pes"]);
+        // Merged windows: counts from the first's start to the second's end.
+        let mut w = s.windows[4].clone();
+        w.merge(s.windows[5].clone());
+        assert_eq!(w.registered, r(3, 0, 3));
+    }
+
+    #[test]
+    fn members_still_registered_reach_the_end_and_gaps_coarsen() {
+        let mut tl = Timeline::new(1_000_000_000).with_bounds(8, 4);
+        let pool = Subject::Pool("P".into());
+        tl.set_members(Timestamp::new(0, 0), &pool, "pool", ids(&["a"]));
+        // A gap of 100 windows cannot be filled within 8: the series coarsens until it fits.
+        tl.extend_members(Timestamp::new(100, 0));
+        let s = &tl.series()[&pool];
+        assert!(s.windows.len() <= 8, "{}", s.windows.len());
+        let last = s.windows.last().expect("a window");
+        assert!(
+            (last.index + 1) * s.interval_ns > 100_000_000_000,
+            "up to the end"
+        );
+        for (i, w) in s.windows.iter().enumerate() {
+            assert_eq!(w.index, i as u64, "no gaps");
+            assert_eq!(names(w), ["a"]);
+        }
+        assert_eq!(tl.total_windows(), s.windows.len());
+    }
+
+    #[test]
+    fn a_members_findings_count_under_it_and_in_the_window() {
+        let mut tl = Timeline::new(1_000_000_000);
+        let pair = Subject::Server("s1+s2".into());
+        let exp = vec![("s1".to_string(), 1.0, 1.0), ("s2".to_string(), 0.0, 0.0)];
+        tl.start(Timestamp::new(0, 0));
+        tl.answer(Timestamp::new(1, 0), &pair, "pair", &ids(&["s1"]), &exp);
+        tl.answer(Timestamp::new(5, 0), &pair, "pair", &ids(&["s1"]), &exp);
+        tl.member_finding(Timestamp::new(5, 1), &pair, Some("s2"));
+        tl.member_finding(Timestamp::new(5, 2), &pair, None);
+        // Late, about an earlier time: into the window before it (1 s; none from 2 s to 5 s).
+        tl.member_finding(Timestamp::new(3, 0), &pair, Some("s1"));
+        let s = &tl.series()[&pair];
+        assert_eq!(tl.series().len(), 1, "no series of a server alone");
+        assert_eq!(s.windows[0].findings, 1);
+        assert_eq!(s.windows[0].members["s1"].findings, 1);
+        assert_eq!(s.windows[1].findings, 2);
+        assert_eq!(s.windows[1].members["s2"].findings, 1);
+        assert_eq!(s.windows[1].members["s1"].findings, 0);
     }
 }

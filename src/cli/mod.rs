@@ -47,6 +47,7 @@ pub enum Command {
     /// Replay a capture through the reference algorithms and report every deviation.
     Check(check::CheckArgs),
     /// Per-pool balance over time and message statistics.
+    #[command(mut_arg("jobs", |a| a.help(stats::JOBS_HELP)))]
     Stats(stats::StatsArgs),
     /// The balance of every pool over time, the findings and their frames, in the terminal.
     Tui(tui::TuiArgs),

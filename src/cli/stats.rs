@@ -18,6 +18,11 @@ use crate::output::stats as out;
 use crate::pipeline::{Decoded, Sink};
 use crate::source::{Frame, SourceError};
 
+/// `--jobs` as `stats` uses it (the shared text describes `check`, which also splits one file's
+/// replays over threads; `stats` does not).
+pub const JOBS_HELP: &str = "Threads: files analysed at once, each read and analysed on a thread \
+of its own [default: the cores available]";
+
 #[derive(clap::Args, Debug)]
 pub struct StatsArgs {
     #[command(flatten)]

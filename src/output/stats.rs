@@ -2,14 +2,26 @@
 
 use std::fmt::Write as _;
 
+use std::collections::BTreeSet;
+
+use crate::analyse::finding::Subject;
 use crate::analyse::msgstats::Row;
-use crate::analyse::timeline::{Series, Timeline, Window};
+use crate::analyse::timeline::{MemberCounts, Registered, Series, Timeline, Window};
 use crate::field::format_float;
 use crate::source::calendar::Civil;
 use crate::source::Timestamp;
 
 fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
+}
+
+/// `part` of `whole` answers as a percentage, `-` when there were none (no share to speak of).
+fn share_of(part: f64, whole: u64) -> String {
+    if whole == 0 {
+        "-".into()
+    } else {
+        pct(part / whole as f64)
+    }
 }
 
 fn secs(ns: u64) -> f64 {
@@ -22,6 +34,19 @@ pub fn window_span(s: &Series, w: &Window) -> (f64, f64) {
     (start, start + secs(s.interval_ns))
 }
 
+/// `ns` nanoseconds after `origin`, as Unix seconds with nine decimals (`1796010890.123456789`).
+pub fn epoch_after(origin: Timestamp, ns: u64) -> String {
+    let total = u128::from(origin.nanos) + u128::from(ns);
+    let secs = i64::try_from(total / 1_000_000_000).unwrap_or(i64::MAX);
+    let nanos = u32::try_from(total % 1_000_000_000).unwrap_or(0);
+    Timestamp::new(origin.secs.saturating_add(secs), nanos).to_string()
+}
+
+/// Seconds from `origin` to `t` (0 before it).
+fn since_origin(origin: Option<Timestamp>, t: Timestamp) -> f64 {
+    origin.map_or(0.0, |o| t.since(o).max(0.0))
+}
+
 pub fn message_table_text(rows: &[Row], out: &mut String) {
     if rows.is_empty() {
         out.push_str("No ASAP, ENRP, DHCP or failover messages.\n");
@@ -30,7 +55,15 @@ pub fn message_table_text(rows: &[Row], out: &mut String) {
     let _ = writeln!(
         out,
         "{:<8} {:<40} {:>8} {:>7} {:>10} {:>19} {:>19} {:>9} {:>9}",
-        "PROTOCOL", "TYPE", "COUNT", "SHARE", "BYTES", "FIRST", "LAST", "RATE/s", "MALFORMED"
+        "PROTOCOL",
+        "TYPE",
+        "COUNT",
+        "SHARE",
+        "BYTES",
+        "FIRST (UTC)",
+        "LAST (UTC)",
+        "RATE/s",
+        "MALFORMED"
     );
     for r in rows {
         let _ = writeln!(
@@ -54,67 +87,151 @@ pub fn clock(t: Timestamp) -> String {
     Civil::from_epoch(t.secs).to_string()
 }
 
-pub fn series_text(tl: &Timeline, out: &mut String) {
-    for (subject, s) in tl.series() {
-        let (kind, name) = subject.kind_and_name();
-        let totals = s.totals();
-        // A subject with findings only (a DHCP server, whose answers its pair counts) has no
-        // analyser's description.
-        let described = if s.kind.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", s.kind)
-        };
-        let _ = writeln!(
-            out,
-            "\n{kind} {name}{described}: {} answers, {} findings, windows of {}s",
-            totals.answers,
-            totals.findings,
-            format_float(secs(s.interval_ns))
-        );
-        for (m, text) in &s.members {
+/// Whether a series is about answers (a pool, a server pair) rather than gauges alone (a failover
+/// pool): it had answers or members.
+fn answering(s: &Series, totals: &Window) -> bool {
+    totals.answers > 0 || !totals.members.is_empty() || s.registered.is_some()
+}
+
+/// Every member a series names: described now, gone, or only seen in its windows.
+fn member_ids(s: &Series, totals: &Window) -> Vec<String> {
+    let mut ids: BTreeSet<&String> = s.members.keys().collect();
+    ids.extend(s.left.keys());
+    ids.extend(totals.members.keys());
+    ids.into_iter().cloned().collect()
+}
+
+/// A member's line under its series' header: how it is (or was last) described, the expected
+/// long-run share of first places the reference gives it, and its counts over all windows.
+fn member_line(s: &Series, totals: &Window, m: &str, findings_too: bool) -> String {
+    let mut text = match (s.members.get(m), s.left.get(m)) {
+        (Some(d), _) => {
             let exp = s
                 .expected_share
                 .get(m)
                 .map(|x| format!(", expected share {}", pct(*x)))
                 .unwrap_or_default();
-            let _ = writeln!(out, "  member {m}: {text}{exp}");
+            format!("{d}{exp}")
+        }
+        (None, Some(f)) => {
+            let exp = f
+                .expected_share
+                .map(|x| format!(" (expected share {} while registered)", pct(x)))
+                .unwrap_or_default();
+            let sep = if f.description.is_empty() { "" } else { ", " };
+            format!("{}{sep}not registered at the end{exp}", f.description)
+        }
+        (None, None) => match &s.registered {
+            Some(now) if now.contains(m) => "registered".into(),
+            Some(_) => "no registration seen".into(),
+            None => String::new(),
+        },
+    };
+    let c = totals.members.get(m).cloned().unwrap_or_default();
+    if !text.is_empty() {
+        text.push_str("; ");
+    }
+    if totals.answers == 0 {
+        text.push_str("no answers");
+    } else {
+        let _ = write!(
+            text,
+            "first in {} and in {} of {} answers",
+            c.first, c.any, totals.answers
+        );
+    }
+    if findings_too {
+        let _ = write!(text, ", {} findings", c.findings);
+    }
+    text
+}
+
+pub fn series_text(tl: &Timeline, out: &mut String) {
+    if let (Some(origin), false) = (tl.origin(), tl.series().is_empty()) {
+        let _ = writeln!(
+            out,
+            "\nWindows are counted from the first frame, {} UTC. Per window and member: answers \
+             with it first and anywhere, each against the count the reference expects (exp).",
+            origin.utc()
+        );
+    }
+    for (subject, s) in tl.series() {
+        let name = subject.kind_and_name().1;
+        let kind = subject.kind_text();
+        let totals = s.totals();
+        let answering = answering(s, &totals);
+        // A DHCP server pair counts each server's findings under it.
+        let member_findings = matches!(subject, Subject::Server(_));
+        let described = if s.kind.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", s.kind)
+        };
+        let answers = match (answering, subject) {
+            (false, _) => String::new(),
+            (true, Subject::Server(_)) => {
+                format!("{} answers to balanced requests, ", totals.answers)
+            }
+            (true, _) => format!("{} answers, ", totals.answers),
+        };
+        let _ = writeln!(
+            out,
+            "\n{kind} {name}{described}: {answers}{} findings, windows of {}s",
+            totals.findings,
+            format_float(secs(s.interval_ns))
+        );
+        for m in member_ids(s, &totals) {
+            let _ = writeln!(
+                out,
+                "  member {m}: {}",
+                member_line(s, &totals, &m, member_findings)
+            );
         }
         for w in &s.windows {
             let (a, b) = window_span(s, w);
-            let gauges: Vec<String> = w
-                .gauges
-                .iter()
-                .map(|(k, v)| format!("{k} {}", format_float(*v)))
-                .collect();
-            let _ = writeln!(
-                out,
-                "  [{:>8}s, {:>8}s) answers {:>6}  findings {:>4}{}{}",
-                format_float(a),
-                format_float(b),
-                w.answers,
-                w.findings,
-                if gauges.is_empty() { "" } else { "  " },
-                gauges.join(", ")
-            );
+            let mut line = format!("  [{:>8}s, {:>8}s)", format_float(a), format_float(b));
+            if answering {
+                let _ = write!(line, " answers {:>6} ", w.answers);
+            }
+            let _ = write!(line, " findings {:>4}", w.findings);
+            if let Some(r) = &w.registered {
+                let _ = write!(
+                    line,
+                    "  pes {} at start, {} at end, {} at most",
+                    r.start, r.end, r.max
+                );
+            }
+            if !w.gauges.is_empty() {
+                let gauges: Vec<String> = w
+                    .gauges
+                    .iter()
+                    .map(|(k, v)| format!("{k} {}", format_float(*v)))
+                    .collect();
+                let _ = write!(line, "  at end: {}", gauges.join(", "));
+            }
+            let _ = writeln!(out, "{line}");
             for (m, c) in &w.members {
-                let n = w.answers.max(1) as f64;
-                let _ = writeln!(
-                    out,
+                let n = w.answers;
+                let mut line = format!(
                     "      {m:<24} first {:>6} ({:>6} exp {:>6})  any {:>6} ({:>6} exp {:>6})",
                     c.first,
-                    pct(c.first as f64 / n),
-                    pct(c.expected_first / n),
+                    share_of(c.first as f64, n),
+                    share_of(c.expected_first, n),
                     c.any,
-                    pct(c.any as f64 / n),
-                    pct(c.expected_any / n)
+                    share_of(c.any as f64, n),
+                    share_of(c.expected_any, n)
                 );
+                if member_findings {
+                    let _ = write!(line, "  findings {:>4}", c.findings);
+                }
+                let _ = writeln!(out, "{line}");
             }
         }
     }
 }
 
 pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
+    let origin = tl.origin();
     let messages: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| {
@@ -126,6 +243,8 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
                 "bytes": r.stats.bytes,
                 "first": r.stats.first.as_f64(),
                 "last": r.stats.last.as_f64(),
+                "first_s": since_origin(origin, r.stats.first),
+                "last_s": since_origin(origin, r.stats.last),
                 "rate": r.rate,
                 "malformed": r.stats.malformed,
             })
@@ -152,18 +271,39 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
                                     "any": c.any,
                                     "expected_first": c.expected_first,
                                     "expected_any": c.expected_any,
+                                    "findings": c.findings,
                                 }),
                             )
                         })
                         .collect();
-                    serde_json::json!({
+                    let mut o = serde_json::json!({
                         "start": a,
                         "end": b,
                         "answers": w.answers,
                         "findings": w.findings,
                         "gauges": w.gauges,
                         "members": members,
-                    })
+                    });
+                    if let (Some(r), Some(m)) = (&w.registered, o.as_object_mut()) {
+                        m.insert(
+                            "pes".into(),
+                            serde_json::json!({"start": r.start, "end": r.end, "max": r.max}),
+                        );
+                    }
+                    o
+                })
+                .collect();
+            let left: serde_json::Map<String, serde_json::Value> = s
+                .left
+                .iter()
+                .map(|(m, f)| {
+                    (
+                        m.clone(),
+                        serde_json::json!({
+                            "description": f.description,
+                            "expected_share": f.expected_share,
+                        }),
+                    )
                 })
                 .collect();
             serde_json::json!({
@@ -172,63 +312,152 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
                 "interval": secs(s.interval_ns),
                 "members": s.members,
                 "expected_share": s.expected_share,
+                "members_left": left,
                 "windows": windows,
             })
         })
         .collect();
     serde_json::json!({
-        "start": tl.origin().map(|t| t.as_f64()),
+        "start": origin.map(|t| t.as_f64()),
         "messages": messages,
         "series": series,
     })
 }
 
-/// One CSV row per (subject, window, member), plus one per (subject, window, gauge); then the
-/// message table as rows of kind `message`.
+/// The CSV header: one table, a row per message type, window, member in a window and gauge in a
+/// window; `kind` says which, and each column means one thing in every row that fills it (see
+/// the README's `stats` section).
+pub const CSV_HEADER: &str = "kind,subject_kind,subject,start_s,end_s,start_epoch,end_epoch,\
+answers,findings,pes_start,pes_end,pes_max,member,first,any,expected_first,expected_any,\
+gauge,end_value,protocol,type,count,share,bytes,rate_per_s,malformed";
+
+/// The columns of [`CSV_HEADER`] a row fills, by name; the others stay empty.
+#[derive(Default)]
+struct CsvRow<'a> {
+    kind: &'a str,
+    subject_kind: &'a str,
+    subject: &'a str,
+    span: Option<(String, String, String, String)>,
+    answers: Option<u64>,
+    findings: Option<u64>,
+    pes: Option<Registered>,
+    member: Option<(&'a str, &'a MemberCounts)>,
+    gauge: Option<(&'a str, f64)>,
+    message: Option<&'a Row>,
+}
+
+impl CsvRow<'_> {
+    fn write(&self, out: &mut String) {
+        let mut f: Vec<String> = vec![
+            self.kind.to_string(),
+            self.subject_kind.to_string(),
+            csv_field(self.subject),
+        ];
+        let (a, b, c, d) = self.span.clone().unwrap_or_default();
+        f.extend([a, b, c, d]);
+        let num = |n: Option<u64>| n.map(|n| n.to_string()).unwrap_or_default();
+        f.push(num(self.answers));
+        f.push(num(self.findings));
+        f.push(num(self.pes.map(|r| r.start)));
+        f.push(num(self.pes.map(|r| r.end)));
+        f.push(num(self.pes.map(|r| r.max)));
+        match self.member {
+            Some((m, c)) => f.extend([
+                csv_field(m),
+                c.first.to_string(),
+                c.any.to_string(),
+                format!("{:.6}", c.expected_first),
+                format!("{:.6}", c.expected_any),
+            ]),
+            None => f.extend(std::iter::repeat_n(String::new(), 5)),
+        }
+        match self.gauge {
+            Some((g, v)) => f.extend([csv_field(g), format_float(v)]),
+            None => f.extend([String::new(), String::new()]),
+        }
+        match self.message {
+            Some(r) => f.extend([
+                r.protocol.name().to_string(),
+                csv_field(&r.message_type),
+                r.stats.count.to_string(),
+                format!("{:.6}", r.share),
+                r.stats.bytes.to_string(),
+                format!("{:.6}", r.rate),
+                r.stats.malformed.to_string(),
+            ]),
+            None => f.extend(std::iter::repeat_n(String::new(), 7)),
+        }
+        out.push_str(&f.join(","));
+        out.push('\n');
+    }
+}
+
+/// The statistics as one CSV table ([`CSV_HEADER`]): the message rows first, then per subject
+/// and window a `window` row, a `member` row per member listed in it and a `gauge` row per gauge.
+/// Times: `start_s`/`end_s` in seconds from the capture's first frame, `start_epoch`/`end_epoch`
+/// the same instants in Unix seconds; a message row's span is its type's first and last message.
 pub fn csv(rows: &[Row], tl: &Timeline, out: &mut String) {
-    out.push_str("kind,subject_kind,subject,start,end,member,answers,first,any,expected_first,expected_any,findings,name,value\n");
+    out.push_str(CSV_HEADER);
+    out.push('\n');
+    let origin = tl.origin().unwrap_or_default();
+    for r in rows {
+        let span = (
+            format_float(since_origin(Some(origin), r.stats.first)),
+            format_float(since_origin(Some(origin), r.stats.last)),
+            r.stats.first.to_string(),
+            r.stats.last.to_string(),
+        );
+        CsvRow {
+            kind: "message",
+            span: Some(span),
+            message: Some(r),
+            ..CsvRow::default()
+        }
+        .write(out);
+    }
     for (subject, s) in tl.series() {
-        let (kind, name) = subject.kind_and_name();
+        let (subject_kind, subject) = subject.kind_and_name();
         for w in &s.windows {
             let (a, b) = window_span(s, w);
+            let start_ns = w.index.saturating_mul(s.interval_ns);
+            let span = (
+                format_float(a),
+                format_float(b),
+                epoch_after(origin, start_ns),
+                epoch_after(origin, start_ns.saturating_add(s.interval_ns)),
+            );
+            let base = || CsvRow {
+                subject_kind,
+                subject,
+                span: Some(span.clone()),
+                ..CsvRow::default()
+            };
+            CsvRow {
+                kind: "window",
+                answers: Some(w.answers),
+                findings: Some(w.findings),
+                pes: w.registered,
+                ..base()
+            }
+            .write(out);
             for (m, c) in &w.members {
-                let _ = writeln!(
-                    out,
-                    "member,{kind},{},{a},{b},{},{},{},{},{:.6},{:.6},{},,",
-                    csv_field(name),
-                    csv_field(m),
-                    w.answers,
-                    c.first,
-                    c.any,
-                    c.expected_first,
-                    c.expected_any,
-                    w.findings
-                );
+                CsvRow {
+                    kind: "member",
+                    findings: Some(c.findings),
+                    member: Some((m, c)),
+                    ..base()
+                }
+                .write(out);
             }
             for (g, v) in &w.gauges {
-                let _ = writeln!(
-                    out,
-                    "gauge,{kind},{},{a},{b},,{},,,,,{},{},{v}",
-                    csv_field(name),
-                    w.answers,
-                    w.findings,
-                    csv_field(g)
-                );
+                CsvRow {
+                    kind: "gauge",
+                    gauge: Some((g, *v)),
+                    ..base()
+                }
+                .write(out);
             }
         }
-    }
-    for r in rows {
-        let _ = writeln!(
-            out,
-            "message,{},,{},{},,{},,,,,{},{},{}",
-            r.protocol.name(),
-            r.stats.first.as_f64(),
-            r.stats.last.as_f64(),
-            r.stats.count,
-            r.stats.malformed,
-            csv_field(&r.message_type),
-            r.stats.bytes
-        );
     }
 }
 

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::analyse::timeline::{MemberCounts, Series, Window};
+use crate::analyse::timeline::{Series, Window};
 
 /// The display interval multiples `+` and `-` step through: 1, 2, 5, 10, 20, 50, ...
 pub fn next_multiple(m: u64) -> u64 {
@@ -33,23 +33,24 @@ pub fn effective_interval(series_ns: u64, display_ns: u64) -> u64 {
     series_ns.saturating_mul(display_ns.div_ceil(series_ns).max(1))
 }
 
-fn add_counts(into: &mut MemberCounts, o: &MemberCounts) {
-    into.first = into.first.saturating_add(o.first);
-    into.any = into.any.saturating_add(o.any);
-    into.expected_first += o.expected_first;
-    into.expected_any += o.expected_any;
-}
-
-/// Adds window `w` (later in time) to `into`: counts add up, gauges keep their later values.
+/// Adds window `w` (later in time) to `into`: counts add up, gauges keep their later values,
+/// the members registered run from the earlier start to the later end.
 fn add_window(into: &mut Window, w: &Window) {
     into.answers = into.answers.saturating_add(w.answers);
     into.findings = into.findings.saturating_add(w.findings);
     for (m, c) in &w.members {
-        add_counts(into.members.entry(m.clone()).or_default(), c);
+        into.members.entry(m.clone()).or_default().add(c);
     }
     for (g, v) in &w.gauges {
         into.gauges.insert(g.clone(), *v);
     }
+    into.registered = match (into.registered, w.registered) {
+        (Some(mut a), Some(b)) => {
+            a.merge(&b);
+            Some(a)
+        }
+        (a, b) => a.or(b),
+    };
 }
 
 /// The series' windows merged into columns of `effective_interval(series, display_ns)`:
@@ -81,7 +82,7 @@ pub fn buckets(series: &Series, display_ns: u64) -> (u64, Vec<(u64, Window)>) {
 pub enum PlotKind {
     /// Each member's share of first places, 0 to 100 %.
     Shares,
-    /// Gauge values (free, backup, PEs registered, ...).
+    /// Gauge values (free, backup, PEs registered, ...): [`Window::level`].
     Gauges,
 }
 
@@ -143,13 +144,14 @@ pub fn member_ids(series: &Series) -> Vec<String> {
     ids.into_iter().cloned().collect()
 }
 
-/// Every gauge the series has, in a fixed order.
+/// Every gauge the series has (the members registered as one, see [`Window::level`]), in a
+/// fixed order.
 pub fn gauge_names(series: &Series) -> Vec<String> {
-    let mut names: BTreeSet<&String> = BTreeSet::new();
+    let mut names: BTreeSet<&str> = BTreeSet::new();
     for w in &series.windows {
-        names.extend(w.gauges.keys());
+        names.extend(w.level_names());
     }
-    names.into_iter().cloned().collect()
+    names.into_iter().map(str::to_string).collect()
 }
 
 /// Letters for gauges: the first letter of the name when it is still free ("free" F, "backup"
@@ -177,7 +179,11 @@ pub fn gauge_symbols(names: &[String]) -> Vec<char> {
 pub fn kind(series: &Series) -> Option<PlotKind> {
     if series.windows.iter().any(|w| w.answers > 0) {
         Some(PlotKind::Shares)
-    } else if series.windows.iter().any(|w| !w.gauges.is_empty()) {
+    } else if series
+        .windows
+        .iter()
+        .any(|w| w.level_names().next().is_some())
+    {
         Some(PlotKind::Gauges)
     } else {
         None
@@ -280,12 +286,12 @@ fn gauge_traces(
             let mut last = buckets
                 .iter()
                 .take_while(|(i, _)| *i < first)
-                .filter_map(|(_, w)| w.gauges.get(&name).copied())
+                .filter_map(|(_, w)| w.level(&name))
                 .last();
             let values = visible
                 .iter()
                 .map(|w| {
-                    if let Some(v) = w.and_then(|w| w.gauges.get(&name).copied()) {
+                    if let Some(v) = w.and_then(|w| w.level(&name)) {
                         last = Some(v);
                     }
                     last
@@ -306,7 +312,7 @@ fn gauge_traces(
 fn gauge_range(buckets: &[(u64, Window)]) -> (f64, f64) {
     let values = buckets
         .iter()
-        .flat_map(|(_, w)| w.gauges.values().copied())
+        .flat_map(|(_, w)| w.level_names().filter_map(|n| w.level(n)))
         .filter(|v| v.is_finite());
     let (lo, hi) = values.fold((0.0f64, f64::NEG_INFINITY), |(lo, hi), v| {
         (lo.min(v), hi.max(v))
@@ -329,6 +335,7 @@ pub fn row_of(v: f64, lo: f64, hi: f64, rows: u16) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analyse::timeline::MemberCounts;
     use std::collections::BTreeMap;
 
     const S: u64 = 1_000_000_000;
@@ -339,6 +346,7 @@ mod tests {
             any: first,
             expected_first,
             expected_any: expected_first,
+            findings: 0,
         }
     }
 

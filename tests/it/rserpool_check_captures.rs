@@ -387,13 +387,21 @@ fn the_timeline_counts_every_answer_and_its_expectation() {
         assert_eq!(got, want);
         assert_eq!(t.answers, 150);
     }
-    // The RR-Pool gauge ends at 0: every PE deregistered before the capture ends (tshark counts
-    // 32 Deregistrations, one per PE of the README's nine pools).
+    // The RR-Pool's PEs end at 0: every PE deregistered before the capture ends (tshark counts
+    // 32 Deregistrations, one per PE of the README's nine pools); its last window still lists
+    // the four left then, and counts them at its start and at most.
     let rr = &series[&Subject::Pool("RR-Pool".into())];
+    let last = rr.windows.last().expect("a window");
+    assert_eq!(last.level("pes"), Some(0.0));
     assert_eq!(
-        rr.windows.last().and_then(|w| w.gauges.get("pes")).copied(),
-        Some(0.0)
+        last.registered,
+        Some(poolshark::analyse::timeline::Registered {
+            start: 4,
+            end: 0,
+            max: 4
+        })
     );
+    assert_eq!(last.members.len(), 4, "{:?}", last.members);
 }
 
 /// The capture's README gives each pool's PEs at the first registrar (RR-Pool 5 PEs, WRR-Pool

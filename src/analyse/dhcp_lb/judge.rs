@@ -144,15 +144,17 @@ fn finding(
     }
 }
 
-/// Records a finding; one about a server is counted in its pair's windows too, where the pair's
-/// answers are (`stats` and the TUI show the pair's balance and its deviations together).
+/// Records a finding, counted in its pair's series (where the pair's answers are, so that `stats`
+/// and the TUI show the balance and its deviations together): one about a server under that
+/// server's member entry, one about the pair under the pair alone. A server has no series of its
+/// own, which would show its findings beside no answers.
 fn push(report: &mut Report, pair: &Pair, f: Finding, time: Timestamp) {
-    if !matches!(&f.subject, Subject::Server(s) if *s == pair.name) {
-        report
-            .timeline
-            .finding(time, &Subject::Server(pair.name.clone()));
-    }
-    report.push(f, time);
+    let member = match &f.subject {
+        Subject::Server(s) if *s != pair.name => Some(s.clone()),
+        _ => None,
+    };
+    let series = Subject::Server(pair.name.clone());
+    report.push_in(f, time, &series, member.as_deref());
 }
 
 /// The timeline's record of one answered transmission: who answered (owner first), against who
@@ -178,7 +180,10 @@ fn record_answer(
         // Degraded: whichever server is serving may answer.
         vec![(name(owner), 0.5, 0.5), (name(other), 0.5, 0.5)]
     };
-    let kind = format!("DHCP pair ({}, {})", pair.profile.name, pair.hba);
+    let kind = format!(
+        "DHCP pair (profile {}, buckets {})",
+        pair.profile.name, pair.hba
+    );
     report.timeline.answer(
         time,
         &Subject::Server(pair.name.clone()),

@@ -138,8 +138,13 @@ impl Analyser for RserpoolReplay {
         }
     }
 
-    fn finish(&mut self, _last: Option<Timestamp>, report: &mut Report) {
+    /// The end: what the replay held, and the pools' windows up to the capture's last frame
+    /// (members still registered were there until then).
+    fn finish(&mut self, last: Option<Timestamp>, report: &mut Report) {
         self.replay.finish(report);
+        if let Some(t) = last {
+            report.timeline.extend_members(t);
+        }
     }
 
     fn report_text(&self, out: &mut String) {

@@ -69,7 +69,7 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
             f,
             body,
             app,
-            "A server's findings are listed here; its share of the clients is plotted under its pair (the entry named a+b).",
+            "No balanced answers yet: the pair's findings, its servers' included, are listed in the findings pane.",
         ),
         (Some(_), None) => note(
             f,

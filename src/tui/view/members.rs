@@ -96,7 +96,7 @@ fn gauge_lines(app: &App, e: &Entry, width: usize) -> Vec<Line<'static>> {
             .series
             .windows
             .iter()
-            .filter_map(|w| w.gauges.get(name).copied())
+            .filter_map(|w| w.level(name))
             .collect();
         let last = values.last().copied().unwrap_or(f64::NAN);
         let min = values.iter().copied().fold(f64::INFINITY, f64::min);

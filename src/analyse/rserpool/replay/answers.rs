@@ -185,9 +185,6 @@ impl Replay {
         report
             .timeline
             .answer(meta.time, s, kind, &chosen, &expected);
-        report
-            .timeline
-            .gauge(meta.time, s, kind, "pes", e.membership.len() as f64);
         if !e.describe_due {
             return;
         }

@@ -424,13 +424,29 @@ impl Replay {
 
     // ----- membership, mirrored into every profile and the timeline -----
 
-    /// The membership changed: the series' name and its `pes` gauge follow.
-    fn gauge(report: &mut Report, t: Timestamp, e: &mut PoolEntry) {
+    /// The membership changed: the series' name follows.
+    fn changed(e: &mut PoolEntry) {
         e.refresh_kind();
         e.most_members = e.most_members.max(e.membership.len());
+    }
+
+    /// The pool's members at every registrar together (each registrar holds its own view of a
+    /// pool, a peer's learnt by ENRP) go to the timeline: its windows list every one registered
+    /// in them and count them. Called on a change of members only, not on every answer. (A
+    /// registrar or a pool evicted at the bounds shows in the timeline at the pool's next change.)
+    fn publish_members(&self, report: &mut Report, t: Timestamp, pool: &PoolHandle, kind: &str) {
+        if !report.timeline.recording() {
+            return;
+        }
+        let ids: std::collections::BTreeSet<u32> = self
+            .registrars
+            .values()
+            .filter_map(|s| s.pools.get(pool))
+            .flat_map(|e| e.membership.members().iter().map(|m| m.pe_id))
+            .collect();
         report
             .timeline
-            .gauge(t, &e.subject, &e.kind, "pes", e.membership.len() as f64);
+            .set_members(t, &subject(pool), kind, ids.into_iter().map(pe_hex));
     }
 
     /// Removes the members whose time ran out (see `membership.rs`), reporting each.
@@ -451,10 +467,11 @@ impl Replay {
             for p in &mut e.profiles {
                 p.removed(r.pe_id, empty);
             }
-            report.timeline.remove_member(&e.subject, &pe_hex(r.pe_id));
         }
         e.describe_due = true;
-        Self::gauge(report, at.time, e);
+        Self::changed(e);
+        let kind = e.kind.clone();
+        self.publish_members(report, at.time, pool, &kind);
         for r in gone {
             let d = removal_draft(&r);
             self.emit_common(report, reg, pool, at, d);
@@ -488,10 +505,14 @@ impl Replay {
                     p.registered(&info);
                 }
                 e.describe_due = true;
-                Self::gauge(report, meta.time, e);
+                Self::changed(e);
+                if added == Added::New {
+                    let kind = e.kind.clone();
+                    self.publish_members(report, meta.time, pool, &kind);
+                }
                 if let Some(s) = info.policy.settings.filter(|_| report.timeline.recording()) {
                     report.timeline.describe(
-                        &e.subject,
+                        &subject(pool),
                         &pe_hex(pe.pe_id),
                         describe_settings(&s),
                         None,
@@ -527,8 +548,9 @@ impl Replay {
             p.removed(pe_id, empty);
         }
         e.describe_due = true;
-        report.timeline.remove_member(&e.subject, &pe_hex(pe_id));
-        Self::gauge(report, meta.time, e);
+        Self::changed(e);
+        let kind = e.kind.clone();
+        self.publish_members(report, meta.time, pool, &kind);
         true
     }
 
