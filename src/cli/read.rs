@@ -316,6 +316,9 @@ impl<W: Write> ReadSink<W> {
                      (`read -V` shows the field names)"
                 );
             }
+            for problem in f.problems() {
+                eprintln!("poolshark: {problem}");
+            }
         }
         if let Some(c) = &self.columns {
             for name in c.unseen() {
