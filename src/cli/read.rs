@@ -387,6 +387,10 @@ impl<W: Write> Sink for ReadSink<W> {
             file.frame(frame, keep, depends_on.copied());
         }
         if !keep || !self.print {
+            // A column's field in a frame not kept was still there (its notice says so).
+            if let Some(c) = &mut self.columns {
+                c.observe(&view);
+            }
             self.pending.clear();
             return;
         }

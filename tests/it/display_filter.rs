@@ -393,3 +393,32 @@ fn values_that_cannot_apply_are_named_at_the_end() {
     assert!(!listed(&out).is_empty());
     assert!(!stderr.contains("could not be compared"), "{stderr}");
 }
+
+/// `-T fields -e F -Y ...`: a field in frames the filter dropped was still there; only a field
+/// in no frame read is named.
+#[test]
+fn fields_notice_counts_frames_not_kept() {
+    let Some(cov) = common::shared_capture("rserpool/asap-enrp-coverage.pcap") else {
+        return;
+    };
+    let fields = |field: &str| {
+        common::poolshark()
+            .args(["read", "--no-progress", "-T", "fields", "-e", field])
+            .args(["-Y", "frame.number < 5"])
+            .arg(&cov)
+            .output()
+            .expect("run poolshark")
+    };
+    // Frames 53 and 55 carry it.
+    let out = fields("enrp.pool_element_pe_identifier");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 4);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("was in no message"), "{stderr}");
+    let out = fields("enrp.pool_element_pe_identifierx");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the field 'enrp.pool_element_pe_identifierx' (-e) was in no message"),
+        "{stderr}"
+    );
+}
