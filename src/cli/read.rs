@@ -316,6 +316,9 @@ impl<W: Write> ReadSink<W> {
                      (`read -V` shows the field names)"
                 );
             }
+            for problem in f.problems() {
+                eprintln!("poolshark: {problem}");
+            }
         }
         if let Some(c) = &self.columns {
             for name in c.unseen() {
@@ -384,6 +387,10 @@ impl<W: Write> Sink for ReadSink<W> {
             file.frame(frame, keep, depends_on.copied());
         }
         if !keep || !self.print {
+            // A column's field in a frame not kept was still there (its notice says so).
+            if let Some(c) = &mut self.columns {
+                c.observe(&view);
+            }
             self.pending.clear();
             return;
         }

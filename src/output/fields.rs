@@ -217,6 +217,17 @@ impl Columns {
         out.push(b'\n');
     }
 
+    /// Notes which tree fields a frame whose line is not written has (the filter dropped it),
+    /// so that [`Self::unseen`] is about every frame read. Only fields not seen yet are looked
+    /// for: nothing once each was found.
+    pub fn observe(&mut self, frame: &FrameView<'_>) {
+        for (c, seen) in self.columns.iter().zip(&mut self.seen) {
+            if !*seen && c.is_tree_field() {
+                *seen = c.present(frame);
+            }
+        }
+    }
+
     /// Tree fields no frame had: a typo, most likely (tshark refuses names it does not know;
     /// poolshark's trees are built per message, so it can only say so at the end).
     pub fn unseen(&self) -> impl Iterator<Item = &str> {

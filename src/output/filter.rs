@@ -1,4 +1,4 @@
-//! Display filters (`read -Y`, `capture -Y`): the part of Wireshark's display-filter language a
+//! Display filters (`read -Y`, `capture -Y`): the part of Wireshark 4.0's display-filter language a
 //! frame of poolshark's can answer.
 //!
 //! ```text
@@ -6,26 +6,41 @@
 //! or     := and { ("||" | "or") and }
 //! and    := unary { ("&&" | "and") unary }
 //! unary  := ("!" | "not") unary | "(" expr ")" | test
-//! test   := NAME [ op VALUE | ["not"] "in" "{" item { "," item } "}" ]
-//! op     := "==" | "eq" | "!=" | "ne" | ">" | "gt" | "<" | "lt" | ">=" | "ge" | "<=" | "le"
+//! test   := NAME [ op (VALUE | NAME) | ["not"] "in" "{" item { "," item } "}" ]
+//! op     := "==" | "eq" | "any_eq" | "!=" | "ne" | "all_ne" | "===" | "all_eq"
+//!         | "!==" | "~=" | "any_ne" | ">" | "gt" | "<" | "lt" | ">=" | "ge" | "<=" | "le"
 //!         | "contains"
 //! item   := VALUE | VALUE ".." VALUE
 //! ```
 //!
-//! A NAME is a protocol (`asap`, `enrp`, `dhcp`, `dhcpv6`, `dhcpfo`; the frame's `ip`, `ipv6`,
-//! `udp`, `tcp`, `sctp`), a field of the messages' trees (the names of `read -V` and of the JSON
-//! records, e.g. `asap.message_type`, `dhcpv6.xid`), a field of the frame (`frame.number`,
-//! `frame.len`, `frame.cap_len`, `frame.time_epoch`, `frame.time_relative`) or of its addresses
-//! and ports (`ip.src`, `ip.dst`, `ip.addr`, `ipv6.*` likewise, `udp.port`, `udp.srcport`,
-//! `udp.dstport`, `tcp.*` and `sctp.*` likewise: the layer the listing shows, the deepest
-//! decoded). A VALUE is a number (decimal or `0x` hex), an
-//! address (`192.0.2.0/24` matches the subnet), bytes (`00:1a:2b`, `00-1a-2b`, `001a2b`, or
-//! quoted text for its own bytes), `true` or `false`, or text (in double quotes when it has
-//! spaces). As in Wireshark, a test holds when any occurrence of the field satisfies it (`in`:
-//! equals an item, or lies in a range item), `a != b` is `!(a == b)` and `a not in {..}` is
-//! `!(a in {..})`. A numeric field also equals the name of its value (`dhcpv6.msgtype ==
-//! "Solicit"`).
+//! Keywords and names are case-sensitive, as in Wireshark. A NAME starts with a protocol poolshark
+//! knows ([`PROTOCOLS`]; anything else is an error, as tshark refuses names it does not know): a
+//! protocol (`asap`, `enrp`, `dhcp`, `dhcpv6`, `dhcpfo`; the frame's `ip`, `ipv6`, `arp`, `udp`,
+//! `tcp`, `sctp`), a field of the messages' trees (the names of `read -V` and of the JSON records,
+//! e.g. `asap.message_type`, `dhcpv6.xid`), a field of the frame (`frame.number`, `frame.len`,
+//! `frame.cap_len`, `frame.time_epoch`, `frame.time_relative`) or of its addresses and ports
+//! (`ip.src`, `ip.dst`, `ip.addr`, `ipv6.*` likewise, `udp.port`, `udp.srcport`, `udp.dstport`,
+//! `tcp.*` and `sctp.*` likewise: the layer the listing shows, the deepest decoded). A VALUE is a
+//! number (decimal or `0x` hex), an address (`192.0.2.0/24` is the subnet), bytes (`00:1a:2b`,
+//! `00-1a-2b`, `001a2b`, or quoted text for its own bytes), `true` or `false`, text (in double
+//! quotes when it has spaces), or the name of a numeric field's value (`dhcpv6.msgtype ==
+//! Solicit`). An unquoted right-hand side that starts with a protocol's name (`udp.srcport`) is a
+//! field, as in tshark: every pair of occurrences is compared.
+//!
+//! The operators mean what they mean in tshark 4.0: `==`, `>`, `<`, `>=`, `<=`, `contains` and
+//! `in` hold when any occurrence of the field satisfies them; `!=` (`ne`, `all_ne`) when the field
+//! is there and no occurrence equals the value; `===` (`all_eq`) when it is there and every
+//! occurrence does; `!==` (`~=`, `any_ne`) when some occurrence differs. So `a != b` is not
+//! `!(a == b)`: a frame without `a` passes the second only. `a not in {..}` is `!(a in {..})`. An
+//! address compares on the bits of the shorter prefix (`ip.addr > 10.0.0.0/8` orders the networks).
+//!
+//! What is known before reading (the frame's numbers, addresses and ports) is checked when the
+//! filter is parsed; the tree fields' types are known only from the messages, so a value that no
+//! occurrence could be compared with (not a number, no such value name, out of the field's range)
+//! is reported at the end ([`Filter::problems`]).
 
+use std::cell::{Cell, RefCell};
+use std::cmp::Ordering;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -34,6 +49,26 @@ use crate::dissect::{Address, FrameSummary};
 use crate::field::{format_float_g15, Base, Field, Value};
 use crate::proto::AppProtocol;
 use crate::source::Timestamp;
+
+/// What a name may start with: poolshark's protocols (`dhcp` is Wireshark's name for DHCPv4), the
+/// frame and its lower layers, and `poolshark` for the fields Wireshark lacks.
+pub const PROTOCOLS: [&str; 15] = [
+    "asap",
+    "enrp",
+    "dhcp",
+    "dhcpv4",
+    "dhcpv6",
+    "dhcpfo",
+    "frame",
+    "eth",
+    "arp",
+    "ip",
+    "ipv6",
+    "udp",
+    "tcp",
+    "sctp",
+    "poolshark",
+];
 
 /// A filter that does not parse: what is wrong and at which byte of the expression.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,8 +85,9 @@ impl fmt::Display for FilterError {
 
 impl std::error::Error for FilterError {}
 
+/// How one occurrence is compared with a value (or with another field's occurrence).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
+enum Rel {
     Eq,
     Ne,
     Gt,
@@ -61,11 +97,61 @@ enum Op {
     Contains,
 }
 
+/// A comparison: the relation, and whether every occurrence must satisfy it (`!=`, `===`: the
+/// field must then be there) or one is enough.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Op {
+    rel: Rel,
+    all: bool,
+}
+
+/// An operator's meaning, from its symbol or word, as tshark 4.0 has them.
+fn operator(text: &str) -> Option<Op> {
+    let (rel, all) = match text {
+        "==" | "eq" | "any_eq" => (Rel::Eq, false),
+        "!=" | "ne" | "all_ne" => (Rel::Ne, true),
+        "===" | "all_eq" => (Rel::Eq, true),
+        "!==" | "~=" | "any_ne" => (Rel::Ne, false),
+        ">" | "gt" => (Rel::Gt, false),
+        "<" | "lt" => (Rel::Lt, false),
+        ">=" | "ge" => (Rel::Ge, false),
+        "<=" | "le" => (Rel::Le, false),
+        "contains" => (Rel::Contains, false),
+        _ => return None,
+    };
+    Some(Op { rel, all })
+}
+
+/// The words of the language (lowercase only, as in Wireshark).
+fn keyword(text: &str) -> Option<Kind> {
+    Some(match text {
+        "and" => Kind::And,
+        "or" => Kind::Or,
+        "not" => Kind::Not,
+        "in" => Kind::In,
+        w => Kind::Op(operator(w)?),
+    })
+}
+
+/// A hint for a keyword written in capitals (`AND`), which Wireshark does not take either.
+fn case_hint(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    if lower != text && keyword(&lower).is_some() {
+        format!(" (keywords are lowercase: '{lower}')")
+    } else {
+        String::new()
+    }
+}
+
 /// A value as written, with every reading of it the field types may ask for.
 #[derive(Clone, Debug)]
 struct Literal {
     text: String,
+    quoted: bool,
+    /// Its byte in the filter.
+    offset: usize,
     int: Option<i128>,
+    /// A finite number.
     float: Option<f64>,
     boolean: Option<bool>,
     /// Hex bytes, or a quoted text's own bytes.
@@ -73,6 +159,113 @@ struct Literal {
     /// An address and the prefix length it covers (32 or 128 without a `/`).
     v4: Option<(Ipv4Addr, u8)>,
     v6: Option<(Ipv6Addr, u8)>,
+    /// Whether the occurrences it met could be compared with it.
+    check: Check,
+}
+
+/// What a run learnt about comparing a value (or a field on the right) with the occurrences it
+/// met: whether any could be compared at all, else why not. Only written until one could (one
+/// flag read per comparison after that), and reported at the end when none could.
+#[derive(Clone, Debug, Default)]
+struct Check {
+    met: Cell<bool>,
+    fit: Cell<bool>,
+    why: Cell<Option<Misfit>>,
+    /// The value names of the occurrences met (a few), for a name that matched none.
+    names: RefCell<Vec<String>>,
+}
+
+/// How many value names a report lists.
+const NAMES_SHOWN: usize = 6;
+
+impl Check {
+    fn record(&self, outcome: Result<(), Misfit>, note: Option<&str>) {
+        self.met.set(true);
+        match outcome {
+            Ok(()) => self.fit.set(true),
+            Err(m) => {
+                if self.why.get().is_none() {
+                    self.why.set(Some(m));
+                }
+                if let (Some(n), Ok(mut names)) = (note, self.names.try_borrow_mut()) {
+                    if names.len() <= NAMES_SHOWN && !names.iter().any(|x| x == n) {
+                        names.push(n.to_string());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Why nothing it met could be compared, when that is so.
+    fn failed(&self) -> Option<Misfit> {
+        if self.met.get() && !self.fit.get() {
+            self.why.get()
+        } else {
+            None
+        }
+    }
+}
+
+/// Why a value could not be compared with an occurrence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Misfit {
+    /// The value is not of the kind the occurrence holds.
+    Not(Sort),
+    /// A number outside what the field's bytes on the wire can hold.
+    OutOfRange(i128, i128),
+    /// A name that was not the occurrence's value name.
+    NoSuchName,
+    /// A value name with `>` and the like: poolshark knows a name only on the occurrences that
+    /// have it, not the number to order by.
+    NameOrdered,
+    /// `contains` on numbers or addresses.
+    NoContains(Sort),
+    /// Two fields' occurrences of different kinds.
+    Sorts(Sort, Sort),
+}
+
+/// The kinds of values, as far as comparing them goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sort {
+    Label,
+    Number,
+    Float,
+    Bool,
+    Bytes,
+    Mac,
+    Text,
+    Ipv4,
+    Ipv6,
+}
+
+impl Sort {
+    fn of(v: &Value) -> Sort {
+        match v {
+            Value::None => Sort::Label,
+            Value::Uint(_) | Value::Int(_) => Sort::Number,
+            Value::Float(_) => Sort::Float,
+            Value::Bool(_) => Sort::Bool,
+            Value::Bytes(_) => Sort::Bytes,
+            Value::Mac(_) => Sort::Mac,
+            Value::Str(_) => Sort::Text,
+            Value::Ipv4(_) => Sort::Ipv4,
+            Value::Ipv6(_) => Sort::Ipv6,
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Sort::Label => "no value of its own (a subtree: test for it alone)",
+            Sort::Number => "whole numbers",
+            Sort::Float => "numbers",
+            Sort::Bool => "booleans (true, false, 1, 0)",
+            Sort::Bytes => "bytes (00:1a:2b, or \"text\" for its bytes)",
+            Sort::Mac => "hardware addresses (00:1a:2b:3c:4d:5e)",
+            Sort::Text => "text",
+            Sort::Ipv4 => "IPv4 addresses (a.b.c.d, or a.b.c.d/prefix for a network)",
+            Sort::Ipv6 => "IPv6 addresses (with an optional /prefix)",
+        }
+    }
 }
 
 /// What a name refers to.
@@ -95,10 +288,30 @@ enum Subject {
     Field(String),
 }
 
+impl Subject {
+    /// The kind of value a frame-level subject holds (a tree field's is known only from the
+    /// messages).
+    fn sort(&self) -> Option<Sort> {
+        match self {
+            Subject::Frame(FrameField::TimeEpoch | FrameField::TimeRelative) => Some(Sort::Float),
+            Subject::Frame(_) | Subject::Port { .. } => Some(Sort::Number),
+            Subject::Addr { v6: false, .. } => Some(Sort::Ipv4),
+            Subject::Addr { v6: true, .. } => Some(Sort::Ipv6),
+            _ => None,
+        }
+    }
+
+    fn is_protocol(&self) -> bool {
+        matches!(self, Subject::App(_) | Subject::Lower(_))
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Lower {
     Ip,
     Ipv6,
+    /// ARP (and RARP, which Wireshark's `arp` covers too).
+    Arp,
     Transport(&'static str),
 }
 
@@ -124,9 +337,25 @@ enum Expr {
     Or(Box<Expr>, Box<Expr>),
     And(Box<Expr>, Box<Expr>),
     Not(Box<Expr>),
-    Test(Subject, Option<(Op, Literal)>),
+    /// The subject is there.
+    Has(Subject),
+    /// The subject compared with a value.
+    Value(Subject, Op, Box<Literal>),
+    /// Two fields compared, every occurrence of one with every occurrence of the other.
+    Fields(Box<FieldPair>),
     /// `in {..}`: each item a value, or a range with its upper end.
     In(Subject, Vec<(Literal, Option<Literal>)>),
+}
+
+#[derive(Clone, Debug)]
+struct FieldPair {
+    left: Subject,
+    op: Op,
+    right: Subject,
+    names: (String, String),
+    /// The right-hand name's byte in the filter.
+    at: usize,
+    check: Check,
 }
 
 /// A parsed display filter.
@@ -161,7 +390,7 @@ impl Filter {
         if let Some(t) = p.tokens.get(p.at) {
             return Err(FilterError {
                 offset: t.offset,
-                what: format!("unexpected '{}'", t.text),
+                what: format!("unexpected '{}'{}", t.text, case_hint(&t.text)),
             });
         }
         let mut fields = Vec::new();
@@ -169,7 +398,8 @@ impl Filter {
         Ok(Filter { expr, fields })
     }
 
-    /// Whether the frame passes. Records which named fields occurred, for [`Self::unseen_fields`].
+    /// Whether the frame passes. Records which named fields occurred, for [`Self::unseen_fields`],
+    /// and which values could be compared, for [`Self::problems`].
     pub fn matches(&mut self, frame: &FrameView<'_>) -> bool {
         for (name, seen) in &mut self.fields {
             if !*seen {
@@ -191,6 +421,100 @@ impl Filter {
             .map(|(n, _)| n.as_str())
             .collect()
     }
+
+    /// What in the filter could not apply to the messages read, each a sentence: a value that no
+    /// occurrence of its tree field it met could be compared with (tshark refuses such a filter
+    /// before reading, from its table of field types, which poolshark does not have), or two
+    /// fields whose occurrences never could be.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        problems(&self.expr, &mut out);
+        out
+    }
+}
+
+fn problems(e: &Expr, out: &mut Vec<String>) {
+    match e {
+        Expr::Or(a, b) | Expr::And(a, b) => {
+            problems(a, out);
+            problems(b, out);
+        }
+        Expr::Not(a) => problems(a, out),
+        Expr::Value(Subject::Field(name), _, lit) => literal_problem(name, lit, out),
+        Expr::In(Subject::Field(name), items) => {
+            for (lo, hi) in items {
+                literal_problem(name, lo, out);
+                if let Some(hi) = hi {
+                    literal_problem(name, hi, out);
+                }
+            }
+        }
+        Expr::Fields(p) => {
+            let (a, b) = (&p.names.0, &p.names.1);
+            let reason = match p.check.failed() {
+                None => return,
+                Some(Misfit::Sorts(x, y)) => {
+                    format!("{a} holds {} and {b} {}", x.describe(), y.describe())
+                }
+                Some(Misfit::NoContains(s)) => {
+                    format!("'contains' does not apply to {}", s.describe())
+                }
+                Some(_) => format!("{a} or {b} has {}", Sort::Label.describe()),
+            };
+            out.push(format!(
+                "the display filter compares {a} with {b} (byte {}), but no occurrence of one \
+                 could be compared with one of the other: {reason}",
+                p.at
+            ));
+        }
+        Expr::Has(_) | Expr::Value(..) | Expr::In(..) => {}
+    }
+}
+
+fn literal_problem(name: &str, lit: &Literal, out: &mut Vec<String>) {
+    let Some(why) = lit.check.failed() else {
+        return;
+    };
+    let names = lit.check.names.borrow();
+    let mut listed = names
+        .iter()
+        .take(NAMES_SHOWN)
+        .map(|n| format!("'{n}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > NAMES_SHOWN {
+        listed.push_str(", ...");
+    }
+    let reason = match why {
+        Misfit::Not(Sort::Label) => format!("{name} has {}", Sort::Label.describe()),
+        Misfit::Not(Sort::Number) | Misfit::NoSuchName if !names.is_empty() => format!(
+            "it is neither a number nor one of the value names of {name} seen ({listed}): a \
+             misspelt name, or a value that no message here had"
+        ),
+        Misfit::Not(s) | Misfit::Sorts(s, _) => {
+            format!("{name} holds {}, and it is not one", s.describe())
+        }
+        Misfit::NoSuchName => format!("{name} had no value names, and it is not a number"),
+        Misfit::OutOfRange(lo, hi) => {
+            format!("it is outside {lo}..{hi}, what {name}'s bytes on the wire can hold")
+        }
+        Misfit::NameOrdered => format!(
+            "it is not a number, and a value name can be tested with ==, !=, ===, !==, ~= and \
+             in {{..}} but not ordered (poolshark knows {name}'s names only from the messages); \
+             give the number"
+        ),
+        Misfit::NoContains(s) => {
+            format!(
+                "'contains' does not apply to {name}, which holds {}",
+                s.describe()
+            )
+        }
+    };
+    out.push(format!(
+        "the display filter's value '{}' (byte {}) could not be compared with {name} in any \
+         message read: {reason}",
+        lit.text, lit.offset
+    ));
 }
 
 /// A field to extract (`read -T fields -e NAME`): any name a filter can test.
@@ -217,6 +541,11 @@ impl Column {
     /// lack), not a protocol or a field of the frame.
     pub fn is_tree_field(&self) -> bool {
         matches!(self.subject, Subject::Field(_))
+    }
+
+    /// Whether the frame has it (for a tree field: whether a message has one).
+    pub fn present(&self, f: &FrameView<'_>) -> bool {
+        present(&self.subject, f)
     }
 
     /// Each occurrence in the frame, as tshark's `-T fields` writes it: numbers in the base the
@@ -289,18 +618,24 @@ fn seconds_between(earlier: Timestamp, later: Timestamp) -> String {
 }
 
 fn collect_fields(e: &Expr, out: &mut Vec<(String, bool)>) {
+    let mut add = |s: &Subject| {
+        if let Subject::Field(name) = s {
+            if !out.iter().any(|(n, _)| n == name) {
+                out.push((name.clone(), false));
+            }
+        }
+    };
     match e {
         Expr::Or(a, b) | Expr::And(a, b) => {
             collect_fields(a, out);
             collect_fields(b, out);
         }
         Expr::Not(a) => collect_fields(a, out),
-        Expr::Test(Subject::Field(name), _) | Expr::In(Subject::Field(name), _) => {
-            if !out.iter().any(|(n, _)| n == name) {
-                out.push((name.clone(), false));
-            }
+        Expr::Has(s) | Expr::Value(s, ..) | Expr::In(s, _) => add(s),
+        Expr::Fields(p) => {
+            add(&p.left);
+            add(&p.right);
         }
-        Expr::Test(..) | Expr::In(..) => {}
     }
 }
 
@@ -340,29 +675,33 @@ fn tokenize(s: &str) -> Result<Vec<Token>, FilterError> {
     let b = s.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
-    while i < b.len() {
+    while let Some(&c) = b.get(i) {
         let start = i;
-        let two = b.get(i..i + 2).unwrap_or(&[]);
-        let (kind, len) = match (b[i], two) {
-            (c, _) if c.is_ascii_whitespace() => {
-                i += 1;
-                continue;
-            }
-            (_, b"==") => (Kind::Op(Op::Eq), 2),
-            (_, b"!=") => (Kind::Op(Op::Ne), 2),
-            (_, b">=") => (Kind::Op(Op::Ge), 2),
-            (_, b"<=") => (Kind::Op(Op::Le), 2),
-            (_, b"&&") => (Kind::And, 2),
-            (_, b"||") => (Kind::Or, 2),
-            (b'>', _) => (Kind::Op(Op::Gt), 1),
-            (b'<', _) => (Kind::Op(Op::Lt), 1),
-            (b'!', _) => (Kind::Not, 1),
-            (b'(', _) => (Kind::Open, 1),
-            (b')', _) => (Kind::Close, 1),
-            (b'{', _) => (Kind::SetOpen, 1),
-            (b'}', _) => (Kind::SetClose, 1),
-            (b',', _) => (Kind::Comma, 1),
-            (b'"', _) => {
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let ahead = |n: usize| b.get(i..i + n).unwrap_or(&[]);
+        // The longest symbol first: `!==` before `!=` before `!`.
+        let symbol = [3, 2, 1].into_iter().find_map(|n| {
+            let text = std::str::from_utf8(ahead(n)).ok()?;
+            let kind = match text {
+                "&&" => Kind::And,
+                "||" => Kind::Or,
+                "!" => Kind::Not,
+                "(" => Kind::Open,
+                ")" => Kind::Close,
+                "{" => Kind::SetOpen,
+                "}" => Kind::SetClose,
+                "," => Kind::Comma,
+                t if !t.bytes().any(|c| c.is_ascii_alphanumeric()) => Kind::Op(operator(t)?),
+                _ => return None,
+            };
+            Some((kind, n))
+        });
+        let (kind, len) = match symbol {
+            Some(s) => s,
+            None if c == b'"' => {
                 let (text, len) = quoted(s, i)?;
                 out.push(Token {
                     kind: Kind::Quoted,
@@ -372,26 +711,11 @@ fn tokenize(s: &str) -> Result<Vec<Token>, FilterError> {
                 i += len;
                 continue;
             }
-            (c, _) if word_byte(c) => {
+            None if word_byte(c) => {
                 let len = b[i..].iter().take_while(|&&c| word_byte(c)).count();
-                let text = &s[i..i + len];
-                let kind = match text.to_ascii_lowercase().as_str() {
-                    "and" => Kind::And,
-                    "or" => Kind::Or,
-                    "not" => Kind::Not,
-                    "eq" => Kind::Op(Op::Eq),
-                    "ne" => Kind::Op(Op::Ne),
-                    "gt" => Kind::Op(Op::Gt),
-                    "lt" => Kind::Op(Op::Lt),
-                    "ge" => Kind::Op(Op::Ge),
-                    "le" => Kind::Op(Op::Le),
-                    "contains" => Kind::Op(Op::Contains),
-                    "in" => Kind::In,
-                    _ => Kind::Word,
-                };
-                (kind, len)
+                (keyword(&s[i..i + len]).unwrap_or(Kind::Word), len)
             }
-            _ => {
+            None => {
                 let c = s[i..].chars().next().unwrap_or('?');
                 return Err(FilterError {
                     offset: i,
@@ -517,10 +841,10 @@ impl Parser {
             Some(Kind::Op(op)) => Some(op),
             Some(Kind::In) => None,
             _ if negated_in => None,
-            _ => return Ok(Expr::Test(subject, None)),
+            _ => return Ok(Expr::Has(subject)),
         };
         let op_at = self.here();
-        if matches!(subject, Subject::App(_) | Subject::Lower(_)) {
+        if subject.is_protocol() {
             return Err(FilterError {
                 offset: op_at,
                 what: format!(
@@ -531,7 +855,13 @@ impl Parser {
         }
         let Some(op) = op else {
             self.at += if negated_in { 2 } else { 1 };
-            let set = Expr::In(subject, self.set()?);
+            let items = self.set()?;
+            for (lo, hi) in &items {
+                for l in std::iter::once(lo).chain(hi) {
+                    check_value(&subject, &name.text, l)?;
+                }
+            }
+            let set = Expr::In(subject, items);
             return Ok(if negated_in {
                 Expr::Not(Box::new(set))
             } else {
@@ -539,8 +869,83 @@ impl Parser {
             });
         };
         self.at += 1;
+        if op.rel == Rel::Contains {
+            if let Some(sort) = subject.sort() {
+                return Err(FilterError {
+                    offset: op_at,
+                    what: format!(
+                        "'contains' does not apply to {}, which holds {}",
+                        name.text,
+                        sort.describe()
+                    ),
+                });
+            }
+        }
+        // An unquoted name starting with a protocol is a field, as in tshark.
+        if let Some(t) = self.peek().filter(|t| is_field_name(t)).cloned() {
+            self.at += 1;
+            return self.field_pair(subject, name, op, op_at, &t);
+        }
         let value = self.value()?;
-        Ok(Expr::Test(subject, Some((op, value))))
+        check_value(&subject, &name.text, &value)?;
+        Ok(Expr::Value(subject, op, Box::new(value)))
+    }
+
+    /// `left op right` with a field on the right; what is known of both is checked now.
+    fn field_pair(
+        &mut self,
+        left: Subject,
+        name: &Token,
+        op: Op,
+        op_at: usize,
+        right: &Token,
+    ) -> Result<Expr, FilterError> {
+        let err = |offset: usize, what: String| Err(FilterError { offset, what });
+        let r = subject(&right.text).map_err(|what| FilterError {
+            offset: right.offset,
+            what,
+        })?;
+        if r.is_protocol() {
+            return err(
+                right.offset,
+                format!(
+                    "'{}' is a protocol: it can be tested for, not compared with",
+                    right.text
+                ),
+            );
+        }
+        if let Some(sort) = r.sort().filter(|_| op.rel == Rel::Contains) {
+            return err(
+                op_at,
+                format!(
+                    "'contains' does not apply to {}, which holds {}",
+                    right.text,
+                    sort.describe()
+                ),
+            );
+        }
+        if let (Some(a), Some(b)) = (left.sort(), r.sort()) {
+            if a != b {
+                return err(
+                    right.offset,
+                    format!(
+                        "{} and {} cannot be compared: one holds {}, the other {}",
+                        name.text,
+                        right.text,
+                        a.describe(),
+                        b.describe()
+                    ),
+                );
+            }
+        }
+        Ok(Expr::Fields(Box::new(FieldPair {
+            left,
+            op,
+            right: r,
+            names: (name.text.clone(), right.text.clone()),
+            at: right.offset,
+            check: Check::default(),
+        })))
     }
 
     /// A value where one must be; the error names the token before.
@@ -548,7 +953,7 @@ impl Parser {
         match self.peek() {
             Some(t) if matches!(t.kind, Kind::Word | Kind::Quoted) => {
                 let quoted = t.kind == Kind::Quoted;
-                let l = literal(&t.text, quoted);
+                let l = literal(&t.text, quoted, t.offset);
                 self.at += 1;
                 Ok(l)
             }
@@ -564,6 +969,47 @@ impl Parser {
         }
     }
 
+    /// A set's item: a value, or a range `low..high` (with spaces around `..` or not).
+    fn item(&mut self) -> Result<(Literal, Option<Literal>), FilterError> {
+        let Some(t) = self.peek().cloned() else {
+            return Ok((self.value()?, None));
+        };
+        let split = t.text.split_once("..").filter(|_| t.kind == Kind::Word);
+        let (lo, (hi, at)) = match split {
+            Some(("", _)) => {
+                return Err(FilterError {
+                    offset: t.offset,
+                    what: "expected a value before '..'".into(),
+                })
+            }
+            Some((lo, hi)) => {
+                self.at += 1;
+                let at = t.offset + lo.len() + 2;
+                (literal(lo, false, t.offset), (hi.to_string(), at))
+            }
+            None => {
+                let lo = self.value()?;
+                let range = self
+                    .peek()
+                    .filter(|n| n.kind == Kind::Word && n.text.starts_with(".."))
+                    .map(|n| (n.text[2..].to_string(), n.offset + 2));
+                match range {
+                    Some(hi) => {
+                        self.at += 1;
+                        (lo, hi)
+                    }
+                    None => return Ok((lo, None)),
+                }
+            }
+        };
+        let hi = if hi.is_empty() {
+            self.value()?
+        } else {
+            literal(&hi, false, at)
+        };
+        Ok((lo, Some(hi)))
+    }
+
     /// `{ item, ... }` after `in`: values and `low..high` ranges.
     fn set(&mut self) -> Result<Vec<(Literal, Option<Literal>)>, FilterError> {
         if self.peek().map(|t| &t.kind) != Some(&Kind::SetOpen) {
@@ -575,18 +1021,16 @@ impl Parser {
         self.at += 1;
         let mut items = Vec::new();
         loop {
-            let range = self
-                .peek()
-                .filter(|t| t.kind == Kind::Word)
-                .and_then(|t| t.text.split_once(".."))
-                .map(|(lo, hi)| (literal(lo, false), literal(hi, false)));
-            match range {
-                Some((lo, hi)) => {
-                    self.at += 1;
-                    items.push((lo, Some(hi)));
-                }
-                None => items.push((self.value()?, None)),
+            if let Some(t) = self.peek().filter(|t| is_field_name(t)) {
+                return Err(FilterError {
+                    offset: t.offset,
+                    what: format!(
+                        "'{}' is a field: poolshark takes values in a set, not fields",
+                        t.text
+                    ),
+                });
             }
+            items.push(self.item()?);
             match self.peek().map(|t| t.kind.clone()) {
                 Some(Kind::Comma) => self.at += 1,
                 Some(Kind::SetClose) => {
@@ -604,6 +1048,87 @@ impl Parser {
     }
 }
 
+/// Whether an unquoted word on the right is a field (or protocol) name rather than a value: it
+/// starts with a protocol's name, alone or before a dot, as tshark reads it.
+fn is_field_name(t: &Token) -> bool {
+    t.kind == Kind::Word
+        && valid_name(&t.text)
+        && PROTOCOLS.contains(&t.text.split('.').next().unwrap_or(""))
+}
+
+fn valid_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-')
+}
+
+/// A value against a frame-level subject, whose type is known: an error (at the value's byte)
+/// when it cannot be one, as tshark gives. Tree fields are checked on the messages instead.
+fn check_value(s: &Subject, name: &str, lit: &Literal) -> Result<(), FilterError> {
+    let Some(sort) = s.sort() else {
+        return Ok(());
+    };
+    let what = if lit.quoted {
+        format!("{name} holds {}, not quoted text", sort.describe())
+    } else {
+        match s {
+            Subject::Frame(FrameField::TimeEpoch | FrameField::TimeRelative) => {
+                if plain_decimal(&lit.text) {
+                    return Ok(());
+                }
+                format!(
+                    "'{}' is not a number of seconds (like 12 or 0.25) for {name}",
+                    lit.text
+                )
+            }
+            Subject::Addr { v6, .. } => {
+                let (ok, width, family) = match v6 {
+                    false => (lit.v4.is_some(), 32, "IPv4"),
+                    true => (lit.v6.is_some(), 128, "IPv6"),
+                };
+                if ok {
+                    return Ok(());
+                }
+                let addr_ok = |a: &str| match v6 {
+                    false => a.parse::<Ipv4Addr>().is_ok(),
+                    true => a.parse::<Ipv6Addr>().is_ok(),
+                };
+                match lit.text.split_once('/') {
+                    Some((a, p)) if addr_ok(a) => {
+                        format!("the prefix '/{p}' is not a length from 0 to {width}")
+                    }
+                    _ => format!("'{}' is not an {family} address for {name}", lit.text),
+                }
+            }
+            _ => {
+                let max = match s {
+                    Subject::Port { .. } => i128::from(u16::MAX),
+                    _ => i128::from(u32::MAX),
+                };
+                match lit.int {
+                    Some(i) if (0..=max).contains(&i) => return Ok(()),
+                    Some(_) => format!("'{}' is outside {name}'s range 0..{max}", lit.text),
+                    None => format!("'{}' is not a whole number, which {name} holds", lit.text),
+                }
+            }
+        }
+    };
+    Err(FilterError {
+        offset: lit.offset,
+        what,
+    })
+}
+
+/// `12`, `-3`, `0.25`, `1.`: what tshark takes for a time in seconds.
+fn plain_decimal(s: &str) -> bool {
+    let s = s.strip_prefix('-').unwrap_or(s);
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    !(int.is_empty() && frac.is_empty())
+        && int.bytes().all(|b| b.is_ascii_digit())
+        && frac.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// The listing's name of a transport (`FrameSummary::protocol`) for its filter name.
 fn transport(proto: &str) -> Option<&'static str> {
     match proto {
@@ -616,12 +1141,33 @@ fn transport(proto: &str) -> Option<&'static str> {
 
 /// What a name refers to, or why it cannot be used.
 fn subject(name: &str) -> Result<Subject, String> {
-    let valid = name.starts_with(|c: char| c.is_ascii_alphabetic())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-');
-    if !valid {
+    if !valid_name(name) {
         return Err(format!("'{name}' is neither a field nor a protocol name"));
+    }
+    let (proto, rest) = name.split_once('.').unwrap_or((name, ""));
+    if !PROTOCOLS.contains(&proto) {
+        let lower = name.to_ascii_lowercase();
+        if keyword(&lower).is_some() {
+            return Err(format!(
+                "'{name}' is not a keyword: keywords are lowercase ('{lower}'), as in Wireshark"
+            ));
+        }
+        let known = PROTOCOLS.join(", ");
+        let hint = match lower.split('.').next() {
+            Some(p) if PROTOCOLS.contains(&p) => format!(": names are lowercase ('{lower}')"),
+            _ => String::new(),
+        };
+        return Err(if rest.is_empty() {
+            format!(
+                "'{name}' is not a protocol poolshark knows ({known}; names are \
+                 case-sensitive){hint}"
+            )
+        } else {
+            format!(
+                "'{name}' is neither a field nor a protocol name: '{proto}' is not a protocol \
+                 poolshark knows ({known}; names are case-sensitive){hint}"
+            )
+        });
     }
     if let Some(p) = AppProtocol::ALL.iter().find(|p| p.name() == name) {
         return Ok(Subject::App(p.name()));
@@ -632,7 +1178,6 @@ fn subject(name: &str) -> Result<Subject, String> {
         "addr" | "port" => Some(Which::Either),
         _ => None,
     };
-    let (proto, rest) = name.split_once('.').unwrap_or((name, ""));
     if let Some(t) = transport(proto) {
         return match (rest, which(rest)) {
             ("", _) => Ok(Subject::Lower(Lower::Transport(t))),
@@ -645,6 +1190,10 @@ fn subject(name: &str) -> Result<Subject, String> {
         ("dhcp", ..) => Subject::App(AppProtocol::Dhcpv4.name()),
         ("ip", ..) => Subject::Lower(Lower::Ip),
         ("ipv6", ..) => Subject::Lower(Lower::Ipv6),
+        ("arp", ..) => Subject::Lower(Lower::Arp),
+        ("poolshark", ..) => {
+            return Err("'poolshark' is no protocol: poolshark's own fields are poolshark.*".into())
+        }
         ("frame.number", ..) => Subject::Frame(FrameField::Number),
         ("frame.len", ..) => Subject::Frame(FrameField::Len),
         ("frame.cap_len", ..) => Subject::Frame(FrameField::CapLen),
@@ -654,7 +1203,7 @@ fn subject(name: &str) -> Result<Subject, String> {
             v6: proto == "ipv6",
             which,
         },
-        (_, "frame" | "ip" | "ipv6" | "eth", _) => return Err(not_kept(name)),
+        (_, "frame" | "ip" | "ipv6" | "eth" | "arp", _) => return Err(not_kept(name)),
         _ => Subject::Field(name.to_string()),
     })
 }
@@ -662,14 +1211,18 @@ fn subject(name: &str) -> Result<Subject, String> {
 fn not_kept(name: &str) -> String {
     format!(
         "'{name}' is not kept by poolshark: of the lower layers, filters see frame.number, \
-         frame.len, frame.cap_len, frame.time_epoch, frame.time_relative, ip/ipv6 .src .dst .addr \
-         and udp/tcp/sctp .port .srcport .dstport"
+         frame.len, frame.cap_len, frame.time_epoch, frame.time_relative, ip/ipv6 .src .dst .addr, \
+         udp/tcp/sctp .port .srcport .dstport, and the protocols ip, ipv6, arp, udp, tcp, sctp"
     )
 }
 
-fn literal(text: &str, quoted: bool) -> Literal {
+fn literal(text: &str, quoted: bool, offset: usize) -> Literal {
     let int = if quoted { None } else { parse_int(text) };
-    let float = if quoted { None } else { text.parse().ok() };
+    let float = if quoted {
+        None
+    } else {
+        text.parse::<f64>().ok().filter(|x| x.is_finite())
+    };
     let boolean = match text.to_ascii_lowercase().as_str() {
         "true" | "1" => Some(true),
         "false" | "0" => Some(false),
@@ -679,16 +1232,25 @@ fn literal(text: &str, quoted: bool) -> Literal {
         Some((a, p)) => (a, p.parse::<u8>().ok()),
         None => (text, None),
     };
-    let v4 = addr
-        .parse::<Ipv4Addr>()
-        .ok()
-        .and_then(|a| Some((a, prefix.map_or(Some(32), |p| (p <= 32).then_some(p))?)));
-    let v6 = addr
-        .parse::<Ipv6Addr>()
-        .ok()
-        .and_then(|a| Some((a, prefix.map_or(Some(128), |p| (p <= 128).then_some(p))?)));
+    let has_prefix = text.contains('/');
+    let prefix_within = |width: u8| match prefix {
+        Some(p) if p <= width => Some(p),
+        Some(_) => None,
+        None if has_prefix => None,
+        None => Some(width),
+    };
+    let v4 = (!quoted)
+        .then(|| addr.parse::<Ipv4Addr>().ok())
+        .flatten()
+        .and_then(|a| Some((a, prefix_within(32)?)));
+    let v6 = (!quoted)
+        .then(|| addr.parse::<Ipv6Addr>().ok())
+        .flatten()
+        .and_then(|a| Some((a, prefix_within(128)?)));
     Literal {
         text: text.to_string(),
+        quoted,
+        offset,
         int,
         float,
         boolean,
@@ -700,6 +1262,7 @@ fn literal(text: &str, quoted: bool) -> Literal {
         },
         v4,
         v6,
+        check: Check::default(),
     }
 }
 
@@ -743,22 +1306,63 @@ fn eval(e: &Expr, f: &FrameView<'_>) -> bool {
         Expr::Or(a, b) => eval(a, f) || eval(b, f),
         Expr::And(a, b) => eval(a, f) && eval(b, f),
         Expr::Not(a) => !eval(a, f),
-        Expr::Test(s, None) => present(s, f),
-        Expr::Test(s, Some((Op::Ne, lit))) => {
-            !any(s, f, &mut |v, note| compare_value(v, note, Op::Eq, lit))
+        Expr::Has(s) => present(s, f),
+        Expr::Value(s, op, lit) => quantified(s, f, op.all, &mut |v, note, len| {
+            compare_literal(v, note, len, op.rel, lit)
+        }),
+        Expr::Fields(p) => {
+            let mut right = Vec::new();
+            each(&p.right, f, &mut |v, _, _| {
+                right.push(v.clone());
+                false
+            });
+            if right.is_empty() {
+                return false;
+            }
+            quantified(&p.left, f, p.op.all, &mut |v, _, _| {
+                let mut pair = |w: &Value| {
+                    let (holds, fit) = compare_values(v, w, p.op.rel);
+                    if !p.check.fit.get() {
+                        p.check.record(fit, None);
+                    }
+                    holds
+                };
+                if p.op.all {
+                    right.iter().all(&mut pair)
+                } else {
+                    right.iter().any(&mut pair)
+                }
+            })
         }
-        Expr::Test(s, Some((op, lit))) => {
-            any(s, f, &mut |v, note| compare_value(v, note, *op, lit))
-        }
-        Expr::In(s, items) => any(s, f, &mut |v, note| {
+        Expr::In(s, items) => each(s, f, &mut |v, note, len| {
             items.iter().any(|(lo, hi)| match hi {
-                None => compare_value(v, note, Op::Eq, lo),
+                None => compare_literal(v, note, len, Rel::Eq, lo),
                 Some(hi) => {
-                    compare_value(v, note, Op::Ge, lo) && compare_value(v, note, Op::Le, hi)
+                    compare_literal(v, note, len, Rel::Ge, lo)
+                        && compare_literal(v, note, len, Rel::Le, hi)
                 }
             })
         }),
     }
+}
+
+/// Whether one occurrence of the subject passes `test` or, with `all`, whether the subject is
+/// there and every occurrence passes.
+fn quantified(
+    s: &Subject,
+    f: &FrameView<'_>,
+    all: bool,
+    test: &mut impl FnMut(&Value, Option<&str>, usize) -> bool,
+) -> bool {
+    if !all {
+        return each(s, f, test);
+    }
+    let mut there = false;
+    let failed = each(s, f, &mut |v, note, len| {
+        there = true;
+        !test(v, note, len)
+    });
+    there && !failed
 }
 
 fn present(s: &Subject, f: &FrameView<'_>) -> bool {
@@ -767,14 +1371,11 @@ fn present(s: &Subject, f: &FrameView<'_>) -> bool {
         Subject::Lower(l) => match l {
             Lower::Ip => matches!(f.summary.src, Some(Address::Ip(IpAddr::V4(_)))),
             Lower::Ipv6 => matches!(f.summary.src, Some(Address::Ip(IpAddr::V6(_)))),
+            Lower::Arp => matches!(f.summary.protocol, "ARP" | "RARP"),
             Lower::Transport(p) => f.summary.protocol == *p,
         },
         Subject::Frame(_) => true,
-        Subject::Addr { .. } | Subject::Port { .. } => {
-            let mut any = false;
-            lower_values(s, f, &mut |_| any = true);
-            any
-        }
+        Subject::Addr { .. } | Subject::Port { .. } => each(s, f, &mut |_, _, _| true),
         Subject::Field(name) => f
             .records
             .iter()
@@ -782,22 +1383,23 @@ fn present(s: &Subject, f: &FrameView<'_>) -> bool {
     }
 }
 
-/// Whether any value of the subject in the frame passes `test` (given the value and its name).
-fn any(
+/// Calls `test` on each value of the subject in the frame (with its value name and its length
+/// on the wire, 0 when unknown) until it returns true; whether one did.
+fn each(
     s: &Subject,
     f: &FrameView<'_>,
-    test: &mut impl FnMut(&Value, Option<&str>) -> bool,
+    test: &mut impl FnMut(&Value, Option<&str>, usize) -> bool,
 ) -> bool {
     match s {
         Subject::Field(name) => f.records.iter().any(|r| {
             occurrences(&r.fields, name, &mut |fld| {
-                test(&fld.value, fld.note.as_deref())
+                test(&fld.value, fld.note.as_deref(), fld.len)
             })
         }),
         _ => {
             let mut hit = false;
             lower_values(s, f, &mut |v| {
-                hit = hit || test(&v, None);
+                hit = hit || test(&v, None, 0);
             });
             hit
         }
@@ -848,48 +1450,126 @@ fn occurrences(fields: &[Field], name: &str, test: &mut impl FnMut(&Field) -> bo
         .any(|f| (f.name == name && test(f)) || occurrences(&f.children, name, test))
 }
 
-fn compare_value(v: &Value, note: Option<&str>, op: Op, lit: &Literal) -> bool {
-    use std::cmp::Ordering;
-    let order = |o: Option<Ordering>| match (o, op) {
-        (Some(o), Op::Eq) => o == Ordering::Equal,
-        (Some(o), Op::Gt) => o == Ordering::Greater,
-        (Some(o), Op::Lt) => o == Ordering::Less,
-        (Some(o), Op::Ge) => o != Ordering::Less,
-        (Some(o), Op::Le) => o != Ordering::Greater,
-        _ => false,
+/// `rel` between one occurrence and a value; notes whether they could be compared at all.
+fn compare_literal(v: &Value, note: Option<&str>, len: usize, rel: Rel, lit: &Literal) -> bool {
+    let (holds, fit) = compare_value(v, note, len, rel, lit);
+    if !lit.check.fit.get() {
+        lit.check.record(fit, note);
+    }
+    holds
+}
+
+/// Whether an ordering satisfies `rel` (`contains` is not an ordering: false).
+fn ordered(o: Ordering, rel: Rel) -> bool {
+    match rel {
+        Rel::Eq => o == Ordering::Equal,
+        Rel::Ne => o != Ordering::Equal,
+        Rel::Gt => o == Ordering::Greater,
+        Rel::Lt => o == Ordering::Less,
+        Rel::Ge => o != Ordering::Less,
+        Rel::Le => o != Ordering::Greater,
+        Rel::Contains => false,
+    }
+}
+
+/// The values a number of `len` bytes on the wire can hold (widened to the value itself, for a
+/// field whose value is not its bytes as they are).
+fn int_range(v: &Value, len: usize) -> (i128, i128) {
+    let bits = if (1..8).contains(&len) {
+        8 * len as u32
+    } else {
+        64
     };
-    // A numeric field equals the name of its value ("Solicit", "Round Robin").
-    let named = || {
-        op == Op::Eq
-            && note.is_some_and(|n| {
-                n.eq_ignore_ascii_case(&lit.text)
-                    || n.split(" (")
-                        .next()
-                        .is_some_and(|n| n.eq_ignore_ascii_case(&lit.text))
-            })
-    };
-    let bytes = |b: &[u8]| match op {
-        Op::Contains => lit.bytes.as_deref().is_some_and(|l| contains(b, l)),
-        _ => order(lit.bytes.as_deref().map(|l| b.cmp(l))),
-    };
-    // An address of `width` bits: == takes a network (`/prefix`), the others a whole address.
-    let addr = |a: u128, net: Option<(u128, u8)>, width: u8| match net {
-        Some((net, p)) if op == Op::Eq => {
-            (a ^ net).checked_shr(u32::from(width - p)).unwrap_or(0) == 0
+    match *v {
+        Value::Int(x) => {
+            let half = 1i128 << (bits - 1);
+            ((-half).min(x.into()), (half - 1).max(x.into()))
         }
-        Some((net, p)) if p == width => order(Some(a.cmp(&net))),
-        _ => false,
+        Value::Uint(u) => (0, ((1i128 << bits) - 1).max(u.into())),
+        _ => (0, 0),
+    }
+}
+
+/// Whether a value name (the note the tree shows after a number) is `text`: the whole note or
+/// its part before " (", in any case, as Wireshark matches value names.
+fn names_match(note: &str, text: &str) -> bool {
+    note.eq_ignore_ascii_case(text)
+        || note
+            .split(" (")
+            .next()
+            .is_some_and(|n| n.eq_ignore_ascii_case(text))
+}
+
+/// `rel` between one occurrence (its value, value name and bytes on the wire) and a value:
+/// whether it holds, and whether the value was one the occurrence could be compared with.
+fn compare_value(
+    v: &Value,
+    note: Option<&str>,
+    len: usize,
+    rel: Rel,
+    lit: &Literal,
+) -> (bool, Result<(), Misfit>) {
+    let sort = Sort::of(v);
+    let order = |o: Option<Ordering>| match o {
+        Some(o) => (ordered(o, rel), Ok(())),
+        None => (false, Err(Misfit::Not(sort))),
+    };
+    let no_contains = (false, Err(Misfit::NoContains(sort)));
+    // An address of `width` bits against a network: on the bits of the shorter prefix.
+    let addr = |a: u128, net: Option<(u128, u8)>, width: u8| {
+        order(net.map(|(n, p)| {
+            let shift = u32::from(width.saturating_sub(p));
+            let keep = |x: u128| x.checked_shr(shift).unwrap_or(0);
+            keep(a).cmp(&keep(n))
+        }))
     };
     match v {
-        Value::None => false,
-        Value::Uint(u) => order(lit.int.map(|i| i128::from(*u).cmp(&i))) || named(),
-        Value::Int(x) => order(lit.int.map(|i| i128::from(*x).cmp(&i))) || named(),
+        Value::None => (false, Err(Misfit::Not(Sort::Label))),
+        Value::Uint(_) | Value::Int(_) if rel == Rel::Contains => no_contains,
+        Value::Uint(_) | Value::Int(_) => {
+            let x = match *v {
+                Value::Int(x) => i128::from(x),
+                Value::Uint(u) => i128::from(u),
+                _ => 0,
+            };
+            match (lit.int, note) {
+                (Some(i), _) => {
+                    let (lo, hi) = int_range(v, len);
+                    let fit = if (lo..=hi).contains(&i) {
+                        Ok(())
+                    } else {
+                        Err(Misfit::OutOfRange(lo, hi))
+                    };
+                    (ordered(x.cmp(&i), rel), fit)
+                }
+                (None, Some(n)) if matches!(rel, Rel::Eq | Rel::Ne) => {
+                    if names_match(n, &lit.text) {
+                        (rel == Rel::Eq, Ok(()))
+                    } else {
+                        // Another value's name (if it is a name at all).
+                        (rel == Rel::Ne, Err(Misfit::NoSuchName))
+                    }
+                }
+                (None, Some(_)) => (false, Err(Misfit::NameOrdered)),
+                (None, None) => (false, Err(Misfit::Not(Sort::Number))),
+            }
+        }
+        Value::Float(_) | Value::Bool(_) | Value::Ipv4(_) | Value::Ipv6(_)
+            if rel == Rel::Contains =>
+        {
+            no_contains
+        }
         Value::Float(x) => order(lit.float.and_then(|l| x.partial_cmp(&l))),
-        Value::Bool(b) => matches!(op, Op::Eq) && lit.boolean == Some(*b),
-        Value::Bytes(b) => bytes(b),
-        Value::Mac(m) => bytes(m),
-        Value::Str(s) => match op {
-            Op::Contains => s.contains(&lit.text),
+        Value::Bool(b) => order(lit.boolean.map(|l| b.cmp(&l))),
+        Value::Bytes(b) => bytes(b, rel, lit, sort),
+        Value::Mac(m) => match &lit.bytes {
+            Some(l) if rel != Rel::Contains && l.len() != m.len() => {
+                (false, Err(Misfit::Not(sort)))
+            }
+            _ => bytes(m, rel, lit, sort),
+        },
+        Value::Str(s) => match rel {
+            Rel::Contains => (s.contains(&lit.text), Ok(())),
             _ => order(Some(s.as_str().cmp(&lit.text))),
         },
         Value::Ipv4(a) => addr(
@@ -898,6 +1578,64 @@ fn compare_value(v: &Value, note: Option<&str>, op: Op, lit: &Literal) -> bool {
             32,
         ),
         Value::Ipv6(a) => addr(u128::from(*a), lit.v6.map(|(n, p)| (u128::from(n), p)), 128),
+    }
+}
+
+fn bytes(b: &[u8], rel: Rel, lit: &Literal, sort: Sort) -> (bool, Result<(), Misfit>) {
+    match (&lit.bytes, rel) {
+        (None, _) => (false, Err(Misfit::Not(sort))),
+        (Some(l), Rel::Contains) => (contains(b, l), Ok(())),
+        (Some(l), _) => (ordered(b.cmp(l), rel), Ok(())),
+    }
+}
+
+/// `rel` between occurrences of two fields: whether it holds, and whether they could be compared.
+fn compare_values(a: &Value, b: &Value, rel: Rel) -> (bool, Result<(), Misfit>) {
+    let num = |v: &Value| match *v {
+        Value::Uint(u) => Some(i128::from(u)),
+        Value::Int(i) => Some(i128::from(i)),
+        _ => None,
+    };
+    let (sa, sb) = (Sort::of(a), Sort::of(b));
+    if sa == Sort::Label || sb == Sort::Label {
+        return (false, Err(Misfit::Not(Sort::Label)));
+    }
+    if rel == Rel::Contains {
+        return match (a, b) {
+            (Value::Str(x), Value::Str(y)) => (x.contains(y.as_str()), Ok(())),
+            _ => match (raw(a), raw(b)) {
+                (Some(x), Some(y)) => (contains(x, y), Ok(())),
+                _ if !matches!(sa, Sort::Bytes | Sort::Mac | Sort::Text) => {
+                    (false, Err(Misfit::NoContains(sa)))
+                }
+                _ => (false, Err(Misfit::Sorts(sa, sb))),
+            },
+        };
+    }
+    let o = match (a, b) {
+        (Value::Float(x), Value::Float(y)) => x.partial_cmp(y),
+        (Value::Bool(x), Value::Bool(y)) => Some(x.cmp(y)),
+        (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
+        (Value::Ipv4(x), Value::Ipv4(y)) => Some(x.cmp(y)),
+        (Value::Ipv6(x), Value::Ipv6(y)) => Some(x.cmp(y)),
+        _ => match (num(a), num(b)) {
+            (Some(x), Some(y)) => Some(x.cmp(&y)),
+            _ => match (raw(a), raw(b)) {
+                (Some(x), Some(y)) => Some(x.cmp(y)),
+                _ => return (false, Err(Misfit::Sorts(sa, sb))),
+            },
+        },
+    };
+    // NaN: comparable kinds, no order.
+    (o.is_some_and(|o| ordered(o, rel)), Ok(()))
+}
+
+/// A byte string's bytes, or a hardware address's.
+fn raw(v: &Value) -> Option<&[u8]> {
+    match v {
+        Value::Bytes(b) => Some(b),
+        Value::Mac(m) => Some(m),
+        _ => None,
     }
 }
 
@@ -1091,9 +1829,33 @@ mod tests {
                 "dhcpv6.duidll.link_layer_addr == \"00:1a:2b:00:00:05\"",
                 false,
             ),
-            // Any occurrence; != is "none equal".
+            // Two occurrences (::5 and ::9): == is "one equals", != (ne, all_ne) "none equals",
+            // === (all_eq) "every one equals", !== (~=, any_ne) "one differs".
             ("dhcpv6.iaaddr.ip == 2001:db8::9", true),
+            ("dhcpv6.iaaddr.ip any_eq 2001:db8::9", true),
             ("dhcpv6.iaaddr.ip != 2001:db8::9", false),
+            ("dhcpv6.iaaddr.ip ne 2001:db8::9", false),
+            ("dhcpv6.iaaddr.ip all_ne 2001:db8::9", false),
+            ("dhcpv6.iaaddr.ip != 2001:db8::7", true),
+            ("dhcpv6.iaaddr.ip === 2001:db8::9", false),
+            ("dhcpv6.iaaddr.ip all_eq 2001:db8::/64", true),
+            ("dhcpv6.iaaddr.ip !== 2001:db8::9", true),
+            ("dhcpv6.iaaddr.ip ~= 2001:db8::9", true),
+            ("dhcpv6.iaaddr.ip any_ne 2001:db8::9", true),
+            ("dhcpv6.iaaddr.ip !== 2001:db8::/64", false),
+            ("dhcpv6.iaaddr.ip != 2001:db8::/64", false),
+            ("dhcpv6.iaaddr.ip != 2001:db9::/64", true),
+            // Ordered on the bits of the shorter prefix.
+            ("dhcpv6.iaaddr.ip > 2001:db8::/64", false),
+            ("dhcpv6.iaaddr.ip >= 2001:db8::/64", true),
+            ("dhcpv6.iaaddr.ip > 2001:db7::/32", true),
+            ("ip.addr > 192.0.2.0/24", false),
+            ("ip.addr < 192.0.3.0/24", true),
+            ("ip.addr in {192.0.2.0/31 .. 192.0.2.100}", true),
+            ("ip.addr in {192.0.2.2 ..192.0.2.100}", false),
+            ("dhcpv6.msgtype != Solicit", false),
+            ("dhcpv6.msgtype != Reply", true),
+            ("dhcpv6.msgtype === solicit", true),
             ("dhcpv6.iaaddr.ip == 2001:db8::/64", true),
             ("dhcpv6.iaaddr.ip == 2001:db9::/32", false),
             ("dhcpv6.domain == \"example.com\"", true),
@@ -1104,10 +1866,19 @@ mod tests {
             ("dhcpv6.duidll.link_layer_addr contains 2b:00", true),
             ("dhcpv6.duidll.link_layer_addr contains 2b:01", false),
             ("dhcpv6.duidll.link_layer_addr > 00:1a:2b:00:00:04", true),
-            // A field no message has: absent, so == is false and != true.
+            // A field no message has: absent, so every comparison is false, != and === too
+            // (they need the field), and only the negation of == holds.
             ("dhcpv6.nothing", false),
             ("dhcpv6.nothing == 1", false),
-            ("dhcpv6.nothing != 1", true),
+            ("dhcpv6.nothing != 1", false),
+            ("dhcpv6.nothing === 1", false),
+            ("dhcpv6.nothing ~= 1", false),
+            ("!(dhcpv6.nothing == 1)", true),
+            ("tcp.port != 80", false),
+            ("udp.port != 80", true),
+            ("udp.port != 546", false),
+            ("udp.port ~= 546", true),
+            ("udp.port === 546", false),
             // A value the field's type cannot take matches nothing.
             ("dhcpv6.msgtype == 10.0.0.1", false),
             // Frame, addresses and ports.
@@ -1139,6 +1910,29 @@ mod tests {
             ("dhcpv6.iaaddr.ip in {2001:db8::6..2001:db8::9}", true),
             ("dhcpv6.nothing not in {1}", true),
             ("ip.src in {192.0.2.1, 192.0.2.2}", true),
+            ("arp", false),
+            // Field with field: every pair of occurrences.
+            ("frame.len == frame.cap_len", false),
+            ("frame.len > frame.cap_len", true),
+            ("udp.srcport == udp.srcport", true),
+            ("udp.port == udp.port", true),
+            ("udp.port != udp.port", false),
+            ("udp.port ~= udp.port", true),
+            ("udp.port === udp.port", false),
+            ("udp.port === udp.srcport", false),
+            ("udp.srcport === udp.srcport", true),
+            ("udp.srcport > udp.dstport", true),
+            ("dhcpv6.msgtype < frame.number", true),
+            ("dhcpv6.iaaddr.ip == dhcpv6.iaaddr.ip", true),
+            ("dhcpv6.iaaddr.ip ~= dhcpv6.iaaddr.ip", true),
+            ("dhcpv6.iaaddr.ip === dhcpv6.iaaddr.ip", false),
+            ("dhcpv6.domain contains dhcpv6.domain", true),
+            ("poolshark.handle contains poolshark.handle", true),
+            // Absent on one side: nothing holds.
+            ("dhcpv6.nothing != dhcpv6.msgtype", false),
+            ("dhcpv6.msgtype != tcp.port", false),
+            // Different kinds: never equal (reported at the end).
+            ("dhcpv6.msgtype == dhcpv6.domain", false),
         ] {
             assert_eq!(check(filter, &r), want, "{filter}");
         }
@@ -1163,6 +1957,44 @@ mod tests {
             ("dhcpv6.xid in {1 2}", 17, "expected ',' or '}'"),
             ("dhcpv6.xid in {1,", 17, "expected a value after ','"),
             ("asap in {1}", 5, "is a protocol"),
+            // Names: the first part must be a protocol poolshark knows, in lowercase.
+            ("DHCP", 0, "'DHCP' is not a protocol poolshark knows"),
+            ("Dhcp.secs", 0, "'Dhcp' is not a protocol"),
+            ("dhcpv6 && Dhcpv6.xid == 1", 10, "lowercase ('dhcpv6.xid')"),
+            ("icmpv6.type == 135", 0, "'icmpv6' is not a protocol"),
+            ("arp.opcode == 1", 0, "'arp.opcode' is not kept"),
+            ("poolshark", 0, "poolshark.*"),
+            ("dhcpv6 AND asap", 7, "keywords are lowercase: 'and'"),
+            ("NOT asap", 0, "keywords are lowercase ('not')"),
+            ("dhcpv6.xid EQ 1", 11, "unexpected 'EQ'"),
+            // Values the frame's own fields cannot take, at the value's byte.
+            ("ip.addr == 192.0.2.300", 11, "not an IPv4 address"),
+            ("ip.addr == 192.0.2.1/33", 11, "prefix '/33'"),
+            ("ip.addr == fe80::1", 11, "not an IPv4 address"),
+            ("ipv6.src == 10.0.0.1", 12, "not an IPv6 address"),
+            ("ipv6.addr == fe80::/129", 13, "prefix '/129'"),
+            ("ip.dst == \"10.0.0.1\"", 10, "not quoted text"),
+            ("udp.port == 70000", 12, "outside udp.port's range 0..65535"),
+            ("tcp.srcport == -1", 15, "outside"),
+            ("sctp.port in {1..70000}", 17, "outside"),
+            ("sctp.port in {1 .. 2, x}", 22, "not a whole number"),
+            ("frame.number == 1.5", 16, "not a whole number"),
+            ("frame.len > 4294967296", 12, "range 0..4294967295"),
+            ("frame.time_relative > 1e2", 22, "not a number of seconds"),
+            ("frame.len contains 1", 10, "'contains' does not apply"),
+            ("ip.src contains 10.0.0.1", 7, "'contains' does not apply"),
+            // Fields compared: what is known of both is checked.
+            ("ip.src == udp.port", 10, "cannot be compared"),
+            ("frame.time_epoch > frame.len", 19, "cannot be compared"),
+            ("dhcpv6.xid == udp", 14, "is a protocol"),
+            (
+                "dhcpv6.xid contains udp.port",
+                11,
+                "'contains' does not apply",
+            ),
+            ("udp.port in {udp.srcport}", 13, "not fields"),
+            ("dhcpv6.xid in {..3}", 15, "before '..'"),
+            ("dhcpv6.xid in {1 ..}", 19, "expected a value"),
         ] {
             let e = Filter::parse(filter).expect_err(filter);
             assert_eq!(e.offset, offset, "{filter}: {e}");
@@ -1175,6 +2007,94 @@ mod tests {
         let mut f = Filter::parse("dhcpv6.msgtype == 1 || dhcpv6.xdi == 3 || asap").unwrap();
         run_on(&mut f, &dhcpv6());
         assert_eq!(f.unseen_fields(), vec!["dhcpv6.xdi"]);
+    }
+
+    /// What `problems` says after one frame of `dhcpv6()`, joined.
+    fn problems_after(filter: &str) -> String {
+        let mut f = Filter::parse(filter).unwrap_or_else(|e| panic!("{filter}: {e}"));
+        run_on(&mut f, &dhcpv6());
+        f.problems().join("\n")
+    }
+
+    #[test]
+    fn values_no_occurrence_could_take_are_reported_with_their_byte() {
+        for (filter, want) in [
+            (
+                "dhcpv6.msgtype == Solicitt",
+                "value 'Solicitt' (byte 18) could not be compared with dhcpv6.msgtype",
+            ),
+            (
+                "dhcpv6.msgtype == Solicitt",
+                "value names of dhcpv6.msgtype seen ('Solicit')",
+            ),
+            // A name no message had may be a real one: the report says both.
+            (
+                "dhcpv6.msgtype != Reply",
+                "or a value that no message here had",
+            ),
+            ("dhcpv6.xid == foo", "'foo' (byte 14)"),
+            (
+                "dhcpv6.xid == 1.5",
+                "dhcpv6.xid holds whole numbers, and it is not one",
+            ),
+            // Three bytes on the wire.
+            ("dhcpv6.xid > 16777216", "outside 0..16777215"),
+            ("dhcpv6.xid in {1..16777216}", "'16777216' (byte 18)"),
+            ("dhcpv6.msgtype > Solicit", "not ordered"),
+            ("dhcpv6.rapid == maybe", "booleans"),
+            ("dhcpv6.iaaddr.ip == 10.0.0.1", "IPv6 addresses"),
+            ("dhcpv6.iaaddr.ip == 2001:db8::/200", "IPv6 addresses"),
+            (
+                "dhcpv6.duidll.link_layer_addr == 00:1a",
+                "hardware addresses",
+            ),
+            ("dhcpv6.duid.bytes == xyz", "holds bytes"),
+            ("dhcpv6.option == 1", "no value of its own"),
+            (
+                "dhcpv6.xid contains 1",
+                "'contains' does not apply to dhcpv6.xid",
+            ),
+            (
+                "dhcpv6.msgtype == dhcpv6.domain",
+                "compares dhcpv6.msgtype with dhcpv6.domain (byte 18)",
+            ),
+            (
+                "udp.port != dhcpv6.iaaddr.ip",
+                "udp.port holds whole numbers and",
+            ),
+        ] {
+            let got = problems_after(filter);
+            assert!(got.contains(want), "{filter}: {got}");
+        }
+        // Values that fit, however the comparison comes out; and fields that were not met.
+        for filter in [
+            "dhcpv6.msgtype == Solicit",
+            "dhcpv6.msgtype in {3, Solicit}",
+            "dhcpv6.xid == 0x26fedd || dhcpv6.xid > 16777215",
+            "dhcpv6.domain > zzz",
+            "dhcpv6.rapid == 0",
+            "dhcpv6.iaaddr.ip != ::1/0",
+            "dhcpv6.duidll.link_layer_addr contains 00:1a",
+            "poolshark.handle == \"Web\"",
+            "asap.message_type == foo",
+            "dhcpv6.xid > dhcpv6.msgtype",
+            "frame.number == 7",
+        ] {
+            assert_eq!(problems_after(filter), "", "{filter}");
+        }
+    }
+
+    #[test]
+    fn arp_is_the_frames_summary_protocol() {
+        for (protocol, want) in [("ARP", true), ("RARP", true), ("UDP", false)] {
+            let s = FrameSummary {
+                protocol,
+                ..FrameSummary::default()
+            };
+            let mut f = Filter::parse("arp").unwrap();
+            assert_eq!(f.matches(&view(&s, &[])), want, "{protocol}");
+        }
+        assert_eq!(column("arp"), Vec::<String>::new());
     }
 
     proptest::proptest! {
@@ -1192,6 +2112,8 @@ mod tests {
                 "dhcpv6.iaaddr.ip", "dhcpv6.duid.bytes", "==", "!=", ">=", "<", "contains", "in",
                 "not", "!", "&&", "||", "and", "(", ")", "{", "}", ",", "1", "0x10", "1..3",
                 "2001:db8::/64", "10.0.0.0/8", "00:03", "\"Solicit\"", "\"", "..", "-",
+                "===", "!==", "~=", "all_ne", "udp.srcport", "frame.len", "arp", "DHCP", "Solicitt",
+                "70000", "10.0.0.0/40", "..2",
             ]), 0..12)
         ) {
             parse_and_run(&tokens.join(" "));
@@ -1215,9 +2137,14 @@ mod tests {
         assert_eq!(parse_bytes("0a-0B"), Some(vec![10, 11]));
         assert_eq!(parse_bytes("0a:b"), None);
         assert_eq!(parse_bytes("abc"), None);
-        let l = literal("10.0.0.0/8", false);
+        let l = literal("10.0.0.0/8", false, 0);
         assert_eq!(l.v4, Some((Ipv4Addr::new(10, 0, 0, 0), 8)));
-        assert_eq!(literal("10.0.0.0/33", false).v4, None);
+        assert_eq!(literal("10.0.0.0/33", false, 0).v4, None);
+        assert_eq!(literal("10.0.0.0/", false, 0).v4, None);
+        assert_eq!(literal("10.0.0.1", true, 0).v4, None);
+        assert_eq!(literal("inf", false, 0).float, None);
+        assert!(plain_decimal("12") && plain_decimal("-0.25") && plain_decimal("1."));
+        assert!(!plain_decimal("1e2") && !plain_decimal(".") && !plain_decimal("0x1"));
         assert_eq!(quoted(r#""a\"b" x"#, 0), Ok(("a\"b".to_string(), 6)));
     }
 }

@@ -1,6 +1,8 @@
-//! `read -Y`: the frames a display filter keeps are the frames tshark keeps with the same filter,
-//! over the fixtures and the shared captures; `-c` stops reading; a filter that does not parse is
-//! a usage error that says where.
+//! `read -Y`: the frames a display filter keeps are the frames tshark 4.0 keeps with the same
+//! filter, over the fixtures and the shared captures (tshark 4.0's `!=` "all not equal", `~=`/`!==`
+//! "any not equal", `===` "all equal", fields compared with fields); `-c` stops reading; a filter
+//! that does not parse or a value the frame's fields cannot take is a usage error that says where;
+//! a value no occurrence of a tree field could be compared with is named at the end.
 
 use crate::common;
 
@@ -90,12 +92,36 @@ fn fixture_frames_filtered_as_tshark_does() {
             "udp.dstport == 67",
             "frame.number > 100 && frame.number <= 150",
             "frame.len >= 300",
+            // tshark 4.0's operators: != (ne) needs the field and no occurrence equal.
+            "asap.message_type != 3",
+            "asap.message_type ne 3",
+            "asap.message_type ~= 3",
+            "asap.message_type === 3",
+            "asap.message_type !== 3",
+            "ip.addr != 10.1.0.0/16",
+            "ip.addr ~= 10.1.0.0/16",
+            "udp.port != 547",
+            "ip.dst in {10.0.0.0/31 .. 10.1.0.2}",
+            // Fields with fields.
+            "frame.len == frame.cap_len",
+            "udp.srcport == udp.srcport",
+            "sctp.srcport > sctp.dstport",
+            "asap.pool_element_pe_identifier != asap.pool_element_pe_identifier",
+            "asap.pool_element_pe_identifier ~= asap.pool_element_pe_identifier",
+            "dhcp.ip.your == ip.dst",
         ],
     );
     // The failover fixture: messages over TCP port 647, and the connections' other segments.
     same_as_tshark(
         &common::fixture("failover-all-types.pcap"),
-        &["dhcpfo", "dhcpfo.type in {1..5}", "tcp && !dhcpfo"],
+        &[
+            "dhcpfo",
+            "dhcpfo.type in {1..5}",
+            "tcp && !dhcpfo",
+            "dhcpfo.type != 3",
+            "dhcpfo.type === 3",
+            "dhcpfo.type == dhcpfo.type",
+        ],
     );
 }
 
@@ -117,6 +143,26 @@ fn shared_frames_filtered_as_tshark_does() {
             "ipv6.addr == fe80::/10 && udp.srcport == 546",
             "ipv6.dst == ::/0 && ipv6.src < fe80::ff:fe00:102",
             "dhcpv6.xid >= 0x800000",
+            // tshark 4.0: 1532 frames, the DHCPv6 ones (poolshark kept 2576 when != was !(==)).
+            "dhcpv6.msgtype != 1",
+            "dhcpv6.msgtype ne 1",
+            "dhcpv6.msgtype all_ne 1",
+            "dhcpv6.msgtype ~= 1",
+            "dhcpv6.msgtype any_ne 1",
+            "dhcpv6.msgtype === 1",
+            "dhcpv6.msgtype all_eq 1",
+            "dhcpv6.msgtype !== 1",
+            "dhcpv6.msgtype != Solicit",
+            "!(dhcpv6.msgtype == 1)",
+            "dhcpv6.msgtype in {Solicit, Request} && ipv6.src != fe80::ff:fe00:101",
+            "ipv6.addr != fe80::/10",
+            "ipv6.addr ~= ff02::1:2",
+            "ipv6.addr === fe80::/10",
+            "ipv6.src > ipv6.dst",
+            "udp.srcport != udp.dstport",
+            "dhcpv6.iaaddr.ip != dhcpv6.iaaddr.ip",
+            "frame.len > 100 && frame.len != 118",
+            "frame.number >= frame.len",
         ],
     );
     let fo = common::shared_capture("dhcp-failover/isc-dhcpd-4.4.3-failover.pcap")
@@ -130,6 +176,46 @@ fn shared_frames_filtered_as_tshark_does() {
             "tcp && !dhcpfo",
             "dhcp.option.dhcp == 2 && ip.src == 192.0.2.1",
             "dhcp.hw.mac_addr contains 00:00",
+            // Several failover messages in a segment: the quantifiers differ (787, 183, 564, 406
+            // frames).
+            "dhcpfo.type == 3",
+            "dhcpfo.type != 3",
+            "dhcpfo.type ~= 3",
+            "dhcpfo.type === 3",
+            "dhcpfo.type !== 3",
+            "!(dhcpfo.type == 3)",
+            "dhcpfo.type not in {3, 4}",
+            "ip.addr != 192.0.2.1",
+            "ip.addr ~= 192.0.2.1",
+            "ip.addr === 192.0.2.0/30",
+            "ip.addr !== 192.0.2.0/30",
+            "ip.addr > 192.0.2.0/24",
+            "ip.addr in {192.0.2.0/31 .. 192.0.2.2}",
+            "tcp.port != 647",
+            "dhcp.secs != 0",
+            "dhcp.option.dhcp != Request",
+            "dhcp.option.type ~= 53",
+            "dhcp.option.type === 53",
+            "dhcpfo.assignedipaddress ~= 192.0.2.110",
+            // Fields with fields: every pair of occurrences.
+            "dhcpfo.type == dhcpfo.type",
+            "dhcpfo.type != dhcpfo.type",
+            "dhcpfo.type ~= dhcpfo.type",
+            "dhcpfo.type === dhcpfo.type",
+            "dhcpfo.type > dhcpfo.type",
+            "dhcpfo.type < frame.number",
+            "tcp.port === tcp.port",
+            "tcp.port !== tcp.port",
+            "tcp.srcport > tcp.dstport",
+            "ip.addr < ip.addr",
+            "dhcp.ip.your != dhcp.ip.client",
+            "dhcp.ip.your == ip.dst",
+            "frame.len == frame.cap_len",
+            "udp.srcport == udp.srcport",
+            // ARP, which the listing shows (223 frames).
+            "arp",
+            "arp || dhcpfo.type == 3",
+            "!arp && !tcp && !udp",
         ],
     );
     let multi =
@@ -141,8 +227,37 @@ fn shared_frames_filtered_as_tshark_does() {
             "asap.pool_handle_pool_handle contains 52:52",
             "asap.pool_member_selection_policy_type == 0x00000002",
             "sctp && !asap && !enrp",
+            // Handle resolution responses list several PEs.
+            "asap.pool_element_pe_identifier != 0x00010003",
+            "asap.pool_element_pe_identifier ~= 0x00010003",
+            "asap.pool_element_pe_identifier === 0x00010003",
+            "asap.pool_element_pe_identifier !== 0x00010003",
+            "asap.pool_element_pe_identifier ~= asap.pool_element_pe_identifier",
+            "asap.pool_element_pe_identifier > asap.pool_element_pe_identifier",
+            "asap.pool_handle_pool_handle != \"RR-Pool\"",
+            "sctp.srcport < sctp.dstport",
+            "sctp.port != 3863",
+            "enrp.sender_servers_id != enrp.receiver_servers_id",
         ],
     );
+    for relay in [
+        "dhcp/tcpdump_dhcpv6-mud.pcap",
+        "dhcp/tcpdump_dhcpv6-vendor-specific-information.pcap",
+    ] {
+        // RELAY-FORW (12) around the client's message: two message types in a frame.
+        let relay = common::shared_capture(relay).expect("a shared DHCPv6 relay capture");
+        same_as_tshark(
+            &relay,
+            &[
+                "dhcpv6.msgtype == 12",
+                "dhcpv6.msgtype != 12",
+                "dhcpv6.msgtype ~= 12",
+                "dhcpv6.msgtype === 12",
+                "dhcpv6.msgtype !== 12",
+                "dhcpv6.msgtype ~= dhcpv6.msgtype",
+            ],
+        );
+    }
 }
 
 #[test]
@@ -181,12 +296,129 @@ fn bad_filters_are_usage_errors_and_unknown_fields_are_named() {
         stderr.contains("display filter at byte 31: expected ')' for the '(' at byte 26"),
         "{stderr}"
     );
+    // Values the frame's own fields cannot take, and names that start with no protocol
+    // poolshark knows (tshark refuses them too, and is case-sensitive).
+    for (filter, error) in [
+        (
+            "ip.addr == 192.0.2.300",
+            "display filter at byte 11: '192.0.2.300' is not an IPv4 address",
+        ),
+        ("ip.addr == 192.0.2.1/33", "at byte 11: the prefix '/33'"),
+        (
+            "ip.addr == fe80::1",
+            "at byte 11: 'fe80::1' is not an IPv4 address",
+        ),
+        (
+            "udp.port == 70000",
+            "at byte 12: '70000' is outside udp.port's range",
+        ),
+        (
+            "frame.number == 1.5",
+            "at byte 16: '1.5' is not a whole number",
+        ),
+        (
+            "frame.len == ip.src",
+            "at byte 13: frame.len and ip.src cannot be compared",
+        ),
+        (
+            "DHCP",
+            "at byte 0: 'DHCP' is not a protocol poolshark knows",
+        ),
+        (
+            "Dhcp.secs > 3",
+            "at byte 0: 'Dhcp.secs' is neither a field nor a protocol",
+        ),
+        ("asap AND enrp", "at byte 5: unexpected 'AND'"),
+    ] {
+        let out = read(&["-Y", filter], &demo);
+        assert_eq!(out.status.code(), Some(2), "{filter}");
+        assert!(out.stdout.is_empty(), "{filter}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(error), "{filter}: {stderr}");
+    }
     let out = read(&["-Y", "asap.mesage_type == 3"], &demo);
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("the display filter's field 'asap.mesage_type' was in no message"),
+        "{stderr}"
+    );
+}
+
+/// A value that no occurrence of its tree field could be compared with (tshark refuses these
+/// from its table of field types) is named at the end, with its byte and the field; the run
+/// still ends with 0.
+#[test]
+fn values_that_cannot_apply_are_named_at_the_end() {
+    let demo = common::fixture("demo.pcap");
+    for (filter, said) in [
+        (
+            "dhcp.secs == foo",
+            "the display filter's value 'foo' (byte 13) could not be compared with dhcp.secs",
+        ),
+        (
+            "dhcp.secs == 1.5",
+            "dhcp.secs holds whole numbers, and it is not one",
+        ),
+        ("dhcp.secs > 65536", "'65536' (byte 12)"),
+        ("dhcp.secs > 65536", "outside 0..65535"),
+        (
+            "dhcp.option.dhcp == DHCPREQUEST",
+            "'DHCPREQUEST' (byte 20) could not be compared with dhcp.option.dhcp",
+        ),
+        ("dhcp.option.dhcp == DHCPREQUEST", "'Request'"),
+        ("dhcpv6.msgtype == Solicitt", "'Solicitt' (byte 18)"),
+        ("dhcpv6.msgtype == Solicitt", "'Solicit'"),
+        (
+            "asap.pool_element_pe_identifier == ip.src",
+            "compares asap.pool_element_pe_identifier with ip.src (byte 35)",
+        ),
+    ] {
+        let out = read(&["-Y", filter], &demo);
+        assert_eq!(out.status.code(), Some(0), "{filter}");
+        assert!(out.stdout.is_empty(), "{filter}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(said), "{filter}: {stderr}");
+    }
+    // A filter that fits says nothing of the kind.
+    let out = read(
+        &[
+            "-Y",
+            "dhcp.option.dhcp == Request || dhcpv6.msgtype in {Solicit, 7}",
+        ],
+        &demo,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!listed(&out).is_empty());
+    assert!(!stderr.contains("could not be compared"), "{stderr}");
+}
+
+/// `-T fields -e F -Y ...`: a field in frames the filter dropped was still there; only a field
+/// in no frame read is named.
+#[test]
+fn fields_notice_counts_frames_not_kept() {
+    let Some(cov) = common::shared_capture("rserpool/asap-enrp-coverage.pcap") else {
+        return;
+    };
+    let fields = |field: &str| {
+        common::poolshark()
+            .args(["read", "--no-progress", "-T", "fields", "-e", field])
+            .args(["-Y", "frame.number < 5"])
+            .arg(&cov)
+            .output()
+            .expect("run poolshark")
+    };
+    // Frames 53 and 55 carry it.
+    let out = fields("enrp.pool_element_pe_identifier");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 4);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("was in no message"), "{stderr}");
+    let out = fields("enrp.pool_element_pe_identifierx");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the field 'enrp.pool_element_pe_identifierx' (-e) was in no message"),
         "{stderr}"
     );
 }
