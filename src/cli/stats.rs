@@ -66,13 +66,15 @@ pub fn parse_duration_ns(s: &str) -> std::result::Result<u64, String> {
         "h" => 3600e9,
         u => {
             return Err(format!(
-                "bad duration {s:?}: unknown unit {u:?} (ms, s, m, h)"
+                "bad duration {s:?}: unknown unit {u:?} (us, ms, s, m or min, h)"
             ))
         }
     };
     let ns = n * scale;
-    if !(1.0..1e19).contains(&ns) {
-        return Err(format!("bad duration {s:?}: must be at least 1ns"));
+    if !(1e3..1e19).contains(&ns) {
+        return Err(format!(
+            "bad duration {s:?}: must be at least 1us and under 300 years"
+        ));
     }
     Ok(ns as u64)
 }
@@ -293,5 +295,18 @@ mod tests {
         assert!(parse_duration_ns("0s").is_err());
         assert!(parse_duration_ns("ten").is_err());
         assert!(parse_duration_ns("5 parsecs").is_err());
+        assert_eq!(parse_duration_ns("5us"), Ok(5_000));
+        // Every unit the error names is taken; nanoseconds are not offered.
+        let e = parse_duration_ns("1ns").unwrap_err();
+        assert!(
+            e.ends_with("unknown unit \"ns\" (us, ms, s, m or min, h)"),
+            "{e}"
+        );
+        for u in ["us", "ms", "s", "m", "min", "h"] {
+            assert!(parse_duration_ns(&format!("1{u}")).is_ok(), "{u}");
+        }
+        assert!(parse_duration_ns("0.5us")
+            .unwrap_err()
+            .contains("at least 1us"));
     }
 }
