@@ -8,8 +8,9 @@
 //! acknowledgment will tell) and the sender's next segment comes `Limits::tcp_hole_timeout_secs`
 //! later; or when the bound is hit: the bytes are counted as skipped, the stream resumes at the
 //! first buffered byte and the next payload is marked `gap_before`. What is still held at the end
-//! of a run is counted (`Counters::tcp_bytes_held`). Retransmitted bytes are dropped (the first copy wins). A SYN starts a new
-//! stream; RST drops what was buffered; a FIN in order flushes what is buffered past holes.
+//! of a run is counted (`Counters::tcp_bytes_held`). Retransmitted bytes are dropped (the first
+//! copy wins). A SYN starts a new stream; RST drops what was buffered; a FIN in order flushes
+//! what is buffered past holes.
 //! Connections beyond `Limits::conversations` are forgotten least recently used first; a
 //! connection is forgotten at once when the second of its two FINs is acknowledged (the last
 //! segment of an orderly close), so that memory follows the connections open, not those seen.
@@ -363,7 +364,7 @@ impl TcpTracker {
             let timeout = f64::from(self.limits.tcp_hole_timeout_secs);
             if peer_silent && ctx.time - since > timeout {
                 let resume = dir.ooo.first_key_value().map_or(dir.next_off, |(&o, _)| o);
-                let lost = resume - dir.next_off;
+                let lost = resume.saturating_sub(dir.next_off);
                 errors.push(DecodeError::new(
                     ctx.frame_offset.unwrap_or(0),
                     format!(
