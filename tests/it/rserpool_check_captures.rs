@@ -422,20 +422,10 @@ fn the_most_pes_of_each_pool_are_the_readmes() {
             );
         }
     }
-    let readme = [
-        ("RR-Pool", 5),
-        ("WRR-Pool", 3),
-        ("RAND-Pool", 4),
-        ("WRAND-Pool", 3),
-        ("PRIO-Pool", 4),
-        ("LU-Pool", 4),
-        ("LUD-Pool", 3),
-        ("PLU-Pool", 3),
-        ("RLU-Pool", 3),
-    ]
-    .into_iter()
-    .map(|(h, n)| (h.to_string(), n))
-    .collect();
+    let readme = common::MULTI_PE_POOLS
+        .into_iter()
+        .map(|(h, n)| (h.to_string(), n))
+        .collect();
     assert_eq!(seen, readme);
 }
 

@@ -147,20 +147,6 @@ fn listed(w: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// The multi-PE capture's pools and how many PEs each had, from its README (all registered at
-/// the start, all gone at the end).
-const MULTI_PE_POOLS: [(&str, u64); 9] = [
-    ("RR-Pool", 5),
-    ("WRR-Pool", 3),
-    ("RAND-Pool", 4),
-    ("WRAND-Pool", 3),
-    ("PRIO-Pool", 4),
-    ("LU-Pool", 4),
-    ("LUD-Pool", 3),
-    ("PLU-Pool", 3),
-    ("RLU-Pool", 3),
-];
-
 /// PRIO-Pool's PE 0x00050004 (priority 5, under three of 20 and 10) is never chosen: it is still
 /// listed in every window, with no answers and the reference's expectation of none; every
 /// member registered during a window is listed in it, in JSON, text and CSV alike.
@@ -217,7 +203,7 @@ fn every_registered_member_is_listed_in_its_windows_even_when_never_chosen() {
     );
     // Every pool lists as many members in each window as it held at most in it, and the
     // README's count in the windows where all were registered.
-    for (pool, n) in MULTI_PE_POOLS {
+    for (pool, n) in common::MULTI_PE_POOLS {
         let s = series_named(&j, "pool", pool);
         let most = windows(s)
             .iter()
@@ -274,7 +260,7 @@ fn pes_are_counted_at_start_end_and_most() {
     let cap = cap.to_string_lossy().into_owned();
     let j = json_of(&stats(&["--format", "json", &cap]));
     let mut answers = 0;
-    for (pool, n) in MULTI_PE_POOLS {
+    for (pool, n) in common::MULTI_PE_POOLS {
         let s = series_named(&j, "pool", pool);
         let ws = windows(s);
         assert_eq!(ws.len(), 1, "the capture is under a minute: {s}");
@@ -299,7 +285,7 @@ fn pes_are_counted_at_start_end_and_most() {
     // In 10 s windows: RR-Pool's 0x00010005 deregisters late on (README), in the 30-40 s window;
     // it is listed there and not after.
     let j = json_of(&stats(&["--format", "json", "--interval", "10s", &cap]));
-    for (pool, _) in MULTI_PE_POOLS {
+    for (pool, _) in common::MULTI_PE_POOLS {
         let ws = windows(series_named(&j, "pool", pool));
         for pair in ws.windows(2) {
             assert_eq!(

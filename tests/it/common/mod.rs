@@ -89,6 +89,20 @@ pub fn isc_failover_messages() -> BTreeMap<String, u64> {
     .collect()
 }
 
+/// The pools of the shared rserpool/rsplib-multi-pe.pcap and how many PEs each had, from its
+/// README (all registered at the start, all gone at the end).
+pub const MULTI_PE_POOLS: [(&str, u64); 9] = [
+    ("RR-Pool", 5),
+    ("WRR-Pool", 3),
+    ("RAND-Pool", 4),
+    ("WRAND-Pool", 3),
+    ("PRIO-Pool", 4),
+    ("LU-Pool", 4),
+    ("LUD-Pool", 3),
+    ("PLU-Pool", 3),
+    ("RLU-Pool", 3),
+];
+
 /// A file in the project's own fixtures.
 pub fn fixture(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
