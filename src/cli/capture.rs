@@ -9,8 +9,8 @@
 //! same way: outputs flushed, the summary on stderr.
 
 use std::fs::File;
-use std::io;
-use std::path::PathBuf;
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::anyhow_like::{Error, Result};
@@ -49,7 +49,8 @@ pub struct LiveArgs {
     #[command(flatten)]
     pub display: DisplayFilterArgs,
 
-    /// Write every captured frame to this pcapng file (the display filter does not apply).
+    /// Write every captured frame to this pcapng file (the display filter does not apply); `-`
+    /// writes it to standard output instead of the listing (not with --check).
     #[arg(short = 'w', long = "write", value_name = "FILE.pcapng")]
     pub write: Option<PathBuf>,
 
@@ -146,31 +147,68 @@ pub fn filter_choice(filter: Option<&str>, decode: &DecodeArgs) -> FilterChoice 
     }
 }
 
-/// The pcapng file `-w` names, with its path for messages.
+/// Whether `-w` names standard output.
+fn to_stdout(path: &Path) -> bool {
+    path == Path::new("-")
+}
+
+/// The pcapng file `-w` names (`-`: standard output), with its name for messages.
 struct Recorder {
-    path: PathBuf,
+    name: String,
+    stdout: bool,
     file: CaptureFile,
 }
 
 impl Recorder {
-    fn create(path: &PathBuf, info: &InterfaceInfo) -> Result<Recorder> {
-        let fail = |e: io::Error| Error::msg(format!("cannot write {}: {e}", path.display()));
-        let out = File::create(path).map_err(fail)?;
+    fn create(path: &Path, info: &InterfaceInfo) -> Result<Recorder> {
+        let name = if to_stdout(path) {
+            "standard output".to_string()
+        } else {
+            path.display().to_string()
+        };
+        let fail = |e: io::Error| Error::msg(format!("cannot write {name}: {e}"));
+        let out: Box<dyn Write + Send> = if to_stdout(path) {
+            Box::new(io::stdout())
+        } else {
+            Box::new(File::create(path).map_err(fail)?)
+        };
         // Every frame captured is written, at once: no window.
-        let mut file = CaptureFile::new(Box::new(out), false).map_err(fail)?;
+        let mut file = CaptureFile::new(out, false).map_err(fail)?;
         let mut ifo = IfOptions::new(info.linktype).tsresol(9).name(&info.name);
         ifo.snaplen = info.snaplen;
         file.describe(0, &ifo).map_err(fail)?;
         // The header is on disk at once: a reader started now sees a valid (empty) capture.
         file.flush();
         if let Some(e) = file.error() {
-            return Err(Error::msg(format!("cannot write {}: {e}", path.display())));
+            return Err(Error::msg(format!("cannot write {name}: {e}")));
         }
         Ok(Recorder {
-            path: path.clone(),
+            name,
+            stdout: to_stdout(path),
             file,
         })
     }
+}
+
+/// `-w -` takes standard output for the capture file: refused where the file would be mixed
+/// with another output or written to a terminal (checked before the capture opens).
+fn check_stdout_write(args: &LiveArgs) -> Result<()> {
+    if !args.write.as_deref().is_some_and(to_stdout) {
+        return Ok(());
+    }
+    if args.check {
+        return Err(Error::msg(
+            "--check with -w -: the report and the capture file would both go to standard \
+             output; write the capture to a file",
+        ));
+    }
+    if io::stdout().is_terminal() {
+        return Err(Error::msg(
+            "-w -: standard output is a terminal; name a file, or send the output to a file or \
+             a pipe",
+        ));
+    }
+    Ok(())
 }
 
 /// Longest time decoded output and captured frames wait in buffers while packets keep coming
@@ -278,6 +316,7 @@ pub fn run(args: LiveArgs) -> Result<i32> {
     let display = args.display.parse()?;
     let columns = args.fields.columns(args.format)?;
     let live_opts = live_options(&args)?;
+    check_stdout_write(&args)?;
     let check = if args.check {
         Some(CheckSink::new(
             check::analysers(&args.analysis)?,
@@ -297,10 +336,15 @@ pub fn run(args: LiveArgs) -> Result<i32> {
         "poolshark: capturing on {} ({}, link type {}, snap length {}, filter: {}); Ctrl-C stops",
         info.name, info.backend, info.linktype, info.snaplen, info.filter
     );
+    // With `-w -` standard output carries the capture file alone, as with `tshark -w -`.
+    // (Nor a JSON array's brackets or a fields header.)
+    let read = if args.write.as_deref().is_some_and(to_stdout) {
+        ReadSink::new(io::stdout().lock(), Format::Text, false).capture_file(None, false)
+    } else {
+        ReadSink::new(io::stdout().lock(), args.format, args.verbose).columns(columns)
+    };
     let mut sink = CaptureSink {
-        read: ReadSink::new(io::stdout().lock(), args.format, args.verbose)
-            .filter(display)
-            .columns(columns),
+        read: read.filter(display),
         check,
         recorder,
         last_flush: Instant::now(),
@@ -317,9 +361,14 @@ pub fn run(args: LiveArgs) -> Result<i32> {
     let output = read.finish();
     let mut write_failed = false;
     if let Some(mut r) = recorder {
-        if let Err(e) = r.file.finish() {
-            eprintln!("poolshark: cannot write {}: {e}", r.path.display());
-            write_failed = true;
+        match r.file.finish() {
+            Ok(()) => {}
+            // `-w - | head -c N`: the reader has all it wants; stop quietly, as a listing does.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe && r.stdout => {}
+            Err(e) => {
+                eprintln!("poolshark: cannot write {}: {e}", r.name);
+                write_failed = true;
+            }
         }
     }
     output?;

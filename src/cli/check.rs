@@ -644,5 +644,10 @@ fn summary_json(f: &Findings, stats: &crate::pipeline::RunStats) -> serde_json::
         "by_rule": f.by_rule(),
         "frames": stats.frames,
         "messages": stats.total_messages(),
+        // What the stderr summary calls decode errors: a script reading the JSON must be able
+        // to tell a capture cut short (exit 0, the frames before the cut checked) from a whole one.
+        "malformed_messages": stats.messages_with_errors.values().sum::<u64>(),
+        "malformed_frames": stats.frames_with_errors,
+        "read_errors": stats.source_errors,
     })
 }

@@ -68,6 +68,14 @@ fn parse_key(s: &str) -> Result<Vec<u8>> {
              01:00:0b:82:01:fc:42 (\"\" for the empty key)"
         )
     };
+    // A stray character first: "01 02" or "0x0102" is not hex, whatever its length.
+    if let Some((i, c)) = s
+        .chars()
+        .enumerate()
+        .find(|(_, c)| !(c.is_ascii_hexdigit() || *c == ':'))
+    {
+        return Err(bad(&format!("character {} ({c:?}) is not a hex digit", i + 1)).into());
+    }
     let digits: String = if s.contains(':') {
         let groups: Vec<&str> = s.split(':').collect();
         if groups.iter().any(|g| g.len() != 2) {
@@ -111,5 +119,23 @@ mod tests {
         for bad in ["0", "0g", "01:0", "01::02", ":01", "1:2", "é", "01 02"] {
             assert!(parse_key(bad).is_err(), "{bad:?}");
         }
+        // The message names the stray character: "01 02" has an even number of digits and used
+        // to be called "an odd number of hex digits".
+        let why = |k: &str| parse_key(k).unwrap_err().to_string();
+        assert!(
+            why("01 02").contains("character 3 (' ') is not a hex digit"),
+            "{}",
+            why("01 02")
+        );
+        assert!(
+            why("0x0102").contains("character 2 ('x')"),
+            "{}",
+            why("0x0102")
+        );
+        assert!(
+            why("010").contains("an odd number of hex digits"),
+            "{}",
+            why("010")
+        );
     }
 }

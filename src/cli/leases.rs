@@ -96,7 +96,13 @@ fn read(path: &Path, what: &str) -> Result<LeaseFile> {
     let file = leases::read_path(path)
         .map_err(|e| Error::msg(format!("cannot read {what} {}: {e}", path.display())))?;
     for e in &file.errors {
-        eprintln!("poolshark: {}:{}: {}", path.display(), e.line, e.what);
+        eprintln!(
+            "poolshark: {}:{}:{}: {}",
+            path.display(),
+            e.line,
+            e.col,
+            e.what
+        );
     }
     Ok(file)
 }
@@ -394,7 +400,7 @@ impl View<'_> {
         let errors: Vec<serde_json::Value> = f
             .errors
             .iter()
-            .map(|e| serde_json::json!({ "line": e.line, "what": e.what }))
+            .map(|e| serde_json::json!({ "line": e.line, "column": e.col, "what": e.what }))
             .collect();
         let peers: Vec<serde_json::Value> = f
             .peers

@@ -150,6 +150,11 @@ pub fn run(args: ReadArgs) -> Result<i32> {
         };
         match file.finish() {
             Ok(()) => eprintln!("poolshark: wrote {} frames to {name}", file.written()),
+            // `-w - | head -c N`: the reader has all it wants; stop quietly, as the listing
+            // does when its reader goes away.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe && path == Path::new("-") => {
+                return Ok(exit::OK);
+            }
             Err(e) => {
                 eprintln!("poolshark: cannot write {name}: {e}");
                 write_failed = true;

@@ -37,12 +37,14 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 10)]
     pub resolutions: u64,
 
-    /// Items asked for per resolution (a number, or `all`); without it the profile's default
-    /// (3). Answers never exceed the pool size or 128.
+    /// Items asked for per resolution (a number, or `all`); without it, or 0 (as a Handle
+    /// Resolution Option asking for 0 is read), the profile's default (3). Answers never exceed
+    /// the pool size or 128.
     #[arg(long, value_parser = parse_items)]
     pub items: Option<u32>,
 
-    /// How many of each answer's first PEs advance their state (default: the profile's, 1).
+    /// How many of each answer's first PEs advance their state; without it, or 0, the
+    /// profile's default (1).
     #[arg(long)]
     pub max_increment: Option<u32>,
 

@@ -27,17 +27,20 @@ use lexer::{Kind, Token};
 use syntax::{Statement, Statements};
 pub use time::LeaseTime;
 
-/// A statement that could not be read, by line.
+/// A statement that could not be read, by line and column.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeaseError {
-    /// 1-based line of the statement.
+    /// 1-based line of the statement (of the `{` or `"` for a block or string never closed).
     pub line: usize,
+    /// 1-based column on that line, counted in bytes, where the statement (or that `{` or `"`)
+    /// starts.
+    pub col: usize,
     pub what: String,
 }
 
 impl fmt::Display for LeaseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.what)
+        write!(f, "line {}, column {}: {}", self.line, self.col, self.what)
     }
 }
 
@@ -254,7 +257,7 @@ pub fn parse(input: &[u8]) -> LeaseFile {
         }
     }
     file.errors.append(&mut statements.errors);
-    file.errors.sort_by_key(|e| e.line);
+    file.errors.sort_by_key(|e| (e.line, e.col));
     file.leases = leases.into_values().collect();
     file.peers = peers;
     file
@@ -268,6 +271,7 @@ pub fn read_path(path: &Path) -> std::io::Result<LeaseFile> {
 fn err(st: &Statement, what: String) -> LeaseError {
     LeaseError {
         line: st.line,
+        col: st.col,
         what,
     }
 }
@@ -647,6 +651,31 @@ mod tests {
         assert_eq!(f.leases.len(), 2);
         assert_eq!(f.leases[0].binding_state, Some(Binding::Free));
         assert_eq!(f.leases[0].starts, None);
+    }
+
+    #[test]
+    fn errors_give_the_column_where_the_statement_starts() {
+        // Two statements on one line, each with its own mistake: the column tells them apart.
+        let f = parse(
+            b"lease 10.0.0.1 {\n  starts 1 2026/11/30 00:00:00; ends banana;\n  \
+              binding state gone; hardware ethernet zz;\n}\nlease 10.0.0.2 {\n  \
+              client-hostname \"open;\n}\n",
+        );
+        let at: Vec<(usize, usize)> = f.errors.iter().map(|e| (e.line, e.col)).collect();
+        // ends (2:33), binding (3:3), hardware (3:23); the block of 10.0.0.2 (its '{', 5:16)
+        // and the string (its '"', 6:19) never closed.
+        assert_eq!(
+            at,
+            [(2, 33), (3, 3), (3, 23), (5, 16), (6, 19)],
+            "{:?}",
+            f.errors
+        );
+        assert!(f.errors[0].what.starts_with("ends:"), "{}", f.errors[0]);
+        assert_eq!(
+            f.errors[1].to_string(),
+            "line 3, column 3: binding state: unknown binding state 'gone' (free, active, \
+             expired, released, abandoned, reset, backup, reserved, bootp)"
+        );
     }
 
     #[test]

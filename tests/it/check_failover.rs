@@ -87,3 +87,37 @@ fn isc_doc_reports_the_runs_the_man_page_would_skip() {
     assert!(fo.iter().all(|f| f["failover_pool"] == "192.0.2.0/24"));
     assert_eq!(code, 1, "warnings fail the default --fail-on warning");
 }
+
+/// The text report's pool line against the capture's README and the servers' logs: dhcpd logged
+/// 78 balance runs (38 on the primary, 40 on the secondary), of which 20 and 13 moved leases,
+/// 83 and 46 of them (129 in all, as the README says); only those show on the wire. The line
+/// used to read "balance runs primary 20 secondary 13, leases moved 83 / 46, runs the reference
+/// matched 33 / 33": a run count a reader of the logs could not find, and one slash meaning
+/// primary / secondary beside another meaning matched / all.
+#[test]
+fn the_text_pool_line_says_which_runs_it_counts() {
+    let Some(cap) = common::shared_capture("dhcp-failover/isc-dhcpd-4.4.3-failover.pcap") else {
+        return;
+    };
+    let out = common::poolshark()
+        .args(["check", "--min-balance", "5", "--max-balance", "30"])
+        .arg(&cap)
+        .output()
+        .expect("poolshark runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("pool 192.0.2.0/24:"))
+        .unwrap_or_else(|| panic!("no pool line: {text}"));
+    assert_eq!(
+        line,
+        "  pool 192.0.2.0/24: free 23 backup 36 active 1; balance runs that moved leases: \
+         primary 20 (83 leases), secondary 13 (46 leases); the reference moved as many in 33 of 33"
+    );
+    // The JSON has the same numbers, by server.
+    let (_, j) = check("isc-code");
+    let pool = &j["failover"]["pools"][0];
+    assert_eq!(pool["runs"], serde_json::json!([20, 13]));
+    assert_eq!(pool["moved"], serde_json::json!([83, 46]));
+    assert_eq!(pool["runs_matching"], serde_json::json!([20, 13]));
+}

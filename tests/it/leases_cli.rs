@@ -296,20 +296,38 @@ fn the_broken_file_errors_by_line_and_the_rest_counted() {
     let out = run(&["leases", &path, "--format", "json"]);
     assert_eq!(out.status.code(), Some(0));
     let j: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let lines: Vec<u64> = j["errors"]
+    let at: Vec<(u64, u64)> = j["errors"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| e["line"].as_u64().unwrap())
+        .map(|e| (e["line"].as_u64().unwrap(), e["column"].as_u64().unwrap()))
         .collect();
-    // One mistake per line the fixture's comment numbers.
-    assert_eq!(lines, [4, 8, 11, 15, 16, 18, 19, 22, 23, 25, 26, 27, 29]);
-    // Each also on stderr as FILE:LINE.
+    // One mistake per line the fixture's comment numbers, at the column its statement starts
+    // (for the block and the string never closed: their '{' and '"').
+    assert_eq!(
+        at,
+        [
+            (4, 3),
+            (8, 3),
+            (11, 1),
+            (15, 3),
+            (16, 3),
+            (18, 3),
+            (19, 3),
+            (22, 3),
+            (23, 3),
+            (25, 1),
+            (26, 1),
+            (27, 19),
+            (29, 19)
+        ]
+    );
+    // Each also on stderr as FILE:LINE:COLUMN, as compilers write it.
     let stderr = String::from_utf8_lossy(&out.stderr);
-    for l in &lines {
+    for (l, c) in &at {
         assert!(
-            stderr.contains(&format!("{path}:{l}: ")),
-            "line {l}: {stderr}"
+            stderr.contains(&format!("{path}:{l}:{c}: ")),
+            "line {l} column {c}: {stderr}"
         );
     }
     // What is still read: .1 free (its bad start dropped), .2 without a state ("lost" is

@@ -71,7 +71,16 @@ struct Running {
 
 impl Running {
     fn start(args: &[&str]) -> Running {
-        let mut child = poolshark()
+        Running::start_in(None, args)
+    }
+
+    /// `capture ARGS`, in the working directory `dir` if given.
+    fn start_in(dir: Option<&Path>, args: &[&str]) -> Running {
+        let mut cmd = poolshark();
+        if let Some(d) = dir {
+            cmd.current_dir(d);
+        }
+        let mut child = cmd
             .arg("capture")
             .args(args)
             .stdout(Stdio::piped())
@@ -103,13 +112,19 @@ impl Running {
     }
 
     /// Waits for the process to end; (exit code, stdout, stderr).
-    fn finish(mut self) -> (i32, String, String) {
-        let mut out = String::new();
+    fn finish(self) -> (i32, String, String) {
+        let (code, out, err) = self.finish_bytes();
+        (code, String::from_utf8(out).unwrap(), err)
+    }
+
+    /// Waits for the process to end; (exit code, stdout's bytes, stderr).
+    fn finish_bytes(mut self) -> (i32, Vec<u8>, String) {
+        let mut out = Vec::new();
         self.child
             .stdout
             .take()
             .unwrap()
-            .read_to_string(&mut out)
+            .read_to_end(&mut out)
             .unwrap();
         let status = self.child.wait().unwrap();
         while let Ok(l) = self.stderr.recv_timeout(Duration::from_secs(5)) {
@@ -389,6 +404,80 @@ fn every_message_sent_on_lo_is_decoded_once_and_the_file_reads_back_the_same() {
         assert_eq!(rows[4][6], hex(POOL));
     }
     let _ = std::fs::remove_file(&file);
+}
+
+/// `capture -w -`: the pcapng goes to standard output, alone (no listing), as `read -w -` and
+/// `tshark -w -` do; it used to create a file named `-` in the working directory and list the
+/// frames on standard output.
+#[test]
+fn dash_writes_the_capture_file_to_standard_output() {
+    // Refused before any capture opens (no privilege needed): the --check report would share
+    // standard output with the file.
+    let o = poolshark()
+        .args(["capture", "-i", "lo", "-w", "-", "--check", "--count", "1"])
+        .stdout(Stdio::piped())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--check with -w -"), "{err}");
+    assert!(o.stdout.is_empty());
+
+    let _lo = LO.lock().unwrap_or_else(|e| e.into_inner());
+    if !live_permitted() {
+        return;
+    }
+    let dir = temp_path("dash");
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = Running::start_in(
+        Some(&dir),
+        &[
+            "-i",
+            "lo",
+            "--count",
+            "2",
+            "--duration",
+            "30",
+            "-f",
+            "udp dst port 67 and dst host 127.0.0.1",
+            "-w",
+            "-",
+            "-T",
+            "json",
+        ],
+    );
+    send_udp((Ipv4Addr::LOCALHOST.into(), 67), &dhcpv4_discover());
+    send_udp((Ipv4Addr::LOCALHOST.into(), 67), &dhcpv4_discover());
+    let (code, out, err) = run.finish_bytes();
+    assert_eq!(code, 0, "{err}");
+    assert!(!dir.join("-").exists(), "a file named '-' was created");
+    // Nothing but the pcapng: its section header first, and it reads back with both frames.
+    assert_eq!(
+        &out[..4],
+        &[0x0a, 0x0d, 0x0d, 0x0a],
+        "{:?}",
+        &out[..16.min(out.len())]
+    );
+    let file = dir.join("out.pcapng");
+    std::fs::write(&file, &out).unwrap();
+    let back = poolshark()
+        .args(["read", "--format", "jsonl"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(back.status.success());
+    let records = json_lines(&String::from_utf8_lossy(&back.stdout));
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert!(
+        records.iter().all(|r| r["protocol"] == "dhcpv4"),
+        "{records:?}"
+    );
+    if common::have_tshark() {
+        let rows = tshark_fields(&file, &["frame.interface_name", "dhcp.id"]);
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        assert!(rows.iter().all(|r| r[0] == "lo"), "{rows:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn hex(b: &[u8]) -> String {

@@ -260,3 +260,43 @@ fn the_input_is_never_overwritten() {
         .expect("run poolshark");
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `read -w - | head -c N`: the reader closing the pipe ends the run quietly with 0, as it does
+/// for the listing (`read F | head`). It used to print "cannot write standard output: Broken
+/// pipe" and exit 0, or exit 2 when the pipe closed before the file's end was written.
+#[test]
+fn a_closed_pipe_on_standard_output_stops_quietly() {
+    // Larger than a pipe's buffer: the writer is still writing when the reader goes.
+    let cap = out_path("closed-pipe-input.pcap");
+    let made = common::poolshark()
+        .args(["generate", "--frames", "3000", "--seed", "5", "--out"])
+        .arg(&cap)
+        .output()
+        .expect("run poolshark");
+    assert!(made.status.success());
+    for filter in [None, Some("frame.number > 0")] {
+        let mut cmd = common::poolshark();
+        cmd.arg("read").arg(&cap).args(["-w", "-"]);
+        if let Some(f) = filter {
+            cmd.args(["-Y", f]);
+        }
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run poolshark");
+        let mut head = [0u8; 16];
+        std::io::Read::read_exact(&mut child.stdout.take().expect("stdout"), &mut head)
+            .expect("the file's first bytes");
+        // The pipe's read end is closed here (dropped above).
+        let out = child.wait_with_output().expect("wait");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{filter:?}: {stderr}");
+        assert!(!stderr.contains("cannot write"), "{filter:?}: {stderr}");
+        assert_eq!(
+            &head[..4],
+            &[0x0a, 0x0d, 0x0d, 0x0a],
+            "a pcapng section header"
+        );
+    }
+}

@@ -283,3 +283,35 @@ fn rsplib_lud_pool_of_the_shared_capture() {
     let wire = "1 2 3 3 3 2 3 3 1 3 3 3 2 3 3 3 3 3 2 3 3 1 3 3 3 2 3 3 3 3 3 2 3 3 1 3 3 3 2 3";
     assert_eq!(out.split_whitespace().collect::<Vec<_>>().join(" "), wire);
 }
+
+/// `--items 0` and `--max-increment 0` are read as the profile's defaults (3 items, 1), as a
+/// Handle Resolution Option asking for 0 items is; the help said neither, so a user asking for
+/// 0 got 3 items without a word.
+#[test]
+fn zero_items_and_zero_max_increment_are_the_defaults_and_the_help_says_so() {
+    let pool = [
+        "--policy", "rr", "--pe", "1", "--pe", "2", "--pe", "3", "--pe", "4",
+    ];
+    let with = |extra: &[&str]| {
+        let mut a = pool.to_vec();
+        a.extend(["--resolutions", "3"]);
+        a.extend(extra);
+        stdout_ok(&a)
+    };
+    let default = with(&[]);
+    assert_eq!(default, "1 2 3\n2 3 4\n3 4 1\n");
+    assert_eq!(with(&["--items", "0"]), default);
+    assert_eq!(with(&["--max-increment", "0"]), default);
+    let help = stdout_ok(&["--help"]);
+    let para = |flag: &str| {
+        let at = help.find(flag).unwrap_or_else(|| panic!("{flag}: {help}"));
+        let para = help[at..].split("\n\n").next().unwrap_or_default();
+        para.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    assert!(para("--items").contains("or 0"), "{}", para("--items"));
+    assert!(
+        para("--max-increment").contains("or 0"),
+        "{}",
+        para("--max-increment")
+    );
+}

@@ -247,3 +247,33 @@ fn a_whole_capture_gives_its_messages() {
     assert!(out.messages >= 63, "{out:?}");
     assert!(out.source_errors.is_empty());
 }
+
+/// `check --format json` on a capture cut inside a record: exit 0 (the frames before the cut
+/// are checked), and the JSON summary says the file could not be read whole. It used to carry
+/// no trace of the cut (only stderr did), so a script reading the JSON could not tell.
+#[test]
+fn the_json_summary_counts_what_could_not_be_read() {
+    let whole = std::fs::read(common::fixture("demo.pcap")).expect("fixture");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("truncation");
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let summary = |bytes: &[u8], name: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).expect("write");
+        let out = common::poolshark()
+            .args(["check", "--format", "json"])
+            .arg(&path)
+            .output()
+            .expect("run poolshark");
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        (out.status.code(), j["summary"].clone())
+    };
+    let (_, s) = summary(&whole, "whole.pcap");
+    assert_eq!(s["read_errors"], 0, "{s}");
+    assert_eq!(s["malformed_frames"], 0, "{s}");
+    assert_eq!(s["malformed_messages"], 0, "{s}");
+    // Cut 10 bytes into the last record's data.
+    let (code, s) = summary(&whole[..whole.len() - 10], "cut.pcap");
+    assert_ne!(code, Some(2), "{s}");
+    assert_eq!(s["read_errors"], 1, "{s}");
+    assert_eq!(s["frames"], 299, "{s}");
+}

@@ -330,15 +330,17 @@ impl Analyser for FailoverAnalyser {
         for p in self.replay.state().pools() {
             let c = p.counts();
             let runs = self.replay.pool_stats(&p.name);
+            // Only a run that gives leases away shows on the wire (as BNDUPDs to BACKUP); dhcpd
+            // logs every run, so its count is larger: say which runs these are.
             out.push_str(&format!(
-                "  pool {}: free {} backup {} active {}; balance runs primary {} secondary {}, leases moved {} / {}, runs the reference matched {} / {}\n",
+                "  pool {}: free {} backup {} active {}; balance runs that moved leases: primary {} ({} leases), secondary {} ({} leases); the reference moved as many in {} of {}\n",
                 p.name,
                 c.free,
                 c.backup,
                 c.active,
                 runs.map_or(0, |s| s.runs[0]),
-                runs.map_or(0, |s| s.runs[1]),
                 runs.map_or(0, |s| s.moved[0]),
+                runs.map_or(0, |s| s.runs[1]),
                 runs.map_or(0, |s| s.moved[1]),
                 runs.map_or(0, |s| s.runs_matching[0] + s.runs_matching[1]),
                 runs.map_or(0, |s| s.runs[0] + s.runs[1]),

@@ -2,10 +2,12 @@
 //! dates, times, addresses, colon-separated hex), quoted strings with backslash escapes, and the
 //! punctuation `{ } ; = ,`. `#` starts a comment that runs to the end of the line.
 
-/// One token and the line it starts on (1-based).
+/// One token and where it starts: its line and its column (both 1-based; the column counts
+/// bytes from the start of the line).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Token {
     pub line: usize,
+    pub col: usize,
     pub kind: Kind,
 }
 
@@ -42,10 +44,11 @@ impl Token {
     }
 }
 
-/// A problem the lexer found (an unterminated string), with its line.
+/// A problem the lexer found (an unterminated string), with its line and column.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LexError {
     pub line: usize,
+    pub col: usize,
     pub what: String,
 }
 
@@ -60,6 +63,8 @@ pub struct Lexer<'a> {
     input: &'a [u8],
     pos: usize,
     line: usize,
+    /// Byte position where the current line starts.
+    line_start: usize,
     pub errors: Vec<LexError>,
 }
 
@@ -69,6 +74,7 @@ impl<'a> Lexer<'a> {
             input,
             pos: 0,
             line: 1,
+            line_start: 0,
             errors: Vec::new(),
         }
     }
@@ -82,6 +88,7 @@ impl<'a> Lexer<'a> {
         self.pos += 1;
         if b == b'\n' {
             self.line += 1;
+            self.line_start = self.pos;
         }
         Some(b)
     }
@@ -106,12 +113,13 @@ impl<'a> Lexer<'a> {
     /// A quoted string; the opening quote is already consumed. ISC's escapes: `\t`, `\r`, `\n`,
     /// `\b`, up to three octal digits, `\x` and up to two hex digits; any other escaped character
     /// stands for itself.
-    fn string(&mut self, start_line: usize) -> Vec<u8> {
+    fn string(&mut self, start_line: usize, start_col: usize) -> Vec<u8> {
         let mut out = Vec::new();
         loop {
             let Some(b) = self.bump() else {
                 self.errors.push(LexError {
                     line: start_line,
+                    col: start_col,
                     what: "string opened on this line is not closed before the end of the file"
                         .into(),
                 });
@@ -174,9 +182,10 @@ impl Iterator for Lexer<'_> {
     fn next(&mut self) -> Option<Token> {
         self.skip_blanks_and_comments();
         let line = self.line;
+        let col = self.pos - self.line_start + 1;
         let b = self.bump()?;
         let kind = if b == b'"' {
-            Kind::Str(self.string(line))
+            Kind::Str(self.string(line, col))
         } else if PUNCT.contains(&b) {
             Kind::Punct(b)
         } else {
@@ -190,7 +199,7 @@ impl Iterator for Lexer<'_> {
             let bytes = self.input.get(start..self.pos).unwrap_or_default();
             Kind::Word(String::from_utf8_lossy(bytes).into_owned())
         };
-        Some(Token { line, kind })
+        Some(Token { line, col, kind })
     }
 }
 
@@ -209,8 +218,11 @@ mod tests {
     #[test]
     fn words_strings_punctuation_and_lines() {
         let toks: Vec<Token> = Lexer::new(b"lease 192.0.2.1 {\n  uid \"a\\001\";\n}").collect();
-        let lines: Vec<usize> = toks.iter().map(|t| t.line).collect();
-        assert_eq!(lines, [1, 1, 1, 2, 2, 2, 3]);
+        let at: Vec<(usize, usize)> = toks.iter().map(|t| (t.line, t.col)).collect();
+        assert_eq!(
+            at,
+            [(1, 1), (1, 7), (1, 17), (2, 3), (2, 7), (2, 14), (3, 1)]
+        );
         assert_eq!(
             toks.into_iter().map(|t| t.kind).collect::<Vec<_>>(),
             [
@@ -263,7 +275,7 @@ mod tests {
         let toks: Vec<Token> = lx.by_ref().collect();
         assert_eq!(toks.len(), 4);
         assert_eq!(lx.errors.len(), 1);
-        assert_eq!(lx.errors[0].line, 2);
+        assert_eq!((lx.errors[0].line, lx.errors[0].col), (2, 5));
     }
 
     #[test]

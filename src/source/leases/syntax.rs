@@ -13,6 +13,8 @@ pub const MAX_DEPTH: usize = 16;
 pub struct Statement {
     /// Line of the first token.
     pub line: usize,
+    /// Column of the first token (bytes from the start of its line, 1-based).
+    pub col: usize,
     pub words: Vec<Token>,
     /// The `{ ... }` part, if the statement has one.
     pub block: Option<Vec<Statement>>,
@@ -50,6 +52,7 @@ impl<'a> Statements<'a> {
         for e in self.lexer.errors.drain(..) {
             self.errors.push(LeaseError {
                 line: e.line,
+                col: e.col,
                 what: e.what,
             });
         }
@@ -59,21 +62,23 @@ impl<'a> Statements<'a> {
     /// Tokens up to the end of one statement, at nesting `depth`.
     fn statement(&mut self, depth: usize) -> Option<(Statement, End)> {
         let first = self.next_token()?;
-        let line = first.line;
+        let (line, col) = (first.line, first.col);
         let mut words = Vec::new();
         let mut tok = Some(first);
         loop {
             let Some(t) = tok else {
-                return Some((Statement::new(line, words), End::Eof));
+                return Some((Statement::new(line, col, words), End::Eof));
             };
             match t.kind {
-                Kind::Punct(b';') => return Some((Statement::new(line, words), End::Semicolon)),
-                Kind::Punct(b'}') => return Some((Statement::new(line, words), End::Close)),
+                Kind::Punct(b';') => {
+                    return Some((Statement::new(line, col, words), End::Semicolon))
+                }
+                Kind::Punct(b'}') => return Some((Statement::new(line, col, words), End::Close)),
                 Kind::Punct(b'{') => {
-                    let open_line = t.line;
-                    let body = self.block(depth + 1, open_line);
+                    let body = self.block(depth + 1, (t.line, t.col));
                     let st = Statement {
                         line,
+                        col,
                         words,
                         block: Some(body),
                     };
@@ -85,11 +90,14 @@ impl<'a> Statements<'a> {
         }
     }
 
-    /// The statements of a block whose `{` is already consumed, through its `}`.
-    fn block(&mut self, depth: usize, open_line: usize) -> Vec<Statement> {
+    /// The statements of a block whose `{` (at `open`: line, column) is already consumed,
+    /// through its `}`.
+    fn block(&mut self, depth: usize, open: (usize, usize)) -> Vec<Statement> {
+        let (open_line, open_col) = open;
         if depth > MAX_DEPTH {
             self.errors.push(LeaseError {
                 line: open_line,
+                col: open_col,
                 what: format!("blocks nested deeper than {MAX_DEPTH}: this block is skipped"),
             });
             self.skip_block();
@@ -100,6 +108,7 @@ impl<'a> Statements<'a> {
             let Some((st, end)) = self.statement(depth) else {
                 self.errors.push(LeaseError {
                     line: open_line,
+                    col: open_col,
                     what:
                         "block opened on this line is not closed by '}' before the end of the file"
                             .into(),
@@ -112,6 +121,7 @@ impl<'a> Statements<'a> {
                     if !st.words.is_empty() {
                         self.errors.push(LeaseError {
                             line: st.line,
+                            col: st.col,
                             what: "statement not ended by ';' before '}'".into(),
                         });
                     }
@@ -120,6 +130,7 @@ impl<'a> Statements<'a> {
                 End::Eof => {
                     self.errors.push(LeaseError {
                         line: open_line,
+                        col: open_col,
                         what:
                             "block opened on this line is not closed by '}' before the end of the file"
                                 .into(),
@@ -147,9 +158,10 @@ impl<'a> Statements<'a> {
 }
 
 impl Statement {
-    fn new(line: usize, words: Vec<Token>) -> Self {
+    fn new(line: usize, col: usize, words: Vec<Token>) -> Self {
         Statement {
             line,
+            col,
             words,
             block: None,
         }
@@ -178,6 +190,7 @@ impl Iterator for Statements<'_> {
                 End::Close => {
                     self.errors.push(LeaseError {
                         line: st.line,
+                        col: st.col,
                         what: if st.words.is_empty() {
                             "'}' without a block to close".into()
                         } else {
@@ -189,6 +202,7 @@ impl Iterator for Statements<'_> {
                     if !st.words.is_empty() {
                         self.errors.push(LeaseError {
                             line: st.line,
+                            col: st.col,
                             what: "statement not ended by ';' before the end of the file".into(),
                         });
                     }
