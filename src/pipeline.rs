@@ -131,7 +131,7 @@ impl RunStats {
             .map(|(p, n)| format!("{p} {n}"))
             .collect();
         s.push_str(&format!(
-            "; decode errors: {} messages ({}), {} frames below the application, {} reading the file",
+            "; decode errors: {} messages ({}), {} frames below the application, {} reading the capture",
             self.messages_with_errors.values().sum::<u64>(),
             if errs.is_empty() { "none".to_string() } else { errs.join(", ") },
             self.frames_with_errors,

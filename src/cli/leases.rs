@@ -294,7 +294,7 @@ impl View<'_> {
                 o.push_str("no failover state in the file: taken as normal\n");
             }
             Balancing::NotNormal { peer, state } => o.push_str(&format!(
-                "not balancing: dhcpd balances only in normal, and peer \"{peer}\" is in {state}; \
+                "not balancing: dhcpd balances only in normal, and this server is in {state} with peer \"{peer}\"; \
                  below, what a run would do in normal\n"
             )),
         }
@@ -374,13 +374,13 @@ impl View<'_> {
             "and sends no POOLREQ"
         };
         let due = if p.due(self.balancing) || p.panic_due(self.balancing) {
-            "due now"
+            "a run is due now"
         } else if self.balancing.runs() {
-            "nothing due"
+            "no run is due yet"
         } else {
-            "nothing due: not in normal"
+            "no run starts while this server is not in normal"
         };
-        o.push_str(&format!("  {run} {poolreq}: {due}\n"));
+        o.push_str(&format!("  {run} {poolreq}; {due}\n"));
         for m in &p.plan.moves {
             o.push_str(&format!(
                 "    {} pass {} ({})\n",

@@ -621,6 +621,19 @@ fn the_shared_primarys_file_against_awk_and_its_log() {
     let (lts, thresh, hold, _) = by_hand(true, run.free, run.backup);
     assert_eq!((lts, hold, thresh), (run.lts, run.max_own, run.after.2));
     assert_eq!(run.after, (23, 36, 9));
+
+    // The text: the state in the file is the primary's own ("my state") towards its peer, not
+    // the peer's (the peer's is "partner state normal"); so no run starts, whatever is planned.
+    let out = self::run(&[&["leases"], &args[..]].concat());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("this server is in communications-interrupted with peer \"iscfo\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("sends no POOLREQ; no run starts while this server is not in normal"),
+        "{text}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
