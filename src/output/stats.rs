@@ -136,12 +136,14 @@ fn member_line(s: &Series, totals: &Window, m: &str, findings_too: bool) -> Stri
     } else {
         let _ = write!(
             text,
-            "first in {} and in {} of {} answers",
-            c.first, c.any, totals.answers
+            "first in {} and in {} of {}",
+            c.first,
+            c.any,
+            count(totals.answers, "answer")
         );
     }
     if findings_too {
-        let _ = write!(text, ", {} findings", c.findings);
+        let _ = write!(text, ", {}", count(c.findings, "finding"));
     }
     text
 }
@@ -170,14 +172,14 @@ pub fn series_text(tl: &Timeline, out: &mut String) {
         let answers = match (answering, subject) {
             (false, _) => String::new(),
             (true, Subject::Server(_)) => {
-                format!("{} answers to balanced requests, ", totals.answers)
+                format!("{} to balanced requests, ", count(totals.answers, "answer"))
             }
-            (true, _) => format!("{} answers, ", totals.answers),
+            (true, _) => format!("{}, ", count(totals.answers, "answer")),
         };
         let _ = writeln!(
             out,
-            "\n{kind} {name}{described}: {answers}{} findings, windows of {}s",
-            totals.findings,
+            "\n{kind} {name}{described}: {answers}{}, windows of {}s",
+            count(totals.findings, "finding"),
             format_float(secs(s.interval_ns))
         );
         for m in member_ids(s, &totals) {
@@ -187,8 +189,27 @@ pub fn series_text(tl: &Timeline, out: &mut String) {
                 member_line(s, &totals, &m, member_findings)
             );
         }
-        for w in &s.windows {
-            let (a, b) = window_span(s, w);
+        let mut i = 0;
+        while let Some(w) = s.windows.get(i) {
+            // A run of quiet windows (nothing answered, nothing found) is one line, and its
+            // members another: at a fine --interval most windows are quiet, and a line per idle
+            // member and window would bury the ones that say something.
+            let run = if quiet(w) {
+                s.windows[i..]
+                    .iter()
+                    .zip(w.index..)
+                    .take_while(|(x, index)| quiet(x) && x.index == *index)
+                    .count()
+            } else {
+                1
+            };
+            let mut merged = w.clone();
+            for later in s.windows.iter().skip(i + 1).take(run - 1) {
+                merged.merge(later.clone());
+            }
+            let w = &merged;
+            let (a, _) = window_span(s, w);
+            let b = a + secs(s.interval_ns.saturating_mul(run as u64));
             let mut line = format!("  [{:>8}s, {:>8}s)", format_float(a), format_float(b));
             if answering {
                 let _ = write!(line, " answers {:>6} ", w.answers);
@@ -209,7 +230,23 @@ pub fn series_text(tl: &Timeline, out: &mut String) {
                     .collect();
                 let _ = write!(line, "  at end: {}", gauges.join(", "));
             }
+            if run > 1 {
+                let _ = write!(line, "  ({run} windows)");
+            }
             let _ = writeln!(out, "{line}");
+            i += run;
+            if quiet(w) {
+                if !w.members.is_empty() {
+                    let names: Vec<&str> = w.members.keys().map(String::as_str).collect();
+                    let what = if w.registered.is_some() {
+                        "registered"
+                    } else {
+                        "members"
+                    };
+                    let _ = writeln!(out, "      no answers; {what}: {}", names.join(", "));
+                }
+                continue;
+            }
             for (m, c) in &w.members {
                 let n = w.answers;
                 let mut line = format!(
@@ -227,6 +264,30 @@ pub fn series_text(tl: &Timeline, out: &mut String) {
                 let _ = writeln!(out, "{line}");
             }
         }
+    }
+}
+
+/// A window in which nothing was answered or found and nothing was measured: each member's line
+/// would only say 0 (the text lists its members on one line, and a run of them as one window).
+fn quiet(w: &Window) -> bool {
+    w.answers == 0
+        && w.findings == 0
+        && w.gauges.is_empty()
+        && w.members.values().all(|c| {
+            c.first == 0
+                && c.any == 0
+                && c.findings == 0
+                && c.expected_first == 0.0
+                && c.expected_any == 0.0
+        })
+}
+
+/// `n` and the noun, in the plural unless `n` is 1: `1 answer`, `3 answers`.
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 

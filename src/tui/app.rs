@@ -8,6 +8,7 @@ use crate::analyse::timeline::Series;
 
 use super::chart;
 use super::detail::FrameDetail;
+use super::keys::help_lines;
 use super::palette::Palette;
 use super::snapshot::{Progress, Update};
 use super::wrap::wrap;
@@ -217,6 +218,8 @@ pub struct App {
     /// Every finding on its own row (runs of alike findings are folded otherwise).
     pub(crate) each_finding: bool,
     pub(crate) overlay: Overlay,
+    /// Lines of the help scrolled past (when it does not fit).
+    pub(crate) help_scroll: usize,
     pub(crate) viewport: Viewport,
     detail_request: Option<u64>,
     quit: bool,
@@ -287,6 +290,7 @@ impl App {
             all_findings: false,
             each_finding: false,
             overlay: Overlay::None,
+            help_scroll: 0,
             viewport: Viewport::default(),
             detail_request: None,
             quit: false,
@@ -359,6 +363,9 @@ impl App {
             v.findings,
         );
         self.member_offset = fit(self.member_offset, self.member_rows(), v.members);
+        if self.overlay == Overlay::Help {
+            self.scroll_help(0, None);
+        }
     }
 
     /// A frame the detail view waits for: the caller decodes it and calls [`App::set_detail`].
@@ -614,13 +621,29 @@ impl App {
         }
     }
 
+    /// The help scrolled by `delta` lines, as far as it has lines below the screen.
+    fn scroll_help(&mut self, delta: isize, absolute: Option<bool>) {
+        // The view's help box: the body less its border, one column of padding.
+        let lines = help_lines(
+            self.viewport.detail_width.saturating_sub(1),
+            self.palette.has_colour(),
+        )
+        .len();
+        let max = lines.saturating_sub(self.viewport.detail.max(1));
+        self.help_scroll = match absolute {
+            Some(true) => 0,
+            Some(false) => max,
+            None => self.help_scroll.saturating_add_signed(delta).min(max),
+        };
+    }
+
     /// Up/down by `delta` rows (or to the start/end) in whatever has the focus.
     fn vertical(&mut self, delta: isize, absolute: Option<bool>) {
         if matches!(self.overlay, Overlay::Detail(_)) {
             return self.scroll_detail(delta, absolute);
         }
-        if self.overlay != Overlay::None {
-            return;
+        if self.overlay == Overlay::Help {
+            return self.scroll_help(delta, absolute);
         }
         match self.focus {
             // The chart pane steps through the pools too, so they can be looked at one by one.
@@ -632,7 +655,7 @@ impl App {
 
     fn page(&self) -> isize {
         let rows = match (&self.overlay, self.focus) {
-            (Overlay::Detail(_), _) => self.viewport.detail,
+            (Overlay::Detail(_) | Overlay::Help, _) => self.viewport.detail,
             (_, Pane::Pools | Pane::Chart) => self.viewport.pools,
             (_, Pane::Members) => self.viewport.members,
             (_, Pane::Findings) => self.viewport.findings,
@@ -709,6 +732,7 @@ impl App {
             }
             Action::FilterDone => self.editing = None,
             Action::Help => {
+                self.help_scroll = 0;
                 self.overlay = if self.overlay == Overlay::Help {
                     Overlay::None
                 } else {

@@ -26,10 +26,48 @@ pub const HELP: &[(&str, &str)] = &[
         "e",
         "runs of alike findings folded (+N), or each on its row",
     ),
-    ("?", "this help"),
+    ("?", "this help (↑ ↓ scroll it when it is cut)"),
     ("Esc", "close the detail or help; cancel a filter; quit"),
     ("q  Ctrl-C", "quit"),
 ];
+
+/// The help view's lines at `width` columns: each key with what it does (a description too long
+/// for the line continues under its start), then what the chart shows. The model scrolls over
+/// them and the view draws them, so both use this.
+pub fn help_lines(width: usize, colour: bool) -> Vec<String> {
+    let keys_w = HELP
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0);
+    let what_w = width.saturating_sub(keys_w + 2).max(12);
+    let mut out = Vec::new();
+    for (k, what) in HELP {
+        let lines = super::wrap::wrap(&[what.to_string()], what_w);
+        for (i, l) in lines.iter().enumerate() {
+            let k = if i == 0 { *k } else { "" };
+            out.push(format!("{k:<keys_w$}  {}", l.trim_start()));
+        }
+    }
+    let mut notes = vec![
+        String::new(),
+        "Chart: A-Z each member's share of first places, a-z what the reference expected; \
+         subjects without answers plot their gauges. Members at the same height alternate \
+         their letters (ABAB), * where the column is too narrow for all of them."
+            .to_string(),
+    ];
+    if !colour {
+        notes.push("Colours are off (NO_COLOR, a plain TERM, or --color never).".into());
+    }
+    // The notes as wide as the table of keys, not wider.
+    let table = out.iter().map(|l| l.chars().count()).max().unwrap_or(width);
+    let notes = notes
+        .into_iter()
+        .flat_map(|n| super::wrap::wrap(&[n], width.min(table)))
+        .map(|l| l.trim_start().to_string());
+    out.extend(notes);
+    out
+}
 
 /// What `key` means in `mode`; `None` for keys that mean nothing there.
 pub fn action(key: KeyEvent, mode: Mode) -> Option<Action> {

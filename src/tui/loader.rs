@@ -356,6 +356,7 @@ impl Outbox {
             bytes_read: self.bytes.as_ref().map(ByteCount::get),
             total_bytes: self.total_bytes,
             decode_errors: stats.total_errors() + sink.source_errors,
+            source_errors: sink.source_errors,
             last_source_error: sink.last_source_error.clone(),
         }
     }

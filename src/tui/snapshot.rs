@@ -31,6 +31,9 @@ pub struct Progress {
     pub total_bytes: Option<u64>,
     /// Messages and frames with decode errors, and problems reading the capture.
     pub decode_errors: u64,
+    /// Problems reading the capture (counted in `decode_errors` too): a record cut short or
+    /// skipped, a file that ends inside a record.
+    pub source_errors: u64,
     /// The latest problem reading the capture.
     pub last_source_error: Option<String>,
 }

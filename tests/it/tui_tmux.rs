@@ -336,3 +336,110 @@ fn udp_datagrams(file: &std::path::Path) -> Vec<(SocketAddr, SocketAddr, Vec<u8>
     }
     out
 }
+
+/// The chart cells of an 80x24 screen: the plot's rows and columns right of the y axis.
+fn chart_cells(screen: &str) -> String {
+    screen
+        .lines()
+        .skip(2)
+        .take(10)
+        .map(|l| l.chars().skip(29).take(50).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// RR-Pool of the multi-PE capture: five PEs (its README) answered in turn, each first in a fifth
+/// of a window's answers. All five are drawn at the same height (they used to cover each other:
+/// only the last letter, E, was to be seen there), and the members pane gives each the share of
+/// first places that `stats` counts.
+#[test]
+fn tui_draws_every_member_of_a_round_robin_and_the_shares_stats_counts() {
+    if !have_tmux() {
+        return;
+    }
+    let Some(capture) = common::shared_capture("rserpool/rsplib-multi-pe.pcap") else {
+        return;
+    };
+    let cap = capture.to_string_lossy().into_owned();
+    let pes = common::MULTI_PE_POOLS
+        .iter()
+        .find(|(p, _)| *p == "RR-Pool")
+        .map_or(0, |(_, n)| *n);
+    // What stats counts: each member's first places over the pool's answers, in whole percent.
+    let out = common::poolshark()
+        .args(["stats", "--format", "json", "--interval", "10s", &cap])
+        .output()
+        .expect("stats runs");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let rr = j["series"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["pool"] == "RR-Pool"))
+        .expect("RR-Pool in stats");
+    let mut answers = 0u64;
+    let mut first: std::collections::BTreeMap<String, u64> = Default::default();
+    for w in rr["windows"].as_array().expect("windows") {
+        answers += w["answers"].as_u64().unwrap_or(0);
+        for (m, c) in w["members"].as_object().expect("members") {
+            *first.entry(m.clone()).or_default() += c["first"].as_u64().unwrap_or(0);
+        }
+    }
+    assert_eq!(first.len() as u64, pes, "{rr}");
+
+    let bin = env!("CARGO_BIN_EXE_poolshark");
+    let tmux = Tmux::new();
+    start(&tmux, &format!("'{bin}' tui '{cap}'; sleep 60"));
+    tmux.wait_for("the capture loaded", 60, |s| {
+        s.contains("10988 frames") && s.contains("Pools (9)")
+    });
+    // RR-Pool is the seventh pool in the list.
+    for _ in 0..6 {
+        tmux.keys(&["j"]);
+    }
+    let s = tmux.wait_for("RR-Pool selected", 10, |s| {
+        s.contains("RR-Pool: first-place share per 10s")
+    });
+    let chart = chart_cells(&s);
+    for (i, (m, n)) in first.iter().enumerate() {
+        let letter = char::from(b'A' + i as u8);
+        assert!(chart.contains(letter), "{m} ({letter}) is not drawn:\n{s}");
+        let share = format!("{:.0}%", *n as f64 * 100.0 / answers as f64);
+        let line = s
+            .lines()
+            .find(|l| l.contains(&format!("│{letter} {m}")))
+            .unwrap_or_else(|| panic!("no member line for {m}:\n{s}"));
+        assert!(
+            line.split_whitespace().nth(2) == Some(share.as_str()),
+            "{m}: stats counts {share}:\n{line}"
+        );
+    }
+    tmux.keys(&["q"]);
+}
+
+/// A capture cut short inside its last record: the UI shows the frames before it and says, in
+/// its bottom line, what was wrong with the file (it said nothing, and the header's count of
+/// decode errors was cut off at 80 columns).
+#[test]
+fn tui_tells_a_capture_cut_short() {
+    if !have_tmux() {
+        return;
+    }
+    let whole = std::fs::read(common::fixture("demo.pcap")).expect("demo.pcap");
+    let dir = std::env::temp_dir().join(format!("poolshark-tui-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cut = dir.join("cut.pcap");
+    // Ten bytes short: inside the last record.
+    std::fs::write(&cut, &whole[..whole.len() - 10]).expect("write");
+    let bin = env!("CARGO_BIN_EXE_poolshark");
+    let tmux = Tmux::new();
+    start(&tmux, &format!("'{bin}' tui '{}'; sleep 60", cut.display()));
+    let s = tmux.wait_for("the file loaded", 30, |s| s.contains("299 frames"));
+    let top = s.lines().next().unwrap_or_default();
+    assert!(top.contains("1 decode error"), "{s}");
+    let bottom = s.lines().nth(23).unwrap_or_default();
+    assert!(
+        bottom.starts_with(" Reading the file: frame 300") && bottom.contains("truncated"),
+        "{s}"
+    );
+    tmux.keys(&["q"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -83,10 +83,11 @@ fn pools_chart_members_and_findings_at_80x24() {
     let col = |i: usize| 29 + 16 * i;
     let y = |row: usize| 2 + row;
     // Window 0: A at 75 % (row 2.25 -> 2), B at 25 % (6.75 -> 7); both expected at 50 % (4.5 -> 5,
-    // where b, drawn last, covers a).
+    // where a and b share the cells, alternating: neither hides the other).
     assert_eq!(at(&s, col(0), y(2)), 'A');
     assert_eq!(at(&s, col(0), y(7)), 'B');
-    assert_eq!(at(&s, col(0), y(5)), 'b');
+    assert_eq!(at(&s, col(0), y(5)), 'a');
+    assert_eq!(at(&s, col(0) + 1, y(5)), 'b');
     // Window 1: the other way round.
     assert_eq!(at(&s, col(1), y(2)), 'B');
     assert_eq!(at(&s, col(1), y(7)), 'A');
@@ -251,6 +252,131 @@ fn colours_change_no_text_and_plain_mode_has_none() {
     assert_eq!(p[(22u16, 1u16)].symbol(), "┌");
 }
 
+/// Members with equal shares (a round robin of five, each first in one answer of five) sit at the
+/// same height: every letter is drawn there, alternating, not only the last member's.
+#[test]
+fn members_at_the_same_height_are_all_drawn() {
+    let pool = Subject::Pool("RR-Pool".into());
+    let ids: Vec<String> = (1..=5).map(|i| format!("pe-{i}")).collect();
+    let exp: Vec<(String, f64, f64)> = ids.iter().map(|m| (m.clone(), 0.2, 1.0)).collect();
+    let mut r = Report::new(10, 10 * S);
+    r.timeline.start(Timestamp::new(T0, 0));
+    for k in 0..5 {
+        let mut answer = ids.clone();
+        answer.rotate_left(k);
+        r.timeline.answer(
+            Timestamp::new(T0 + 1, 0),
+            &pool,
+            "RSerPool pool (policy RR)",
+            &answer,
+            &exp,
+        );
+    }
+    let mut a = App::new("rr.pcap", 10 * S, Palette::new(false));
+    a.apply(Update {
+        progress: done(),
+        data: Some(Data::from_report(&r, 0)),
+    });
+    let s = screen(&mut a, 80, 24);
+    // 20 % on a plot of 10 rows (y=2 for 100 %): row round(0.8 x 9) = 7; the plot from x=29.
+    let plot = |y: usize| -> String { row(&s, y).chars().skip(29).take(50).collect() };
+    let line = plot(2 + 7);
+    assert!(line.starts_with("ABCDEABCDE"), "{s}");
+    for m in ['A', 'B', 'C', 'D', 'E'] {
+        assert_eq!(
+            line.chars().filter(|&c| c == m).count(),
+            10,
+            "{m} in every fifth cell: {s}"
+        );
+    }
+    // The expectation is met by each: no lower-case letter drawn.
+    assert!(
+        (2..12).all(|y| !plot(y).chars().any(|c| c.is_ascii_lowercase())),
+        "{s}"
+    );
+}
+
+/// An interval that is not a whole number of seconds reads as it is: 1500 ms is `1.5s`, not
+/// `1s`; the time axis ends at 4.5 s for three windows.
+#[test]
+fn an_interval_of_a_fraction_of_a_second_is_labelled_exactly() {
+    let mut a = App::new("test.pcap", 1_500_000_000, Palette::new(false));
+    let mut r = Report::new(10, 1_500_000_000);
+    r.timeline.start(Timestamp::new(T0, 0));
+    let ids = vec!["pe-1".to_string()];
+    for secs in [0, 2, 4] {
+        r.timeline.answer(
+            Timestamp::new(T0 + secs, 0),
+            &rr_pool(),
+            "RSerPool pool (policy RR)",
+            &ids,
+            &[("pe-1".to_string(), 1.0, 1.0)],
+        );
+    }
+    a.apply(Update {
+        progress: done(),
+        data: Some(Data::from_report(&r, 0)),
+    });
+    let s = screen(&mut a, 80, 24);
+    assert!(row(&s, 0).ends_with("per 1.5s  ? help"), "{s}");
+    assert!(row(&s, 1).contains("first-place share per 1.5s"), "{s}");
+    assert!(row(&s, 12).contains("4.5s"), "{s}");
+}
+
+/// A file cut short in its last record: the frames before it are shown, and the footer says what
+/// was wrong with the file (the header counts it); nothing else would.
+#[test]
+fn a_problem_reading_the_file_is_told() {
+    let mut a = app();
+    a.apply(Update {
+        progress: Progress {
+            decode_errors: 1,
+            source_errors: 1,
+            last_source_error: Some(
+                "frame 41 (file byte 5000): the file is truncated: it ends inside a packet record"
+                    .into(),
+            ),
+            ..done()
+        },
+        data: None,
+    });
+    let s = screen(&mut a, 120, 30);
+    assert!(row(&s, 0).contains("4 findings, 1 decode error "), "{s}");
+    assert!(
+        row(&s, 29)
+            .starts_with(" Reading the file: frame 41 (file byte 5000): the file is truncated"),
+        "{s}"
+    );
+    // At 80 columns the counts stay whole; the file's name gives way first.
+    let s = screen(&mut a, 80, 24);
+    assert!(
+        row(&s, 0).starts_with(" test.pcap  40 frames, 36 messages, 4 findings, 1 decode error "),
+        "{s}"
+    );
+}
+
+/// The help does not fit a small screen: it scrolls, and says which lines it shows.
+#[test]
+fn the_help_scrolls_on_a_small_screen() {
+    let mut a = app();
+    a.handle(Action::Help);
+    let s = screen(&mut a, 60, 16);
+    assert!(row(&s, 1).contains("Keys (1-12 of"), "{s}");
+    assert!(!s.contains("Ctrl-C"), "{s}");
+    a.handle(Action::End);
+    let s = screen(&mut a, 60, 16);
+    assert!(s.contains("q  Ctrl-C       quit"), "{s}");
+    assert!(s.contains("for all of them."), "the last line: {s}");
+    a.handle(Action::Home);
+    let s = screen(&mut a, 60, 16);
+    assert!(row(&s, 2).contains("↑ ↓  j k"), "{s}");
+    // The footer names only the keys that work over the help.
+    assert!(
+        row(&s, 15).starts_with(" ↑↓ PgUp PgDn g G scroll  Esc close"),
+        "{s}"
+    );
+}
+
 #[test]
 fn a_screen_too_small_says_so() {
     let s = screen(&mut app(), 39, 11);
@@ -268,7 +394,7 @@ const MAIN_80X24: &str = r#"
 ║                    ║│     │AAAAAAAAAAAAAAAABBBBBBBBBBBBBBBB                  │
 ║                    ║│     │                                                  │
 ║                    ║│     │                                                  │
-║                    ║│     │bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb  │
+║                    ║│     │abababababababababababababababababababababababab  │
 ║                    ║│     │                                                  │
 ║                    ║│     │BBBBBBBBBBBBBBBBAAAAAAAAAAAAAAAA                  │
 ║                    ║│     │                                                  │
@@ -296,7 +422,7 @@ const MAIN_120X30: &str = r#"
 ║                      ║│     │AAAAAAAAAAAAAAAAAAABBBBBBBBBBBBBBBBBBB                    ││                            │
 ║                      ║│     │                                                          ││                            │
 ║                      ║│     │                                                          ││                            │
-║                      ║│  50%┤bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb ││                            │
+║                      ║│  50%┤ababababababababababababababababababababababababababababa ││                            │
 ║                      ║│     │                                                          ││                            │
 ║                      ║│     │                                                          ││                            │
 ║                      ║│     │BBBBBBBBBBBBBBBBBBBAAAAAAAAAAAAAAAAAAA                    ││                            │
@@ -404,7 +530,7 @@ const DETAIL_LOADING_80X24: &str = r#"
 ║                                                                              ║
 ║                                                                              ║
 ╚══════════════════════════════════════════════════════════════════════════════╝
- Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
+ ↑↓ PgUp PgDn g G scroll  Esc close  ? help  q quit
 "#;
 
 const DETAIL_80X24: &str = r#"
@@ -431,7 +557,7 @@ const DETAIL_80X24: &str = r#"
 ║                                                                              ║
 ║                                                                              ║
 ╚══════════════════════════════════════════════════════════════════════════════╝
- Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
+ ↑↓ PgUp PgDn g G scroll  Esc close  ? help  q quit
 "#;
 
 const DETAIL_120X30: &str = r#"
@@ -464,14 +590,13 @@ const DETAIL_120X30: &str = r#"
 ║                                                                                                                      ║
 ║                                                                                                                      ║
 ╚══════════════════════════════════════════════════════════════════════════════════════════════════════════════════════╝
- Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
+ ↑↓ PgUp PgDn g G scroll  Esc close  ? help  q quit
 "#;
 
 const HELP_80X24: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
 ╔ Pools (2) ═════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (pol…┐
-║> RR-Pool          3║│ 100%┤                                AAAAAAAAAAAAAAAA  │
-║ ╔ Keys (Esc or ? closes) ══════════════════════════════════════════════════╗ │
+║>╔ Keys (Esc or ? closes) ══════════════════════════════════════════════════╗ │
 ║ ║ ↑ ↓  j k        move in the focused pane (the chart: next pool)          ║ │
 ║ ║ PgUp PgDn  g G  a page up or down, to the start or end                   ║ │
 ║ ║ ← →  h l        earlier or later in the chart                            ║ │
@@ -480,18 +605,19 @@ const HELP_80X24: &str = r#"
 ║ ║ +  -            longer or shorter chart interval                         ║ │
 ║ ║ /               filter the pools (the findings when they have the focus) ║ │
 ║ ║ a               findings of all pools, or of the selected one            ║ │
-║ ║ e               runs of alike findings folded (+N), or each on its row   ║─│
-╚═║ ?               this help                                                ║─┘
-┌ ║ Esc             close the detail or help; cancel a filter; quit          ║─┐
-│ ║ q  Ctrl-C       quit                                                     ║…│
-│A║                                                                          ║…│
-│B║ Chart: A-Z each member's share of first places, a-z what the             ║ │
-│ ║ reference expected; subjects without answers plot their gauges.          ║ │
+║ ║ e               runs of alike findings folded (+N), or each on its row   ║ │
+║ ║ ?               this help (↑ ↓ scroll it when it is cut)                 ║─│
+╚═║ Esc             close the detail or help; cancel a filter; quit          ║─┘
+┌ ║ q  Ctrl-C       quit                                                     ║─┐
+│ ║                                                                          ║…│
+│A║ Chart: A-Z each member's share of first places, a-z what the reference   ║…│
+│B║ expected; subjects without answers plot their gauges. Members at the     ║ │
+│ ║ same height alternate their letters (ABAB), * where the column is too    ║ │
+│ ║ narrow for all of them.                                                  ║ │
 │ ║ Colours are off (NO_COLOR, a plain TERM, or --color never).              ║ │
 │ ╚══════════════════════════════════════════════════════════════════════════╝ │
-│                            ││                                                │
 └────────────────────────────┘└────────────────────────────────────────────────┘
- Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
+ ↑↓ PgUp PgDn g G scroll  Esc close  ? help  q quit
 "#;
 
 const HELP_120X30: &str = r#"
@@ -500,7 +626,6 @@ const HELP_120X30: &str = r#"
 ║> RR-Pool            3║│ 100%┤                                      AAAAAAAAAAAAAAAAAAA ││  member seen  exp  now     │
 ║  192.0.2.0/24       1║│     │                                                          ││A pe-1    67%  50%  weight 1│
 ║                      ║│     │                                                          ││B pe-2    33%  50%  weight 1│
-║                      ║│     │AAAAAAAAAAAAAAAAAAABBBBBBBBBBBBBBBBBBB                    ││                            │
 ║                     ╔ Keys (Esc or ? closes) ══════════════════════════════════════════════════╗                     │
 ║                     ║ ↑ ↓  j k        move in the focused pane (the chart: next pool)          ║                     │
 ║                     ║ PgUp PgDn  g G  a page up or down, to the start or end                   ║                     │
@@ -511,20 +636,21 @@ const HELP_120X30: &str = r#"
 ║                     ║ /               filter the pools (the findings when they have the focus) ║                     │
 ║                     ║ a               findings of all pools, or of the selected one            ║                     │
 ║                     ║ e               runs of alike findings folded (+N), or each on its row   ║                     │
-║                     ║ ?               this help                                                ║                     │
+║                     ║ ?               this help (↑ ↓ scroll it when it is cut)                 ║                     │
 ║                     ║ Esc             close the detail or help; cancel a filter; quit          ║                     │
 ║                     ║ q  Ctrl-C       quit                                                     ║                     │
 ║                     ║                                                                          ║                     │
-║                     ║ Chart: A-Z each member's share of first places, a-z what the             ║                     │
-║                     ║ reference expected; subjects without answers plot their gauges.          ║                     │
+║                     ║ Chart: A-Z each member's share of first places, a-z what the reference   ║                     │
+║                     ║ expected; subjects without answers plot their gauges. Members at the     ║                     │
+║                     ║ same height alternate their letters (ABAB), * where the column is too    ║                     │
+║                     ║ narrow for all of them.                                                  ║                     │
 ║                     ║ Colours are off (NO_COLOR, a plain TERM, or --color never).              ║                     │
 ║                     ╚══════════════════════════════════════════════════════════════════════════╝                     │
 ║                      ║│                                                                ││                            │
 ║                      ║│                                                                ││                            │
 ║                      ║│                                                                ││                            │
-║                      ║│                                                                ││                            │
 ╚══════════════════════╝└────────────────────────────────────────────────────────────────┘└────────────────────────────┘
- Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit
+ ↑↓ PgUp PgDn g G scroll  Esc close  ? help  q quit
 "#;
 
 const FILTER_80X24: &str = r#"
@@ -555,7 +681,7 @@ const FILTER_80X24: &str = r#"
 "#;
 
 const LOADING_80X24: &str = r#"
- poolshark  big.pcap.gz  loading 44% (1.2 MB of 2.7 MB), 1234 … per 10s  ? help
+ big.pcap.gz  loading 44% (1.2 MB of 2.7 MB), 1234 frames, 567… per 10s  ? help
 ╔ Pools (0) ═════════╗┌ Chart ─────────────────────────────────────────────────┐
 ║Reading…            ║│Reading big.pcap.gz                                     │
 ║                    ║│[#####################...........................] 44%  │

@@ -6,8 +6,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::text::{fit, since_start};
-use crate::tui::app::{App, FilterTarget};
+use super::text::{count, fit, fit_middle, since_start};
+use crate::tui::app::{App, FilterTarget, Overlay};
 use crate::tui::snapshot::{LoadState, Progress};
 
 fn megabytes(b: u64) -> String {
@@ -27,7 +27,11 @@ pub fn progress_text(p: &Progress) -> String {
     } else if let Some(read) = p.bytes_read {
         s.push_str(&format!("{} read, ", megabytes(read)));
     }
-    s.push_str(&format!("{} frames, {} messages", p.frames, p.messages));
+    s.push_str(&format!(
+        "{}, {}",
+        count(p.frames, "frame"),
+        count(p.messages, "message")
+    ));
     s
 }
 
@@ -40,24 +44,52 @@ pub fn progress_bar(fraction: f64, width: usize) -> String {
 
 fn state_text(app: &App) -> String {
     let p = &app.progress;
+    let counts = format!(
+        "{}, {}",
+        count(p.frames, "frame"),
+        count(p.messages, "message")
+    );
     match &p.state {
         LoadState::Loading => format!("loading {}", progress_text(p)),
-        LoadState::Live => format!("live, {} frames, {} messages", p.frames, p.messages),
-        LoadState::Done => format!("{} frames, {} messages", p.frames, p.messages),
-        LoadState::Failed(e) => format!("stopped after {} frames: {e}", p.frames),
+        LoadState::Live => format!("live, {counts}"),
+        LoadState::Done => counts,
+        LoadState::Failed(e) => format!("stopped after {}: {e}", count(p.frames, "frame")),
     }
 }
 
+/// The header: what is read (its name cut first when the line is short: the counts matter more),
+/// how far, the findings, and on the right the interval.
 pub fn header(f: &mut Frame<'_>, area: Rect, app: &App) {
-    let mut left = format!(" poolshark  {}  {}", app.title, state_text(app));
-    left.push_str(&format!(", {} findings", app.findings_total));
+    let mut status = format!(
+        "{}, {}",
+        state_text(app),
+        count(app.findings_total, "finding")
+    );
     if app.progress.decode_errors > 0 {
-        left.push_str(&format!(", {} decode errors", app.progress.decode_errors));
+        status.push_str(&format!(
+            ", {}",
+            count(app.progress.decode_errors, "decode error")
+        ));
     }
     let right = format!("per {}  ? help ", since_start(app.display_ns()));
     let width = area.width as usize;
     let room = width.saturating_sub(right.chars().count() + 1);
-    let left = fit(&left, room);
+    // The program's name goes first when the line is short, then the file's name is cut in its
+    // middle (down to a few characters), then the line at its end.
+    let whole = format!(" poolshark  {}  {status}", app.title);
+    let left = if whole.chars().count() <= room {
+        whole
+    } else {
+        let title_room = room.saturating_sub(3 + status.chars().count());
+        // A name cut to less than this says nothing: then the line is cut at its end instead.
+        const LEAST_TITLE: usize = 8;
+        let title = if app.title.chars().count() <= title_room || title_room < LEAST_TITLE {
+            app.title.clone()
+        } else {
+            fit_middle(&app.title, title_room)
+        };
+        fit(&format!(" {title}  {status}"), room)
+    };
     let pad = width.saturating_sub(left.chars().count() + right.chars().count());
     let line = Line::from(vec![
         Span::raw(left),
@@ -65,6 +97,20 @@ pub fn header(f: &mut Frame<'_>, area: Rect, app: &App) {
         Span::raw(right),
     ]);
     f.render_widget(Paragraph::new(line).style(app.palette.bar()), area);
+}
+
+/// A problem reading the capture that did not stop it (a file cut short in its last record, a
+/// damaged record skipped): said in the footer, as nowhere else shows why. One that stopped the
+/// reading is in the header already.
+fn reading_problem(p: &Progress) -> Option<String> {
+    if matches!(p.state, LoadState::Failed(_)) {
+        return None;
+    }
+    let e = p.last_source_error.as_ref()?;
+    Some(match p.source_errors {
+        0 | 1 => format!(" Reading the file: {e}."),
+        n => format!(" {n} problems reading the file, the last: {e}."),
+    })
 }
 
 pub fn footer(f: &mut Frame<'_>, area: Rect, app: &App) {
@@ -77,14 +123,21 @@ pub fn footer(f: &mut Frame<'_>, area: Rect, app: &App) {
             format!(" filter {what}: /{value}_   Enter keeps it, Esc clears it")
         }
         None => {
-            let mut s = String::from(
-                " Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit",
-            );
+            let mut s = match app.overlay {
+                Overlay::None => String::from(
+                    " Tab pane  ↑↓ move  ←→ time  Enter detail  +- interval  / filter  ? help  q quit",
+                ),
+                // Only what works over the help or the detail.
+                _ => String::from(" ↑↓ PgUp PgDn g G scroll  Esc close  ? help  q quit"),
+            };
             if !app.pool_filter.is_empty() {
                 s = format!(" pools /{}  {}", app.pool_filter, s.trim_start());
             }
             if !app.finding_filter.is_empty() {
                 s = format!(" findings /{}  {}", app.finding_filter, s.trim_start());
+            }
+            if let Some(problem) = reading_problem(&app.progress) {
+                s = format!("{problem}  {}", s.trim_start());
             }
             s
         }

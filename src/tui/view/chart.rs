@@ -1,8 +1,11 @@
 //! The chart of the selected subject, drawn cell by cell: a y axis (0-100 % for shares, the
 //! gauges' range otherwise), one column per display interval stretched to the width, each
 //! member's observed share drawn with its letter and the reference's expectation with the same
-//! letter in lower case, and the time since the start of the capture along the bottom. While a file
-//! loads and nothing is known yet, the progress instead.
+//! letter in lower case (members at the same height share the cells, their letters alternating),
+//! and the time since the start of the capture along the bottom. While a file loads and nothing is
+//! known yet, the progress instead.
+
+use std::collections::BTreeMap;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -114,6 +117,24 @@ impl PlotWidget<'_> {
     }
 }
 
+/// A letter and its style.
+type Mark = (char, Style);
+
+/// What a chart cell `width` columns wide draws of the members `seen` at its height and the
+/// members `expected` there: every letter when they fit, else those seen, else `*`.
+fn cell_marks(seen: Vec<Mark>, expected: Vec<Mark>, width: usize) -> Vec<Mark> {
+    let width = width.max(1);
+    if seen.len() + expected.len() <= width {
+        let mut all = seen;
+        all.extend(expected);
+        all
+    } else if !seen.is_empty() && seen.len() <= width {
+        seen
+    } else {
+        vec![('*', Style::default())]
+    }
+}
+
 fn put(buf: &mut Buffer, x: u16, y: u16, c: char, style: Style) {
     if let Some(cell) = buf.cell_mut((x, y)) {
         cell.set_char(c).set_style(style);
@@ -175,27 +196,75 @@ impl Widget for PlotWidget<'_> {
         if end_x > sx + start.chars().count() as u16 {
             buf.set_string(end_x, axis_y, &end, self.palette.dim());
         }
-        // Expectations first, so that what was seen is drawn over them.
-        for expected in [true, false] {
+        // Per column and row: the members seen at that height, and the expectations of the
+        // members not seen at the same height (an expectation met is its capital letter alone).
+        // Several in one cell share the column's cells, their letters alternating, so that
+        // members with equal shares (a round robin's, say) are all in view; when they outnumber
+        // the cells, what was seen is drawn over what was expected, and `*` marks a cell that
+        // cannot show every member seen in it.
+        for c in 0..cols as usize {
+            let mut cells: BTreeMap<u16, (Vec<Mark>, Vec<Mark>)> = BTreeMap::new();
+            let mut seen_at = vec![None; p.traces.len()];
             for (i, t) in p.traces.iter().enumerate() {
-                let (values, symbol, style) = if expected {
-                    (
-                        &t.expected,
-                        expected_symbol(t.symbol),
-                        self.palette.expected(i),
-                    )
-                } else {
-                    (&t.values, t.symbol, self.palette.series(i))
-                };
-                for (c, v) in values.iter().enumerate().take(cols as usize) {
-                    let Some(v) = v else { continue };
-                    let y = area.y + row_of(*v, p.lo, p.hi, rows);
-                    let x = x0 + c as u16 * cw;
-                    for dx in 0..cw {
-                        put(buf, x + dx, y, symbol, style);
+                if let Some(Some(v)) = t.values.get(c) {
+                    let r = row_of(*v, p.lo, p.hi, rows);
+                    seen_at[i] = Some(r);
+                    cells
+                        .entry(r)
+                        .or_default()
+                        .0
+                        .push((t.symbol, self.palette.series(i)));
+                }
+            }
+            for (i, t) in p.traces.iter().enumerate() {
+                if let Some(Some(e)) = t.expected.get(c) {
+                    let r = row_of(*e, p.lo, p.hi, rows);
+                    if seen_at.get(i).copied().flatten() != Some(r) {
+                        cells
+                            .entry(r)
+                            .or_default()
+                            .1
+                            .push((expected_symbol(t.symbol), self.palette.expected(i)));
+                    }
+                }
+            }
+            let x = x0 + c as u16 * cw;
+            for (r, (seen, expected)) in cells {
+                let marks = cell_marks(seen, expected, cw as usize);
+                for dx in 0..cw {
+                    // Counted from the plot's left edge, so that a run of columns with the
+                    // same members reads ABCABC on, without restarting at each column.
+                    let k = usize::from(x - x0 + dx) % marks.len().max(1);
+                    if let Some(&(ch, style)) = marks.get(k) {
+                        put(buf, x + dx, area.y + r, ch, style);
                     }
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn marks(letters: &str) -> Vec<Mark> {
+        letters.chars().map(|c| (c, Style::default())).collect()
+    }
+
+    fn letters(m: &[Mark]) -> String {
+        m.iter().map(|m| m.0).collect()
+    }
+
+    #[test]
+    fn a_cell_shows_all_it_has_room_for() {
+        assert_eq!(letters(&cell_marks(marks("AB"), marks("c"), 3)), "ABc");
+        // Too narrow for the expectation too: what was seen.
+        assert_eq!(letters(&cell_marks(marks("AB"), marks("c"), 2)), "AB");
+        assert_eq!(letters(&cell_marks(marks("A"), marks("bc"), 1)), "A");
+        // Too narrow for what was seen: a star, not one member passed off as the only one.
+        assert_eq!(letters(&cell_marks(marks("ABC"), marks(""), 2)), "*");
+        assert_eq!(letters(&cell_marks(marks(""), marks("ab"), 1)), "*");
+        assert_eq!(letters(&cell_marks(marks(""), marks("a"), 1)), "a");
     }
 }

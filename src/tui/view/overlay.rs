@@ -7,7 +7,7 @@ use ratatui::Frame;
 
 use super::text::{fit, lines};
 use crate::tui::app::{App, DetailState, DetailView, Overlay};
-use crate::tui::keys::HELP;
+use crate::tui::keys::help_lines;
 use crate::tui::wrap::wrap;
 
 pub fn draw(f: &mut Frame<'_>, body: Rect, app: &App) {
@@ -27,23 +27,11 @@ fn frame_block<'a>(app: &App, title: String) -> Block<'a> {
 }
 
 fn help(f: &mut Frame<'_>, body: Rect, app: &App) {
-    let keys_w = HELP
-        .iter()
-        .map(|(k, _)| k.chars().count())
-        .max()
-        .unwrap_or(0);
-    let mut text: Vec<String> = HELP
-        .iter()
-        .map(|(k, what)| format!("{k:<keys_w$}  {what}"))
-        .collect();
-    text.push(String::new());
-    text.push("Chart: A-Z each member's share of first places, a-z what the".into());
-    text.push("reference expected; subjects without answers plot their gauges.".into());
-    if !app.palette.has_colour() {
-        text.push("Colours are off (NO_COLOR, a plain TERM, or --color never).".into());
-    }
-    let inner_w = body.width.saturating_sub(2) as usize;
-    let text = wrap(&text, inner_w);
+    // One column of padding on the left of the text.
+    let text = help_lines(
+        body.width.saturating_sub(3) as usize,
+        app.palette.has_colour(),
+    );
     let w = text
         .iter()
         .map(|l| l.chars().count())
@@ -59,10 +47,26 @@ fn help(f: &mut Frame<'_>, body: Rect, app: &App) {
         h,
     );
     f.render_widget(Clear, area);
-    let block = frame_block(app, " Keys (Esc or ? closes) ".into());
+    let rows = h.saturating_sub(2) as usize;
+    let title = if text.len() > rows {
+        format!(
+            " Keys ({}-{} of {}, ↑↓ scroll; Esc or ? closes) ",
+            app.help_scroll + 1,
+            (app.help_scroll + rows).min(text.len()),
+            text.len()
+        )
+    } else {
+        " Keys (Esc or ? closes) ".to_string()
+    };
+    let block = frame_block(app, fit(&title, w.saturating_sub(2) as usize));
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let padded: Vec<String> = text.iter().map(|l| format!(" {l}")).collect();
+    let padded: Vec<String> = text
+        .iter()
+        .skip(app.help_scroll)
+        .take(rows)
+        .map(|l| format!(" {l}"))
+        .collect();
     f.render_widget(Paragraph::new(lines(&padded)), inner);
 }
 

@@ -3,7 +3,7 @@
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::text::{fit, fit_id};
@@ -54,8 +54,12 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
             "No pool matches the filter."
         } else if app.progress.state == LoadState::Loading {
             "Reading…"
+        } else if app.progress.state == LoadState::Live {
+            "No pools yet."
         } else {
-            "No pools."
+            // Say what would have been listed: a capture of DHCP with one server has messages
+            // but nothing balanced.
+            "No pools: no RSerPool pool, DHCP server pair or failover pool in the capture."
         };
         lines.push(Line::styled(note, p.dim()));
     }
@@ -65,5 +69,10 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
             p.dim(),
         ));
     }
-    f.render_widget(Paragraph::new(lines), body);
+    if app.subject_rows.is_empty() {
+        // Only the note (and the count of untracked subjects): wrapped, as it may be long.
+        f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), body);
+    } else {
+        f.render_widget(Paragraph::new(lines), body);
+    }
 }

@@ -48,7 +48,7 @@ pub fn fit_id(s: &str, width: usize) -> String {
 
 /// `s` cut to `width` characters by `…` in its middle: a quarter of what is kept from its start,
 /// the rest from its end.
-fn fit_middle(s: &str, width: usize) -> String {
+pub fn fit_middle(s: &str, width: usize) -> String {
     let n = s.chars().count();
     if n <= width {
         return s.to_string();
@@ -64,18 +64,61 @@ fn fit_middle(s: &str, width: usize) -> String {
     out
 }
 
-/// A time since the start of the capture, short: `0s`, `45s`, `2m30s`, `1h05m`, `2d03h`.
+/// A time since the start of the capture (or a length of time), short and exact: `0s`, `45s`,
+/// `1.5s`, `500ms`, `250us`, `2m30s`, `1h05m`, `2d03h`. The largest units first; a unit is left
+/// out only when it and every smaller one are zero, so that an interval of 1.5 s does not read
+/// `1s` (the window ends of a 1500ms interval are 1.5s, 3s, 4.5s, ...).
 pub fn since_start(ns: u64) -> String {
-    let s = ns / 1_000_000_000;
-    let ms = (ns / 1_000_000) % 1000;
-    match s {
-        0 if ms > 0 => format!("{ms}ms"),
-        0..=59 => format!("{s}s"),
-        60..=3599 if s % 60 == 0 => format!("{}m", s / 60),
-        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
-        3600..=86_399 => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
-        _ => format!("{}d{:02}h", s / 86_400, (s % 86_400) / 3600),
+    const S: u64 = 1_000_000_000;
+    if ns < S {
+        return match ns {
+            0 => "0s".into(),
+            n if n >= 1_000_000 => decimal(n, 1_000_000, "ms"),
+            n if n >= 1_000 => decimal(n, 1_000, "us"),
+            n => format!("{n}ns"),
+        };
     }
+    let (d, h, m) = (ns / (86_400 * S), ns / (3600 * S) % 24, ns / (60 * S) % 60);
+    let sub_minute = ns % (60 * S);
+    let mut out = String::new();
+    // (value, unit, the rest below it): each unit printed from the first non-zero one on, the
+    // ones after the first with two digits, up to the last with something left.
+    let parts = [
+        (d, "d", ns % (86_400 * S)),
+        (h, "h", ns % (3600 * S)),
+        (m, "m", sub_minute),
+    ];
+    for (v, unit, rest) in parts {
+        if out.is_empty() && v == 0 {
+            continue;
+        }
+        if out.is_empty() {
+            out.push_str(&format!("{v}{unit}"));
+        } else {
+            out.push_str(&format!("{v:02}{unit}"));
+        }
+        if rest == 0 {
+            return out;
+        }
+    }
+    let secs = decimal(sub_minute, S, "s");
+    if !out.is_empty() && sub_minute < 10 * S {
+        out.push('0');
+    }
+    out.push_str(&secs);
+    out
+}
+
+/// `n / unit` with as many decimals as it needs (none when whole), then `suffix`.
+fn decimal(n: u64, unit: u64, suffix: &str) -> String {
+    let whole = n / unit;
+    let frac = n % unit;
+    if frac == 0 {
+        return format!("{whole}{suffix}");
+    }
+    let digits = unit.ilog10() as usize;
+    let frac = format!("{frac:0digits$}");
+    format!("{whole}.{}{suffix}", frac.trim_end_matches('0'))
 }
 
 /// A value in at most five characters or so: `36`, `-6`, `2.5`, `12.3k`, `4.1M`.
@@ -93,6 +136,15 @@ pub fn compact(v: f64) -> String {
         format!("{v:.0}")
     } else {
         format!("{v:.1}")
+    }
+}
+
+/// `n` and the noun, in the plural unless `n` is 1: `1 finding`, `3 findings`.
+pub fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 
@@ -145,6 +197,18 @@ mod tests {
         assert_eq!(since_start(120_000_000_000), "2m");
         assert_eq!(since_start(3_900_000_000_000), "1h05m");
         assert_eq!(since_start(183_600_000_000_000), "2d03h");
+        // Exact: a unit is dropped only when nothing is left below it.
+        assert_eq!(since_start(1_500_000_000), "1.5s");
+        assert_eq!(since_start(4_500_000_000), "4.5s");
+        assert_eq!(since_start(500_000), "500us");
+        assert_eq!(since_start(1_500_000), "1.5ms");
+        assert_eq!(since_start(1_250), "1.25us");
+        assert_eq!(since_start(7), "7ns");
+        assert_eq!(since_start(61_500_000_000), "1m01.5s");
+        assert_eq!(since_start(90_000_000_000), "1m30s");
+        assert_eq!(since_start(3_930_000_000_000), "1h05m30s");
+        assert_eq!(since_start(3_600_000_000_000), "1h");
+        assert_eq!(since_start(86_401_000_000_000), "1d00h00m01s");
         assert_eq!(compact(36.0), "36");
         assert_eq!(compact(-6.0), "-6");
         assert_eq!(compact(2.5), "2.5");
