@@ -282,8 +282,9 @@ fn quiet(w: &Window) -> bool {
         })
 }
 
-/// `n` and the noun, in the plural unless `n` is 1: `1 answer`, `3 answers`.
-fn count(n: u64, noun: &str) -> String {
+/// `n` and the noun, in the plural unless `n` is 1: `1 answer`, `3 answers` (the TUI says
+/// its counts in the same way).
+pub fn count(n: u64, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {

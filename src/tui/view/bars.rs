@@ -6,7 +6,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::text::{count, fit, fit_middle, since_start};
+use super::text::{fit, fit_middle, since_start};
+use crate::output::stats::count;
 use crate::tui::app::{App, FilterTarget, Overlay};
 use crate::tui::snapshot::{LoadState, Progress};
 

@@ -139,15 +139,6 @@ pub fn compact(v: f64) -> String {
     }
 }
 
-/// `n` and the noun, in the plural unless `n` is 1: `1 finding`, `3 findings`.
-pub fn count(n: u64, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
 /// A share as a whole percentage: `40%`.
 pub fn percent(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
