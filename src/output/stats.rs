@@ -203,11 +203,18 @@ pub fn series_text(tl: &Timeline, out: &mut String) {
             } else {
                 1
             };
-            let mut merged = w.clone();
-            for later in s.windows.iter().skip(i + 1).take(run - 1) {
-                merged.merge(later.clone());
-            }
-            let w = &merged;
+            // A run is shown as its windows merged; a lone window as it is (no copy).
+            let folded;
+            let w = if run > 1 {
+                let mut m = w.clone();
+                for later in s.windows.iter().skip(i + 1).take(run - 1) {
+                    m.merge(later.clone());
+                }
+                folded = m;
+                &folded
+            } else {
+                w
+            };
             let (a, _) = window_span(s, w);
             let b = a + secs(s.interval_ns.saturating_mul(run as u64));
             let mut line = format!("  [{:>8}s, {:>8}s)", format_float(a), format_float(b));
