@@ -28,12 +28,17 @@ pub fn progress_text(p: &Progress) -> String {
     } else if let Some(read) = p.bytes_read {
         s.push_str(&format!("{} read, ", megabytes(read)));
     }
-    s.push_str(&format!(
+    s.push_str(&frames_and_messages(p));
+    s
+}
+
+/// `1234 frames, 567 messages`.
+fn frames_and_messages(p: &Progress) -> String {
+    format!(
         "{}, {}",
         count(p.frames, "frame"),
         count(p.messages, "message")
-    ));
-    s
+    )
 }
 
 /// `[#######.............]` `width` wide for the fraction read.
@@ -45,15 +50,10 @@ pub fn progress_bar(fraction: f64, width: usize) -> String {
 
 fn state_text(app: &App) -> String {
     let p = &app.progress;
-    let counts = format!(
-        "{}, {}",
-        count(p.frames, "frame"),
-        count(p.messages, "message")
-    );
     match &p.state {
         LoadState::Loading => format!("loading {}", progress_text(p)),
-        LoadState::Live => format!("live, {counts}"),
-        LoadState::Done => counts,
+        LoadState::Live => format!("live, {}", frames_and_messages(p)),
+        LoadState::Done => frames_and_messages(p),
         LoadState::Failed(e) => format!("stopped after {}: {e}", count(p.frames, "frame")),
     }
 }
