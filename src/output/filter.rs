@@ -6,7 +6,10 @@
 //! or     := and { ("||" | "or") and }
 //! and    := unary { ("&&" | "and") unary }
 //! unary  := ("!" | "not") unary | "(" expr ")" | test
-//! test   := NAME [ op (VALUE | NAME) | ["not"] "in" "{" item { "," item } "}" ]
+//! test   := term [ op (VALUE | term) | ["not"] "in" "{" item { "," item } "}" ]
+//! term   := NAME [ "[" range { "," range } "]" ] | FUNC "(" NAME { "," NAME } ")"
+//! range  := [INT] ":" [COUNT] | INT "-" INT | INT        (INT < 0 counts from the end)
+//! FUNC   := "len" | "count" | "string" | "upper" | "lower" | "abs" | "max" | "min"
 //! op     := "==" | "eq" | "any_eq" | "!=" | "ne" | "all_ne" | "===" | "all_eq"
 //!         | "!==" | "~=" | "any_ne" | ">" | "gt" | "<" | "lt" | ">=" | "ge" | "<=" | "le"
 //!         | "contains"
@@ -25,7 +28,8 @@
 //! `00-1a-2b`, `001a2b`, or quoted text for its own bytes), `true` or `false`, text (in double
 //! quotes when it has spaces), or the name of a numeric field's value (`dhcpv6.msgtype ==
 //! Solicit`). An unquoted right-hand side that starts with a protocol's name (`udp.srcport`) is a
-//! field, as in tshark: every pair of occurrences is compared.
+//! field, as in tshark: every pair of occurrences is compared. Slices and functions: see
+//! [`derived`].
 //!
 //! The operators mean what they mean in tshark 4.0: `==`, `>`, `<`, `>=`, `<=`, `contains` and
 //! `in` hold when any occurrence of the field satisfies them; `!=` (`ne`, `all_ne`) when the field
@@ -43,6 +47,10 @@ use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+mod derived;
+
+use derived::{Derive, Derived};
 
 use super::Record;
 use crate::dissect::{Address, FrameSummary};
@@ -253,6 +261,11 @@ impl Sort {
         }
     }
 
+    /// Whether `contains` applies to values of this kind.
+    fn contains_applies(self) -> bool {
+        matches!(self, Sort::Bytes | Sort::Mac | Sort::Text)
+    }
+
     fn describe(self) -> &'static str {
         match self {
             Sort::Label => "no value of its own (a subtree: test for it alone)",
@@ -286,6 +299,8 @@ enum Subject {
     },
     /// A field of the messages' trees.
     Field(String),
+    /// A slice of a field's bytes, or a function of fields.
+    Derived(Box<Derived>),
 }
 
 impl Subject {
@@ -297,6 +312,7 @@ impl Subject {
             Subject::Frame(_) | Subject::Port { .. } => Some(Sort::Number),
             Subject::Addr { v6: false, .. } => Some(Sort::Ipv4),
             Subject::Addr { v6: true, .. } => Some(Sort::Ipv6),
+            Subject::Derived(d) => d.sort(),
             _ => None,
         }
     }
@@ -440,8 +456,18 @@ fn problems(e: &Expr, out: &mut Vec<String>) {
             problems(b, out);
         }
         Expr::Not(a) => problems(a, out),
-        Expr::Value(Subject::Field(name), _, lit) => literal_problem(name, lit, out),
-        Expr::In(Subject::Field(name), items) => {
+        Expr::Has(s) => derived_problem(s, out),
+        Expr::Value(s, _, lit) => {
+            derived_problem(s, out);
+            if let Some(name) = tree_name(s) {
+                literal_problem(name, lit, out);
+            }
+        }
+        Expr::In(s, items) => {
+            derived_problem(s, out);
+            let Some(name) = tree_name(s) else {
+                return;
+            };
             for (lo, hi) in items {
                 literal_problem(name, lo, out);
                 if let Some(hi) = hi {
@@ -450,6 +476,8 @@ fn problems(e: &Expr, out: &mut Vec<String>) {
             }
         }
         Expr::Fields(p) => {
+            derived_problem(&p.left, out);
+            derived_problem(&p.right, out);
             let (a, b) = (&p.names.0, &p.names.1);
             let reason = match p.check.failed() {
                 None => return,
@@ -467,7 +495,26 @@ fn problems(e: &Expr, out: &mut Vec<String>) {
                 p.at
             ));
         }
-        Expr::Has(_) | Expr::Value(..) | Expr::In(..) => {}
+    }
+}
+
+/// The name a value's problem is told of: a tree field's, or a slice's or function's as written
+/// (the frame's own fields are checked before reading).
+fn tree_name(s: &Subject) -> Option<&str> {
+    match s {
+        Subject::Field(name) => Some(name),
+        Subject::Derived(d) => Some(&d.text),
+        _ => None,
+    }
+}
+
+/// A slice or function that no occurrence it met could take.
+fn derived_problem(s: &Subject, out: &mut Vec<String>) {
+    if let Some(p) = match s {
+        Subject::Derived(d) => d.problem(),
+        _ => None,
+    } {
+        out.push(p);
     }
 }
 
@@ -618,23 +665,25 @@ fn seconds_between(earlier: Timestamp, later: Timestamp) -> String {
 }
 
 fn collect_fields(e: &Expr, out: &mut Vec<(String, bool)>) {
-    let mut add = |s: &Subject| {
-        if let Subject::Field(name) = s {
-            if !out.iter().any(|(n, _)| n == name) {
+    fn add(s: &Subject, out: &mut Vec<(String, bool)>) {
+        match s {
+            Subject::Field(name) if !out.iter().any(|(n, _)| n == name) => {
                 out.push((name.clone(), false));
             }
+            Subject::Derived(d) => d.args.iter().for_each(|a| add(a, out)),
+            _ => {}
         }
-    };
+    }
     match e {
         Expr::Or(a, b) | Expr::And(a, b) => {
             collect_fields(a, out);
             collect_fields(b, out);
         }
         Expr::Not(a) => collect_fields(a, out),
-        Expr::Has(s) | Expr::Value(s, ..) | Expr::In(s, _) => add(s),
+        Expr::Has(s) | Expr::Value(s, ..) | Expr::In(s, _) => add(s, out),
         Expr::Fields(p) => {
-            add(&p.left);
-            add(&p.right);
+            add(&p.left, out);
+            add(&p.right, out);
         }
     }
 }
@@ -658,6 +707,8 @@ enum Kind {
     SetOpen,
     SetClose,
     Comma,
+    /// `[..]` after a name: a slice (its text with the brackets).
+    Slice,
 }
 
 #[derive(Clone, Debug)]
@@ -679,6 +730,21 @@ fn tokenize(s: &str) -> Result<Vec<Token>, FilterError> {
         let start = i;
         if c.is_ascii_whitespace() {
             i += 1;
+            continue;
+        }
+        if c == b'[' {
+            let Some(len) = s[i..].find(']') else {
+                return Err(FilterError {
+                    offset: i,
+                    what: "a '[' without its ']'".into(),
+                });
+            };
+            out.push(Token {
+                kind: Kind::Slice,
+                text: s[i..=i + len].to_string(),
+                offset: start,
+            });
+            i += len + 1;
             continue;
         }
         let ahead = |n: usize| b.get(i..i + n).unwrap_or(&[]);
@@ -830,11 +896,91 @@ impl Parser {
         }
     }
 
-    fn test(&mut self, name: &Token) -> Result<Expr, FilterError> {
-        let subject = subject(&name.text).map_err(|what| FilterError {
-            offset: name.offset,
+    /// What a test compares, from its first word (already taken): a name, a name sliced
+    /// (`NAME[..]`) or a function of names (`len(NAME)`), with its text as written.
+    fn term(&mut self, first: &Token) -> Result<(Subject, String), FilterError> {
+        let call = Derive::function(&first.text)
+            .filter(|_| self.peek().is_some_and(|t| t.kind == Kind::Open));
+        if let Some(op) = call {
+            self.at += 1;
+            let mut args = Vec::new();
+            loop {
+                let t = match self.peek() {
+                    Some(t) if t.kind == Kind::Word => t.clone(),
+                    t => {
+                        return Err(FilterError {
+                            offset: self.here(),
+                            what: format!(
+                                "expected a field in {}(), found {}",
+                                first.text,
+                                t.map_or("the filter's end".into(), |t| format!("'{}'", t.text))
+                            ),
+                        })
+                    }
+                };
+                self.at += 1;
+                args.push(self.term(&t)?);
+                match self.peek().map(|t| t.kind.clone()) {
+                    Some(Kind::Comma) => self.at += 1,
+                    Some(Kind::Close) => {
+                        self.at += 1;
+                        break;
+                    }
+                    _ => {
+                        return Err(FilterError {
+                            offset: self.here(),
+                            what: format!("expected ',' or ')' in {}()", first.text),
+                        })
+                    }
+                }
+            }
+            let inner: Vec<&str> = args.iter().map(|(_, t)| t.as_str()).collect();
+            let text = format!("{}({})", first.text, inner.join(", "));
+            let d = Derived::new(op, args, text.clone(), first.offset)?;
+            return Ok((Subject::Derived(Box::new(d)), text));
+        }
+        if self.peek().is_some_and(|t| t.kind == Kind::Open) && !first.text.contains('.') {
+            return Err(FilterError {
+                offset: first.offset,
+                what: format!(
+                    "'{}' is not a function: display filters have len, count, string, upper, \
+                     lower, abs, max and min",
+                    first.text
+                ),
+            });
+        }
+        let s = subject(&first.text).map_err(|what| FilterError {
+            offset: first.offset,
             what,
         })?;
+        let Some(t) = self.peek().filter(|t| t.kind == Kind::Slice).cloned() else {
+            return Ok((s, first.text.clone()));
+        };
+        self.at += 1;
+        let inside = &t.text[1..t.text.len() - 1];
+        let ranges = derived::ranges(inside, t.offset)?;
+        let text = format!("{}{}", first.text, t.text);
+        let args = vec![(s, first.text.clone())];
+        let d = Derived::new(Derive::Slice(ranges), args, text.clone(), first.offset)?;
+        Ok((Subject::Derived(Box::new(d)), text))
+    }
+
+    /// Whether a term starts here: a field or protocol name, or a function's name and its `(`.
+    fn term_ahead(&self) -> bool {
+        let Some(t) = self.peek() else {
+            return false;
+        };
+        is_field_name(t)
+            || (t.kind == Kind::Word
+                && Derive::function(&t.text).is_some()
+                && self
+                    .tokens
+                    .get(self.at + 1)
+                    .is_some_and(|n| n.kind == Kind::Open))
+    }
+
+    fn test(&mut self, name: &Token) -> Result<Expr, FilterError> {
+        let (subject, text) = self.term(name)?;
         let kind = |p: &Self, ahead: usize| p.tokens.get(p.at + ahead).map(|t| t.kind.clone());
         let negated_in = kind(self, 0) == Some(Kind::Not) && kind(self, 1) == Some(Kind::In);
         let op = match kind(self, 0) {
@@ -847,10 +993,7 @@ impl Parser {
         if subject.is_protocol() {
             return Err(FilterError {
                 offset: op_at,
-                what: format!(
-                    "'{}' is a protocol: it can be tested for, not compared",
-                    name.text
-                ),
+                what: format!("'{text}' is a protocol: it can be tested for, not compared"),
             });
         }
         let Some(op) = op else {
@@ -858,7 +1001,7 @@ impl Parser {
             let items = self.set()?;
             for (lo, hi) in &items {
                 for l in std::iter::once(lo).chain(hi) {
-                    check_value(&subject, &name.text, l)?;
+                    check_value(&subject, &text, l)?;
                 }
             }
             let set = Expr::In(subject, items);
@@ -870,82 +1013,31 @@ impl Parser {
         };
         self.at += 1;
         if op.rel == Rel::Contains {
-            if let Some(sort) = subject.sort() {
+            if let Some(sort) = subject.sort().filter(|s| !s.contains_applies()) {
                 return Err(FilterError {
                     offset: op_at,
                     what: format!(
-                        "'contains' does not apply to {}, which holds {}",
-                        name.text,
+                        "'contains' does not apply to {text}, which holds {}",
                         sort.describe()
                     ),
                 });
             }
         }
         // An unquoted name starting with a protocol is a field, as in tshark.
-        if let Some(t) = self.peek().filter(|t| is_field_name(t)).cloned() {
+        if self.term_ahead() {
+            let Some(t) = self.peek().cloned() else {
+                return Err(FilterError {
+                    offset: self.end,
+                    what: "expected a value".into(),
+                });
+            };
             self.at += 1;
-            return self.field_pair(subject, name, op, op_at, &t);
+            let right = self.term(&t)?;
+            return field_pair((subject, text), op, op_at, right, t.offset);
         }
         let value = self.value()?;
-        check_value(&subject, &name.text, &value)?;
+        check_value(&subject, &text, &value)?;
         Ok(Expr::Value(subject, op, Box::new(value)))
-    }
-
-    /// `left op right` with a field on the right; what is known of both is checked now.
-    fn field_pair(
-        &mut self,
-        left: Subject,
-        name: &Token,
-        op: Op,
-        op_at: usize,
-        right: &Token,
-    ) -> Result<Expr, FilterError> {
-        let err = |offset: usize, what: String| Err(FilterError { offset, what });
-        let r = subject(&right.text).map_err(|what| FilterError {
-            offset: right.offset,
-            what,
-        })?;
-        if r.is_protocol() {
-            return err(
-                right.offset,
-                format!(
-                    "'{}' is a protocol: it can be tested for, not compared with",
-                    right.text
-                ),
-            );
-        }
-        if let Some(sort) = r.sort().filter(|_| op.rel == Rel::Contains) {
-            return err(
-                op_at,
-                format!(
-                    "'contains' does not apply to {}, which holds {}",
-                    right.text,
-                    sort.describe()
-                ),
-            );
-        }
-        if let (Some(a), Some(b)) = (left.sort(), r.sort()) {
-            if a != b {
-                return err(
-                    right.offset,
-                    format!(
-                        "{} and {} cannot be compared: one holds {}, the other {}",
-                        name.text,
-                        right.text,
-                        a.describe(),
-                        b.describe()
-                    ),
-                );
-            }
-        }
-        Ok(Expr::Fields(Box::new(FieldPair {
-            left,
-            op,
-            right: r,
-            names: (name.text.clone(), right.text.clone()),
-            at: right.offset,
-            check: Check::default(),
-        })))
     }
 
     /// A value where one must be; the error names the token before.
@@ -1048,6 +1140,56 @@ impl Parser {
     }
 }
 
+/// `left op right` with a field (or a slice or function of fields) on the right, at byte
+/// `right_at`; what is known of both is checked now.
+fn field_pair(
+    (left, left_text): (Subject, String),
+    op: Op,
+    op_at: usize,
+    (right, right_text): (Subject, String),
+    right_at: usize,
+) -> Result<Expr, FilterError> {
+    let err = |offset: usize, what: String| Err(FilterError { offset, what });
+    if right.is_protocol() {
+        return err(
+            right_at,
+            format!("'{right_text}' is a protocol: it can be tested for, not compared with"),
+        );
+    }
+    if let Some(sort) = right
+        .sort()
+        .filter(|s| op.rel == Rel::Contains && !s.contains_applies())
+    {
+        return err(
+            op_at,
+            format!(
+                "'contains' does not apply to {right_text}, which holds {}",
+                sort.describe()
+            ),
+        );
+    }
+    if let (Some(a), Some(b)) = (left.sort(), right.sort()) {
+        if a != b {
+            return err(
+                right_at,
+                format!(
+                    "{left_text} and {right_text} cannot be compared: one holds {}, the other {}",
+                    a.describe(),
+                    b.describe()
+                ),
+            );
+        }
+    }
+    Ok(Expr::Fields(Box::new(FieldPair {
+        left,
+        op,
+        right,
+        names: (left_text, right_text),
+        at: right_at,
+        check: Check::default(),
+    })))
+}
+
 /// Whether an unquoted word on the right is a field (or protocol) name rather than a value: it
 /// starts with a protocol's name, alone or before a dot, as tshark reads it.
 fn is_field_name(t: &Token) -> bool {
@@ -1069,6 +1211,25 @@ fn check_value(s: &Subject, name: &str, lit: &Literal) -> Result<(), FilterError
     let Some(sort) = s.sort() else {
         return Ok(());
     };
+    if let Subject::Derived(d) = s {
+        let what = match (&d.op, sort) {
+            (Derive::Abs | Derive::Max | Derive::Min, _) => {
+                return d.args.first().map_or(Ok(()), |a| check_value(a, name, lit))
+            }
+            (_, Sort::Bytes) if lit.bytes.is_none() => format!(
+                "'{}' is not bytes (00:1a:2b, or \"text\" for its bytes) for {name}",
+                lit.text
+            ),
+            (_, Sort::Number) if lit.quoted || lit.int.is_none() => {
+                format!("'{}' is not a whole number, which {name} gives", lit.text)
+            }
+            _ => return Ok(()),
+        };
+        return Err(FilterError {
+            offset: lit.offset,
+            what,
+        });
+    }
     let what = if lit.quoted {
         format!("{name} holds {}, not quoted text", sort.describe())
     } else {
@@ -1375,7 +1536,9 @@ fn present(s: &Subject, f: &FrameView<'_>) -> bool {
             Lower::Transport(p) => f.summary.protocol == *p,
         },
         Subject::Frame(_) => true,
-        Subject::Addr { .. } | Subject::Port { .. } => each(s, f, &mut |_, _, _| true),
+        Subject::Addr { .. } | Subject::Port { .. } | Subject::Derived(_) => {
+            each(s, f, &mut |_, _, _| true)
+        }
         Subject::Field(name) => f
             .records
             .iter()
@@ -1396,6 +1559,7 @@ fn each(
                 test(&fld.value, fld.note.as_deref(), fld.len)
             })
         }),
+        Subject::Derived(d) => d.each(f, test),
         _ => {
             let mut hit = false;
             lower_values(s, f, &mut |v| {
@@ -2146,5 +2310,64 @@ mod tests {
         assert!(plain_decimal("12") && plain_decimal("-0.25") && plain_decimal("1."));
         assert!(!plain_decimal("1e2") && !plain_decimal(".") && !plain_decimal("0x1"));
         assert_eq!(quoted(r#""a\"b" x"#, 0), Ok(("a\"b".to_string(), 6)));
+    }
+
+    /// Slices and functions on the sample frame: what each derives, and what is told at the end
+    /// when nothing could take one.
+    #[test]
+    fn slices_and_functions_derive_from_every_occurrence() {
+        let records = dhcpv6();
+        for (filter, want) in [
+            ("dhcpv6.duid.bytes[0:2] == 00:03", true),
+            ("dhcpv6.duid.bytes[-2:] == 02:02", true),
+            ("dhcpv6.duid.bytes[9:2] == 02", false),
+            ("dhcpv6.domain[0:7] == \"example\"", true),
+            ("dhcpv6.iaaddr.ip[15] == 09", true),
+            ("dhcpv6.iaaddr.ip[15] === 09", false),
+            ("dhcpv6.duidll.link_layer_addr[1-2] == 1a:2b", true),
+            ("len(dhcpv6.domain) == 11", true),
+            ("len(dhcpv6.option) == 14", true),
+            ("len(dhcpv6.rapid) == 0", true),
+            ("len(dhcpv6.xid) == 3", true),
+            ("count(dhcpv6.iaaddr.ip) == 2", true),
+            ("count(dhcpv6.nosuch) == 0", false),
+            ("count(dhcpv6) == 1 && count(ip) == 1", true),
+            ("max(dhcpv6.iaaddr.ip) == 2001:db8::9", true),
+            ("min(dhcpv6.iaaddr.ip) == 2001:db8::5", true),
+            ("max(dhcpv6.msgtype, dhcpv6.xid) == 0x26fedd", true),
+            ("min(dhcpv6.msgtype, dhcpv6.xid, udp.port) == 1", true),
+            ("string(dhcpv6.xid) == \"2555613\"", true),
+            ("upper(dhcpv6.domain) == \"EXAMPLE.COM\"", true),
+            ("lower(upper(dhcpv6.domain)) == \"example.com\"", false),
+            ("string(ip.dst) contains \".200\"", true),
+            ("ip.src[0:3] == ip.dst[0:3]", true),
+            ("frame.len > max(udp.port)", false),
+            ("abs(frame.time_relative) == 2.5", true),
+        ] {
+            let parsed = Filter::parse(filter);
+            if filter.starts_with("lower(upper") {
+                assert!(parsed.is_err(), "{filter}");
+                continue;
+            }
+            assert_eq!(check(filter, &records), want, "{filter}");
+        }
+        // Text with numbers: nothing to take the largest of, and said at the end.
+        let mut f = Filter::parse("max(dhcpv6.domain, dhcpv6.xid) > 1").unwrap();
+        assert!(!run_on(&mut f, &records));
+        let problems = f.problems();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].starts_with(
+                "the display filter's max(dhcpv6.domain, dhcpv6.xid) (byte 0) applied to no \
+                 occurrence of dhcpv6.domain, dhcpv6.xid in any message read: dhcpv6.domain, \
+                 dhcpv6.xid had occurrences of different kinds"
+            ),
+            "{problems:?}"
+        );
+        // A slice of a number is told of; one that met some bytes is not.
+        let mut f = Filter::parse("dhcpv6.xid[0] == 00 || poolshark.handle[0] == 00").unwrap();
+        assert!(!run_on(&mut f, &records));
+        assert_eq!(f.problems().len(), 1);
+        assert!(f.problems()[0].contains("dhcpv6.xid holds whole numbers"));
     }
 }

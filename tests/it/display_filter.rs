@@ -422,3 +422,200 @@ fn fields_notice_counts_frames_not_kept() {
         "{stderr}"
     );
 }
+
+/// `same_as_tshark`, and each filter keeps some frames but not every frame (so that a slice or
+/// function read wrong cannot pass by keeping all or none).
+fn same_as_tshark_and_selective(capture: &Path, filters: &[&str]) {
+    let all = ours(capture, "frame.number").len();
+    for filter in filters {
+        let (o, t) = (ours(capture, filter), theirs(capture, filter));
+        assert_eq!(o, t, "{}: -Y '{filter}'", capture.display());
+        assert!(
+            !o.is_empty() && o.len() < all,
+            "{}: -Y '{filter}' keeps {} of {all} frames",
+            capture.display(),
+            o.len()
+        );
+    }
+}
+
+/// tshark 4.0's slices (`f[i:j]`, `f[i-j]`, `f[i]`, `f[:j]`, `f[i:]`, negative offsets, lists)
+/// and functions (`len`, `count`, `string`, `upper`, `lower`, `abs`, `max`, `min`) keep the
+/// frames tshark keeps, on byte strings, text, hardware and IP addresses, numbers and the
+/// frame's own fields; a slice past a field's end holds nothing, and so does a function of a
+/// field the frame lacks (`count(f) == 0`).
+#[test]
+fn slices_and_functions_filter_as_tshark_does() {
+    if !common::have_tshark() {
+        return;
+    }
+    let demo = common::fixture("demo.pcap");
+    same_as_tshark_and_selective(
+        &demo,
+        &[
+            "len(asap.pool_handle_pool_handle) == 3",
+            "count(asap.pool_element_pe_identifier) >= 2",
+            "asap.pool_handle_pool_handle[0:1] == 57",
+            "asap.pool_handle_pool_handle[-1] == \"b\"",
+            "asap.pool_handle_pool_handle[1:] == \"eb\"",
+            "asap.pool_handle_pool_handle[0:1,2] == \"Wb\"",
+            "asap.pool_handle_pool_handle[-3--2] == 57:65",
+            "asap.pool_handle_pool_handle[1-2] == 65:62",
+            "asap.pool_handle_pool_handle[:2] contains 65",
+            "string(asap.pool_element_pe_identifier) == \"65538\"",
+            "max(asap.pool_element_pe_identifier) == 0x00010003",
+            "min(asap.pool_element_pe_identifier) == 0x00010001",
+            "abs(asap.message_type) == 3",
+            "ip.src[0:2] == 0a:00",
+            "ip.dst[-1] == 01",
+            "ip.addr[0] == 0a",
+            "dhcp.hw.mac_addr[-2:] == 00:5a",
+            "len(asap.message_type) == 1",
+            "len(frame.number) == 4 and len(udp.srcport) == 2",
+            "string(ip.src) == \"10.0.0.1\"",
+            "string(sctp.srcport) == \"3863\"",
+            "string(asap.message_type) contains \"3\"",
+            "string(dhcp.hw.mac_addr) contains \"02:c1\"",
+            "count(asap) == 1",
+            "abs(frame.time_relative) > 1",
+            "count(asap.pool_element_pe_identifier) == count(asap.pool_element_pe_identifier)",
+            "asap.pool_handle_pool_handle[0:2] == asap.pool_handle_pool_handle[0:2]",
+        ],
+    );
+    // Nothing, in both (the bytes 10 are not the number 10; past the end; absent), or every
+    // frame (the largest of one value).
+    same_as_tshark(
+        &demo,
+        &[
+            "ip.src[0] == 10",
+            "asap.pool_handle_pool_handle[0:10] == 57:65:62",
+            "asap.pool_handle_pool_handle[-5:] == 57:65:62",
+            "count(asap.pool_element_pe_identifier) == 0",
+            "frame.len == max(frame.len)",
+        ],
+    );
+    let Some(zeek) = common::shared_capture("dhcp/zeek_dhcp.pcap") else {
+        return;
+    };
+    same_as_tshark_and_selective(
+        &zeek,
+        &[
+            "upper(dhcp.option.hostname) == \"BTEST.IS.COOL\"",
+            "lower(dhcp.option.domain_name) == \"cmu.edu\"",
+            "upper(dhcp.option.domain_name) contains \"CMU\"",
+            "dhcp.option.hostname[0:5] == \"btest\"",
+            "dhcp.option.hostname[-4:] == \"cool\"",
+            "len(dhcp.option.hostname) == 13",
+            "string(dhcp.option.router) == \"128.2.6.1\"",
+            "max(dhcp.option.length) == 13",
+            "count(dhcp.option.type) > 10",
+            "max(dhcp.option.domain_name_server) == 128.2.1.11",
+            "string(dhcp.id) == \"1984\"",
+            "len(dhcp.option.domain_name_server) == 4",
+        ],
+    );
+    // Booleans: no size of their own in tshark (and no string(): below).
+    same_as_tshark(&zeek, &["len(dhcp.flags.bc) == 0", "len(dhcp.flags) == 2"]);
+    let kea = common::shared_capture("dhcp-kea/kea-2.2-ha-load-balancing-v6.pcap")
+        .expect("the shared folder is there");
+    same_as_tshark_and_selective(
+        &kea,
+        &[
+            "ipv6.dst[-1] == 02",
+            "dhcpv6.duid.bytes[0:2] == 00:01",
+            "len(dhcpv6.duid.bytes) > 8",
+            "abs(dhcpv6.iaid.t1) > 0",
+            "count(dhcpv6) == 1",
+            "min(ipv6.addr) < fe80::ff:fe00:102",
+        ],
+    );
+    let multi = common::shared_capture("rserpool/rsplib-multi-pe.pcap").expect("shared");
+    same_as_tshark_and_selective(
+        &multi,
+        &[
+            "asap.pool_handle_pool_handle[0:3] == \"RR-\"",
+            "asap.pool_handle_pool_handle[-4:] == \"Pool\"",
+            "len(asap.pool_handle_pool_handle) == 7",
+            "min(asap.pool_element_pe_identifier) < 0x10000000",
+            "string(asap.message_type) == \"5\"",
+            "max(asap.pool_element_pe_identifier) == asap.pool_element_pe_identifier",
+        ],
+    );
+}
+
+/// A slice or function that cannot apply to the frame's own fields, or that is not written as
+/// one, is a usage error at its byte; one that no occurrence of a tree field could take is
+/// named at the end.
+#[test]
+fn slices_and_functions_that_cannot_apply_say_so() {
+    let demo = common::fixture("demo.pcap");
+    for (filter, error) in [
+        ("ip.src[0:x] == 1", "at byte 7: '0:x' is not a range"),
+        (
+            "ip.src[3-1] == 1",
+            "at byte 7: '3-1' is not a range (it ends before it starts)",
+        ),
+        ("ip.src[0:2 == 1", "at byte 6: a '[' without its ']'"),
+        ("ip.src[0] == zz", "at byte 13: 'zz' is not bytes"),
+        (
+            "udp[0:2] == 00:43",
+            "'udp' is a protocol: a slice takes a field",
+        ),
+        ("len(dhcp) == 3", "does not keep a protocol's length"),
+        ("upper(ip.src) == \"A\"", "ip.src holds IPv4 addresses"),
+        ("frame.number[0] == 00", "frame.number holds whole numbers"),
+        (
+            "len(frame.time_relative) > 1",
+            "frame.time_relative holds numbers",
+        ),
+        ("len(dhcp.id, dhcp.secs) == 1", "len() takes one field"),
+        (
+            "len(len(dhcp.id)) == 1",
+            "takes fields, not a slice or a function's value",
+        ),
+        (
+            "len(dhcp.id == 1",
+            "at byte 12: expected ',' or ')' in len()",
+        ),
+        (
+            "len() == 1",
+            "at byte 4: expected a field in len(), found ')'",
+        ),
+        (
+            "len(dhcp.id) == \"x\"",
+            "at byte 16: 'x' is not a whole number",
+        ),
+        (
+            "max(frame.len, ip.src) > 1",
+            "max() takes fields of one kind",
+        ),
+        ("foo(dhcp.id) == 1", "'foo' is not a function"),
+    ] {
+        let out = read(&["-Y", filter], &demo);
+        assert_eq!(out.status.code(), Some(2), "{filter}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(error), "{filter}: {stderr}");
+    }
+    for (filter, said) in [
+        (
+            "asap.message_type[0] == 03",
+            "the display filter's asap.message_type[0] (byte 0) applied to no occurrence of \
+             asap.message_type in any message read: asap.message_type holds whole numbers",
+        ),
+        (
+            "upper(asap.pool_handle_pool_handle) == \"WEB\"",
+            "holds bytes",
+        ),
+        ("max(asap.pool_handle_pool_handle) > 1", "holds bytes"),
+        (
+            "string(dhcp.flags.bc) == \"0\"",
+            "dhcp.flags.bc holds booleans",
+        ),
+    ] {
+        let out = read(&["-Y", filter], &demo);
+        assert_eq!(out.status.code(), Some(0), "{filter}");
+        assert!(out.stdout.is_empty(), "{filter}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(said), "{filter}: {stderr}");
+    }
+}
