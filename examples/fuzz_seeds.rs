@@ -6,6 +6,7 @@
 //! * `dissect`: the same runs of frames in the target's own input format (see `fuzz/src/lib.rs`).
 //! * `rserpool`, `dhcpv4`, `dhcpv6`, `failover`: every distinct message the captures carry, as its
 //!   target takes it.
+//! * `display_filter`: the first DHCP messages, each after one of a few display filters.
 //!
 //! `cargo run --release --example fuzz_seeds [CAPTURES_DIR] [CORPUS_DIR]`; by default the shared
 //! captures beside the checkout (`../shared/captures`) and `fuzz/corpus`.
@@ -173,6 +174,20 @@ fn captures(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
     Ok(())
 }
 
+/// Display filters the `display_filter` target starts from, one of each construct.
+const FILTERS: [&str; 10] = [
+    "dhcpv6.msgtype == Solicit && !(dhcp.option.dhcp in {1, 3..5})",
+    "dhcpv6.duid.bytes[0:2] == 00:01 || dhcp.hw.mac_addr[-2:] == 00:5a",
+    "len(dhcpv6.duid.bytes) > 8 and count(dhcpv6.option.type) >= 3",
+    "string(dhcpv6.xid) contains \"1\" || upper(dhcp.option.hostname) == \"A\"",
+    "max(dhcpv6.option.type) == min(dhcpv6.option.type)",
+    "ip.src == 192.0.2.0/24 && udp.port in {546 547} && frame.time_relative > 0.5",
+    "dhcpv6.iaaddr.ip != ipv6.dst && ipv6.addr[0:2] == fe:80",
+    "dhcp.secs !== 0 || dhcp.secs === 0 || dhcp.secs ~= 1",
+    "abs(frame.time_relative) < 1 or dhcpv6.option[1-3] == 00:01:00",
+    "dhcpv6.xid[0] == 00 || lower(dhcpv6.domain) contains \"example\"",
+];
+
 fn main() -> io::Result<()> {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut args = std::env::args_os().skip(1).map(PathBuf::from);
@@ -219,6 +234,16 @@ fn main() -> io::Result<()> {
         let _ = pipeline.run(&mut source, &mut sink);
         for (target, bytes) in sink.found {
             corpus.add(target, &bytes)?;
+            if target == "dhcpv6" || target == "dhcpv4" {
+                // A display filter, a newline and the message (the target's input).
+                let n = corpus.written.get("display_filter").copied().unwrap_or(0);
+                if n < FILTERS.len() * 4 {
+                    let mut input = FILTERS[n % FILTERS.len()].as_bytes().to_vec();
+                    input.push(b'\n');
+                    input.extend_from_slice(&bytes);
+                    corpus.add("display_filter", &input)?;
+                }
+            }
         }
     }
     for (target, n) in &corpus.written {
