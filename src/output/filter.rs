@@ -12,7 +12,7 @@
 //! FUNC   := "len" | "count" | "string" | "upper" | "lower" | "abs" | "max" | "min"
 //! op     := "==" | "eq" | "any_eq" | "!=" | "ne" | "all_ne" | "===" | "all_eq"
 //!         | "!==" | "~=" | "any_ne" | ">" | "gt" | "<" | "lt" | ">=" | "ge" | "<=" | "le"
-//!         | "contains"
+//!         | "contains" | "matches" | "~"     (matches: a quoted regular expression)
 //! item   := VALUE | VALUE ".." VALUE
 //! ```
 //!
@@ -25,9 +25,9 @@
 //! (`ip.src`, `ip.dst`, `ip.addr`, `ipv6.*` likewise, `udp.port`, `udp.srcport`, `udp.dstport`,
 //! `tcp.*` and `sctp.*` likewise: the layer the listing shows, the deepest decoded). A VALUE is a
 //! number (decimal or `0x` hex), an address (`192.0.2.0/24` is the subnet), bytes (`00:1a:2b`,
-//! `00-1a-2b`, `001a2b`, or quoted text for its own bytes), `true` or `false`, text (in double
-//! quotes when it has spaces), or the name of a numeric field's value (`dhcpv6.msgtype ==
-//! Solicit`). An unquoted right-hand side that starts with a protocol's name (`udp.srcport`) is a
+//! `00-1a-2b`, `001a2b`, or quoted text for its own bytes, with Wireshark's escapes, or `r"..."`
+//! without), `true` or `false`, text (in double quotes when it has spaces), or the name of a
+//! numeric field's value (`dhcpv6.msgtype == Solicit`). An unquoted right-hand side that starts with a protocol's name (`udp.srcport`) is a
 //! field, as in tshark: every pair of occurrences is compared. Slices and functions: see
 //! [`derived`].
 //!
@@ -103,6 +103,18 @@ enum Rel {
     Ge,
     Le,
     Contains,
+    /// A regular expression (`matches`, `~`), in any case unless it says `(?-i)`.
+    Matches,
+}
+
+impl Rel {
+    /// The operator's word, for the errors of the two that are words.
+    fn word(self) -> &'static str {
+        match self {
+            Rel::Matches => "matches",
+            _ => "contains",
+        }
+    }
 }
 
 /// A comparison: the relation, and whether every occurrence must satisfy it (`!=`, `===`: the
@@ -125,6 +137,7 @@ fn operator(text: &str) -> Option<Op> {
         ">=" | "ge" => (Rel::Ge, false),
         "<=" | "le" => (Rel::Le, false),
         "contains" => (Rel::Contains, false),
+        "matches" | "~" => (Rel::Matches, false),
         _ => return None,
     };
     Some(Op { rel, all })
@@ -164,6 +177,8 @@ struct Literal {
     boolean: Option<bool>,
     /// Hex bytes, or a quoted text's own bytes.
     bytes: Option<Vec<u8>>,
+    /// The regular expression `matches` tests with.
+    regex: Option<regex::bytes::Regex>,
     /// An address and the prefix length it covers (32 or 128 without a `/`).
     v4: Option<(Ipv4Addr, u8)>,
     v6: Option<(Ipv6Addr, u8)>,
@@ -228,6 +243,8 @@ enum Misfit {
     NameOrdered,
     /// `contains` on numbers or addresses.
     NoContains(Sort),
+    /// `matches` on numbers or addresses.
+    NoMatches(Sort),
     /// Two fields' occurrences of different kinds.
     Sorts(Sort, Sort),
 }
@@ -261,7 +278,7 @@ impl Sort {
         }
     }
 
-    /// Whether `contains` applies to values of this kind.
+    /// Whether `contains` and `matches` apply to values of this kind.
     fn contains_applies(self) -> bool {
         matches!(self, Sort::Bytes | Sort::Mac | Sort::Text)
     }
@@ -556,6 +573,12 @@ fn literal_problem(name: &str, lit: &Literal, out: &mut Vec<String>) {
                 s.describe()
             )
         }
+        Misfit::NoMatches(s) => {
+            format!(
+                "'matches' does not apply to {name}, which holds {}",
+                s.describe()
+            )
+        }
     };
     out.push(format!(
         "the display filter's value '{}' (byte {}) could not be compared with {name} in any \
@@ -716,6 +739,8 @@ struct Token {
     kind: Kind,
     text: String,
     offset: usize,
+    /// A quoted string's bytes, its escapes undone (`text` is them as UTF-8, lossily).
+    raw: Vec<u8>,
 }
 
 fn word_byte(b: u8) -> bool {
@@ -743,6 +768,7 @@ fn tokenize(s: &str) -> Result<Vec<Token>, FilterError> {
                 kind: Kind::Slice,
                 text: s[i..=i + len].to_string(),
                 offset: start,
+                raw: Vec::new(),
             });
             i += len + 1;
             continue;
@@ -765,16 +791,20 @@ fn tokenize(s: &str) -> Result<Vec<Token>, FilterError> {
             };
             Some((kind, n))
         });
+        // `r"..."`: a raw string, its backslashes kept (for regular expressions).
+        let raw_string = c == b'r' && b.get(i + 1) == Some(&b'"');
         let (kind, len) = match symbol {
             Some(s) => s,
-            None if c == b'"' => {
-                let (text, len) = quoted(s, i)?;
+            None if c == b'"' || raw_string => {
+                let from = i + usize::from(raw_string);
+                let (raw, len) = quoted(s, from, raw_string)?;
                 out.push(Token {
                     kind: Kind::Quoted,
-                    text,
+                    text: String::from_utf8_lossy(&raw).into_owned(),
                     offset: start,
+                    raw,
                 });
-                i += len;
+                i = from + len;
                 continue;
             }
             None if word_byte(c) => {
@@ -793,24 +823,99 @@ fn tokenize(s: &str) -> Result<Vec<Token>, FilterError> {
             kind,
             text: s[i..i + len].to_string(),
             offset: start,
+            raw: Vec::new(),
         });
         i += len;
     }
     Ok(out)
 }
 
-/// The string starting with the quote at `at`, unescaped, and the bytes it took with its quotes.
-fn quoted(s: &str, at: usize) -> Result<(String, usize), FilterError> {
-    let mut out = String::new();
-    let mut chars = s[at + 1..].char_indices();
-    while let Some((i, c)) = chars.next() {
+/// The string starting with the quote at `at`, its escapes undone as Wireshark 4.0 does (`\\`,
+/// `\"`, `\'`, `\a \b \f \n \r \t \v`, `\xhh`, octal `\ooo`, `\uXXXX`, `\UXXXXXXXX`; any other
+/// is an error, as `\.` is in tshark) unless `raw`, and the bytes it took with its quotes.
+fn quoted(s: &str, at: usize, raw: bool) -> Result<(Vec<u8>, usize), FilterError> {
+    let body = &s.as_bytes()[at + 1..];
+    let mut out = Vec::new();
+    let mut i = 0;
+    let digits = |from: usize, radix: u32, max: usize| {
+        body[from..]
+            .iter()
+            .take(max)
+            .take_while(|b| char::from(**b).is_digit(radix))
+            .count()
+    };
+    while let Some(&c) = body.get(i) {
         match c {
-            '"' => return Ok((out, i + 2)),
-            '\\' => match chars.next() {
-                Some((_, e)) => out.push(e),
-                None => break,
-            },
-            c => out.push(c),
+            b'"' => return Ok((out, i + 2)),
+            b'\\' if raw => {
+                // A raw string keeps its backslashes, and `\"` does not end it.
+                out.push(c);
+                if let Some(&n) = body.get(i + 1) {
+                    out.push(n);
+                }
+                i += 2;
+            }
+            b'\\' => {
+                let Some(&e) = body.get(i + 1) else {
+                    break;
+                };
+                let simple = match e {
+                    b'\\' | b'"' | b'\'' => Some(e),
+                    b'a' => Some(7),
+                    b'b' => Some(8),
+                    b'f' => Some(12),
+                    b'n' => Some(b'\n'),
+                    b'r' => Some(b'\r'),
+                    b't' => Some(b'\t'),
+                    b'v' => Some(11),
+                    _ => None,
+                };
+                if let Some(byte) = simple {
+                    out.push(byte);
+                    i += 2;
+                    continue;
+                }
+                let (radix, from, n) = match e {
+                    b'x' => (16, i + 2, digits(i + 2, 16, 2)),
+                    b'0'..=b'7' => (8, i + 1, digits(i + 1, 8, 3)),
+                    b'u' => (16, i + 2, digits(i + 2, 16, 4)),
+                    b'U' => (16, i + 2, digits(i + 2, 16, 8)),
+                    _ => (0, 0, 0),
+                };
+                let wanted = match e {
+                    b'u' => 4,
+                    b'U' => 8,
+                    _ => 1,
+                };
+                let value = (n >= wanted)
+                    .then(|| std::str::from_utf8(&body[from..from + n]).ok())
+                    .flatten()
+                    .and_then(|d| u32::from_str_radix(d, radix).ok());
+                match (e, value) {
+                    (b'x' | b'0'..=b'7', Some(v)) if v <= 0xff => out.push(v as u8),
+                    (b'u' | b'U', Some(v)) if char::from_u32(v).is_some() => {
+                        let mut buf = [0; 4];
+                        let ch = char::from_u32(v).unwrap_or('?');
+                        out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                    }
+                    _ => {
+                        let shown = s[at + 1 + i..].chars().take(2).collect::<String>();
+                        return Err(FilterError {
+                            offset: at + 1 + i,
+                            what: format!(
+                                "'{shown}' is not an escape: a string takes \\\\, \\\", \\n, \\t, \\xhh and \
+                                 the like; write \\\\ for a backslash, or r\"...\" for a string \
+                                 whose backslashes stay (a regular expression)"
+                            ),
+                        });
+                    }
+                }
+                i = from + n;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
         }
     }
     Err(FilterError {
@@ -1012,16 +1117,20 @@ impl Parser {
             });
         };
         self.at += 1;
-        if op.rel == Rel::Contains {
+        if matches!(op.rel, Rel::Contains | Rel::Matches) {
             if let Some(sort) = subject.sort().filter(|s| !s.contains_applies()) {
                 return Err(FilterError {
                     offset: op_at,
                     what: format!(
-                        "'contains' does not apply to {text}, which holds {}",
+                        "'{}' does not apply to {text}, which holds {}",
+                        op.rel.word(),
                         sort.describe()
                     ),
                 });
             }
+        }
+        if op.rel == Rel::Matches {
+            return self.regex(subject, op);
         }
         // An unquoted name starting with a protocol is a field, as in tshark.
         if self.term_ahead() {
@@ -1040,12 +1149,53 @@ impl Parser {
         Ok(Expr::Value(subject, op, Box::new(value)))
     }
 
+    /// The quoted regular expression after `matches`: compiled now, so that a bad one is an
+    /// error at its byte (tshark's PCRE2 and the `regex` crate agree on the usual syntax; both
+    /// ignore case unless told `(?-i)`).
+    fn regex(&mut self, subject: Subject, op: Op) -> Result<Expr, FilterError> {
+        let Some(t) = self.peek().filter(|t| t.kind == Kind::Quoted).cloned() else {
+            return Err(FilterError {
+                offset: self.here(),
+                what: "'matches' takes a regular expression in double quotes (r\"...\" keeps \
+                       its backslashes)"
+                    .into(),
+            });
+        };
+        self.at += 1;
+        // Bytes that are not UTF-8 (`\x90`) stand for themselves, as in tshark.
+        let mut pattern = String::new();
+        for chunk in t.raw.utf8_chunks() {
+            pattern.push_str(chunk.valid());
+            for b in chunk.invalid() {
+                pattern.push_str(&format!("(?-u:\\x{b:02x})"));
+            }
+        }
+        let re = regex::bytes::RegexBuilder::new(&pattern)
+            .case_insensitive(true)
+            .size_limit(1 << 20)
+            .dfa_size_limit(1 << 20)
+            .build()
+            .map_err(|e| FilterError {
+                offset: t.offset,
+                what: format!(
+                    "not a regular expression: {}",
+                    e.to_string().lines().last().unwrap_or_default()
+                ),
+            })?;
+        let mut value = literal(&t.text, true, t.offset);
+        value.regex = Some(re);
+        Ok(Expr::Value(subject, op, Box::new(value)))
+    }
+
     /// A value where one must be; the error names the token before.
     fn value(&mut self) -> Result<Literal, FilterError> {
         match self.peek() {
             Some(t) if matches!(t.kind, Kind::Word | Kind::Quoted) => {
                 let quoted = t.kind == Kind::Quoted;
-                let l = literal(&t.text, quoted, t.offset);
+                let mut l = literal(&t.text, quoted, t.offset);
+                if quoted {
+                    l.bytes = Some(t.raw.clone());
+                }
                 self.at += 1;
                 Ok(l)
             }
@@ -1423,6 +1573,7 @@ fn literal(text: &str, quoted: bool, offset: usize) -> Literal {
         },
         v4,
         v6,
+        regex: None,
         check: Check::default(),
     }
 }
@@ -1632,7 +1783,7 @@ fn ordered(o: Ordering, rel: Rel) -> bool {
         Rel::Lt => o == Ordering::Less,
         Rel::Ge => o != Ordering::Less,
         Rel::Le => o != Ordering::Greater,
-        Rel::Contains => false,
+        Rel::Contains | Rel::Matches => false,
     }
 }
 
@@ -1678,6 +1829,14 @@ fn compare_value(
         Some(o) => (ordered(o, rel), Ok(())),
         None => (false, Err(Misfit::Not(sort))),
     };
+    if rel == Rel::Matches {
+        return match (v, &lit.regex) {
+            (Value::Str(s), Some(re)) => (re.is_match(s.as_bytes()), Ok(())),
+            (Value::Bytes(b), Some(re)) => (re.is_match(b), Ok(())),
+            (Value::Mac(m), Some(re)) => (re.is_match(m), Ok(())),
+            _ => (false, Err(Misfit::NoMatches(sort))),
+        };
+    }
     let no_contains = (false, Err(Misfit::NoContains(sort)));
     // An address of `width` bits against a network: on the bits of the shorter prefix.
     let addr = |a: u128, net: Option<(u128, u8)>, width: u8| {
@@ -2279,7 +2438,8 @@ mod tests {
                 "===", "!==", "~=", "all_ne", "udp.srcport", "frame.len", "arp", "DHCP", "Solicitt",
                 "70000", "10.0.0.0/40", "..2", "len(", "count(", "max(", "min(", "string(",
                 "upper(", "abs(", "[0:2]", "[-1]", "[1-3]", "[:9223372036854775807]", "[", "]",
-                "dhcpv6.domain", "poolshark.handle", "dhcpv6.option",
+                "dhcpv6.domain", "poolshark.handle", "dhcpv6.option", "matches", "~",
+                "r\"\\d+\"", "\"\\x90\"", "\"[a-\"", "\"(?-i)EX\"",
             ]), 0..12)
         ) {
             parse_and_run(&tokens.join(" "));
@@ -2311,7 +2471,20 @@ mod tests {
         assert_eq!(literal("inf", false, 0).float, None);
         assert!(plain_decimal("12") && plain_decimal("-0.25") && plain_decimal("1."));
         assert!(!plain_decimal("1e2") && !plain_decimal(".") && !plain_decimal("0x1"));
-        assert_eq!(quoted(r#""a\"b" x"#, 0), Ok(("a\"b".to_string(), 6)));
+        assert_eq!(quoted(r#""a\"b" x"#, 0, false), Ok((b"a\"b".to_vec(), 6)));
+        assert_eq!(
+            quoted(r#""\x62\101\t\\\u00e9\0" x"#, 0, false),
+            Ok((b"bA\t\\\xc3\xa9\0".to_vec(), 22))
+        );
+        assert_eq!(
+            quoted(r#""\.\"\d" x"#, 0, true),
+            Ok((br#"\.\"\d"#.to_vec(), 8))
+        );
+        for bad in [r#""\.""#, r#""\x""#, r#""\u12""#, r#""\777""#, r#""\q""#] {
+            let e = quoted(bad, 0, false).unwrap_err();
+            assert_eq!(e.offset, 1, "{bad}");
+            assert!(e.what.contains("is not an escape"), "{bad}: {e}");
+        }
     }
 
     /// Slices and functions on the sample frame: what each derives, and what is told at the end

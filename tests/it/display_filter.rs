@@ -619,3 +619,79 @@ fn slices_and_functions_that_cannot_apply_say_so() {
         assert!(stderr.contains(said), "{filter}: {stderr}");
     }
 }
+
+/// `matches` (`~`): a regular expression, in any case unless `(?-i)`, on text, byte strings and
+/// hardware addresses (their bytes: `\x90` in the string is the byte), with the string escapes
+/// and raw strings tshark 4.0 has; frames kept as tshark keeps them.
+#[test]
+fn matches_filters_as_tshark_does() {
+    if !common::have_tshark() {
+        return;
+    }
+    let demo = common::fixture("demo.pcap");
+    same_as_tshark_and_selective(
+        &demo,
+        &[
+            "asap.pool_handle_pool_handle matches \"^w\"",
+            "asap.pool_handle_pool_handle matches \"(?-i)^W\"",
+            "dhcp.hw.mac_addr matches \"\\x02\\xc1\"",
+            "asap.pool_handle_pool_handle[1:] matches r\"^E\"",
+        ],
+    );
+    same_as_tshark(&demo, &["asap.pool_handle_pool_handle matches \"(?-i)^w\""]);
+    let Some(zeek) = common::shared_capture("dhcp/zeek_dhcp.pcap") else {
+        return;
+    };
+    same_as_tshark_and_selective(
+        &zeek,
+        &[
+            "dhcp.option.hostname matches \"^btest\"",
+            "dhcp.option.hostname matches \"\\\\.IS\\\\.\"",
+            "dhcp.option.hostname matches r\"\\.is\\.\"",
+            "dhcp.option.hostname ~ \"cool$\"",
+            "dhcp.option.domain_name matches \"edu$|^xyz\"",
+            "dhcp.option.hostname matches \"\\x62test\"",
+            "dhcp.option.hostname == \"\\x62test.is.cool\"",
+            "upper(dhcp.option.hostname) matches \"^B.*L$\"",
+            "dhcp.option.hostname[0:2] matches \"bt\"",
+            "not dhcp.option.hostname matches \"^btest\"",
+        ],
+    );
+    same_as_tshark(
+        &zeek,
+        &[
+            "dhcp.hw.mac_addr matches \"90\"",
+            "dhcp.hw.mac_addr matches \"\\x90\\xb1\"",
+        ],
+    );
+    for (filter, error) in [
+        (
+            "dhcp.option.hostname matches \"[\"",
+            "at byte 29: not a regular expression",
+        ),
+        (
+            "dhcp.option.hostname matches 1",
+            "at byte 29: 'matches' takes a regular expression",
+        ),
+        (
+            "dhcp.option.hostname matches \"\\.\"",
+            "at byte 30: '\\.' is not an escape",
+        ),
+        (
+            "ip.src matches \"1\"",
+            "at byte 7: 'matches' does not apply to ip.src",
+        ),
+    ] {
+        let out = read(&["-Y", filter], &zeek);
+        assert_eq!(out.status.code(), Some(2), "{filter}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(error), "{filter}: {stderr}");
+    }
+    let out = read(&["-Y", "dhcp.id matches \"1\""], &zeek);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("'matches' does not apply to dhcp.id, which holds whole numbers"),
+        "{stderr}"
+    );
+}
