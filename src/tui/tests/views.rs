@@ -194,6 +194,70 @@ fn detail_of_a_finding_while_decoding_and_decoded() {
     assert!(row(&s, 2).contains("error rserpool.unknown-pe"), "{s}");
 }
 
+/// A finding about a DUID-named server, with JSON expectations and a deep field with a long value:
+/// at 80 columns every line wraps between words (after a comma in JSON), never inside a key, a
+/// number or an address, and continuations keep their level's indentation.
+#[test]
+fn detail_wraps_between_words() {
+    let server = "00:03:00:01:02:00:00:00:02:02";
+    let mut r = Report::new(10, 10 * S);
+    r.timeline.start(Timestamp::new(T0, 0));
+    let mut f = finding(
+        1363,
+        Subject::Server(server.into()),
+        Severity::Warning,
+        "dhcp.lb.no-answer",
+        "did not answer the Solicit of frame 1363 (xid 0x26fedd, bucket 111 under kea) while it was \
+         down, and nobody else answered; the client retried in frame 1404",
+    );
+    f.expected = serde_json::json!({
+        "answer_from": [server], "bucket": 111, "hba": "kea", "profile": "kea",
+        "stid": "00020000118b3bf175208898c1b0c09aa508"
+    });
+    r.push(f, Timestamp::new(T0 + 1, 0));
+    let mut a = App::new("kea.pcap", 10 * S, Palette::new(false));
+    a.apply(Update {
+        progress: done(),
+        data: Some(Data::from_report(&r, 0)),
+    });
+    a.focus = Pane::Findings;
+    a.handle(Action::Enter);
+    let mut frame = detail_frame();
+    frame.number = 1363;
+    frame.messages[0].fields = vec![Field::node("dhcpv6", "DHCPv6", 0, 8).child(Field::string(
+        "dhcpv6.option.value",
+        "Vendor-specific Information",
+        "enterprise 4491, data 0x0001000400000000 0x00020004ffffffff 0x0003000a",
+        0,
+        8,
+    ))];
+    frame.messages[0].errors.clear();
+    a.set_detail(1363, DetailState::Ready(frame));
+    let s = screen(&mut a, 80, 24);
+    let body: Vec<&str> = (2..17).map(|y| row(&s, y)).collect();
+    assert_eq!(
+        body,
+        [
+            "║warning dhcp.lb.no-answer (server 00:03:00:01:02:00:00:00:02:02), frame 1363  ║",
+            "║did not answer the Solicit of frame 1363 (xid 0x26fedd, bucket 111 under kea) ║",
+            "║  while it was down, and nobody else answered; the client retried in frame    ║",
+            "║  1404                                                                        ║",
+            "║expected: {\"answer_from\":[\"00:03:00:01:02:00:00:00:02:02\"],\"bucket\":111,      ║",
+            "║  \"hba\":\"kea\",\"profile\":\"kea\",\"stid\":\"00020000118b3bf175208898c1b0c09aa508\"}  ║",
+            "║observed: \"pe-1\"                                                              ║",
+            "║                                                                              ║",
+            "║Frame 1363: 2023-11-14 22:13:33.250000000 UTC, 118 bytes on the wire, 118     ║",
+            "║  captured                                                                    ║",
+            "║192.0.2.2 → 192.0.2.1 SCTP                                                    ║",
+            "║ASAP 192.0.2.2:3863 → 192.0.2.1:49152 (sctp): ASAP Handle Resolution Response ║",
+            "║    DHCPv6                                                                    ║",
+            "║        Vendor-specific Information: enterprise 4491, data 0x0001000400000000 ║",
+            "║          0x00020004ffffffff 0x0003000a                                       ║",
+        ],
+        "{s}"
+    );
+}
+
 #[test]
 fn help_lists_every_key() {
     let mut a = app();
