@@ -22,7 +22,12 @@ pub fn prev_multiple(m: u64) -> u64 {
 /// 1, 2, 5 times the powers of ten up to a million: enough to put a year of 10 s windows in a
 /// screen width.
 fn steps() -> impl Iterator<Item = u64> {
-    (0..7u32).flat_map(|e| [1u64, 2, 5].map(|d| d * 10u64.pow(e)))
+    one_two_five(7)
+}
+
+/// 1, 2, 5 times the first `decades` powers of ten: 1, 2, 5, 10, 20, 50, ...
+pub fn one_two_five(decades: u32) -> impl Iterator<Item = u64> {
+    (0..decades).flat_map(|e| [1u64, 2, 5].map(|d| d * 10u64.pow(e)))
 }
 
 /// The length of one chart column: the display interval asked for, rounded up to a whole number

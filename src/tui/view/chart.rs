@@ -193,8 +193,21 @@ impl Widget for PlotWidget<'_> {
             ex = ex.saturating_sub(1);
         }
         let end_x = ex.saturating_sub(end.chars().count() as u16);
-        if end_x > sx + start.chars().count() as u16 {
+        let start_end = sx + start.chars().count() as u16;
+        let mut free_to = ex;
+        if end_x > start_end {
             buf.set_string(end_x, axis_y, &end, self.palette.dim());
+            free_to = end_x;
+        }
+        // Round times between the ends, each at the left edge of the column it starts.
+        let ticks = time_ticks(
+            p,
+            u64::from(cw),
+            u64::from(start_end - x0),
+            u64::from(free_to - x0),
+        );
+        for (dx, label) in ticks {
+            buf.set_string(x0 + dx as u16, axis_y, label, self.palette.dim());
         }
         // Per column and row: the members seen at that height, and the expectations of the
         // members not seen at the same height (an expectation met is its capital letter alone).
@@ -244,6 +257,62 @@ impl Widget for PlotWidget<'_> {
     }
 }
 
+/// Cells of `─` kept between two labels of the time axis.
+const TICK_GAP: u64 = 2;
+
+/// Round lengths of time to label the time axis at: 1, 2 and 5 of a power of ten of a second's
+/// fractions and of days; 1, 2, 5, 10, 15, 20 and 30 of seconds and minutes; 1, 2, 3, 6 and 12
+/// hours.
+fn round_steps() -> Vec<u64> {
+    const S: u64 = 1_000_000_000;
+    let mut v: Vec<u64> = chart::one_two_five(9).collect();
+    for unit in [S, 60 * S] {
+        v.extend([1, 2, 5, 10, 15, 20, 30].map(|d| d * unit));
+    }
+    v.extend([1, 2, 3, 6, 12].map(|d| d * 3600 * S));
+    v.extend(chart::one_two_five(5).map(|d| d.saturating_mul(86_400 * S)));
+    v
+}
+
+/// The labels of the time axis between its two ends: `(cells from the plot's left edge, label)`
+/// for a plot of columns `cell` cells wide whose start label ends `from` cells in and whose end
+/// label starts `to` cells in. Each label starts at the column boundary it names, so the times
+/// are exact: a step is a whole number of columns, the roundest time that leaves every label
+/// [`TICK_GAP`] cells from the next (1, 2 or 5 columns when no round time does).
+fn time_ticks(p: &Plot, cell: u64, from: u64, to: u64) -> Vec<(u64, String)> {
+    let interval = p.interval_ns.max(1);
+    let columns = p.columns as u64;
+    let labels = |step_columns: u64| -> Vec<(u64, String)> {
+        let step_columns = step_columns.max(1);
+        // The first boundary after the plot's start that is a multiple of the step.
+        let first = (p.first / step_columns + 1) * step_columns;
+        (first..p.first + columns)
+            .step_by(usize::try_from(step_columns).unwrap_or(usize::MAX))
+            .map(|c| {
+                let label = since_start(c.saturating_mul(interval));
+                ((c - p.first).saturating_mul(cell), label)
+            })
+            .filter(|(x, l)| *x >= from + TICK_GAP && x + l.chars().count() as u64 + TICK_GAP <= to)
+            .collect()
+    };
+    // Whether labels `step_columns` apart keep their gap, and show at least one.
+    let fits = |step_columns: u64| -> Option<Vec<(u64, String)>> {
+        let ticks = labels(step_columns);
+        let widest = ticks.iter().map(|(_, l)| l.chars().count() as u64).max()?;
+        (step_columns.saturating_mul(cell) >= widest + TICK_GAP).then_some(ticks)
+    };
+    let round = round_steps()
+        .into_iter()
+        .filter(|s| s % interval == 0)
+        .map(|s| s / interval);
+    let columns_125 = chart::one_two_five(7);
+    round
+        .take_while(|&k| k < columns)
+        .find_map(fits)
+        .or_else(|| columns_125.take_while(|&k| k < columns).find_map(fits))
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,6 +323,100 @@ mod tests {
 
     fn letters(m: &[Mark]) -> String {
         m.iter().map(|m| m.0).collect()
+    }
+
+    const S: u64 = 1_000_000_000;
+
+    fn plot(first: u64, columns: usize, interval_ns: u64) -> Plot {
+        Plot {
+            kind: PlotKind::Shares,
+            interval_ns,
+            first,
+            columns,
+            traces: Vec::new(),
+            lo: 0.0,
+            hi: 1.0,
+            earlier: first > 0,
+            later: false,
+        }
+    }
+
+    /// The ticks of a plot drawn as the view draws it: the start label from cell 0 (after `◀`
+    /// when scrolled), the end label ending at the last column's right edge.
+    fn ticks(p: &Plot, cell: u64) -> Vec<(u64, String)> {
+        let start = since_start(p.first * p.interval_ns).chars().count() as u64;
+        let end = since_start((p.first + p.columns as u64) * p.interval_ns);
+        let used = cell * p.columns as u64;
+        time_ticks(
+            p,
+            cell,
+            start + u64::from(p.earlier),
+            used - end.chars().count() as u64,
+        )
+    }
+
+    fn labels(t: &[(u64, String)]) -> Vec<&str> {
+        t.iter().map(|(_, l)| l.as_str()).collect()
+    }
+
+    #[test]
+    fn the_time_axis_is_labelled_at_round_times() {
+        // Three windows of 10 s, 16 cells each: every boundary.
+        let t = ticks(&plot(0, 3, 10 * S), 16);
+        assert_eq!(t, vec![(16, "10s".into()), (32, "20s".into())]);
+        // 500 s in 50 cells: every minute, up to the one that would touch the end (8m20s).
+        let t = ticks(&plot(0, 50, 10 * S), 1);
+        assert_eq!(labels(&t), ["1m", "2m", "3m", "4m", "5m", "6m"]);
+        assert_eq!(t[0].0, 6);
+        // Eight hours in 48 cells of 10 min: every hour.
+        let t = ticks(&plot(0, 48, 600 * S), 1);
+        assert_eq!(labels(&t), ["1h", "2h", "3h", "4h", "5h", "6h", "7h"]);
+        // 50 ms in 50 cells of 1 ms: every 10 ms.
+        let t = ticks(&plot(0, 50, 1_000_000), 1);
+        assert_eq!(labels(&t), ["10ms", "20ms", "30ms", "40ms"]);
+        // Scrolled: the first round time after the start that clears its label.
+        let t = ticks(&plot(29, 50, 10 * S), 1);
+        assert_eq!(labels(&t), ["7m", "8m", "9m", "10m", "11m"]);
+        // An interval no round time is a multiple of: every 1, 2 or 5 columns, still exact.
+        let t = ticks(&plot(0, 3, 1_500_000_000), 16);
+        assert_eq!(labels(&t), ["1.5s", "3s"]);
+        // Too narrow for anything between the ends.
+        assert!(ticks(&plot(0, 2, 10 * S), 4).is_empty());
+    }
+
+    /// From milliseconds to days and at every plot width from 80 to 200 columns: each label names
+    /// the column boundary it starts at, and labels keep their gap from each other and the ends.
+    #[test]
+    fn time_labels_are_exact_and_never_overlap() {
+        for interval in [
+            1_000_000,
+            7_000_000,
+            250_000_000,
+            10 * S,
+            60 * S,
+            3600 * S,
+            86_400 * S,
+        ] {
+            for width in [80u64 - 30, 120 - 30, 200 - 62] {
+                for (first, columns) in [(0, width), (17, width / 3), (1000, width / 7), (0, 5)] {
+                    let p = plot(first, columns as usize, interval);
+                    let cell = (width / columns).max(1);
+                    let t = ticks(&p, cell);
+                    let mut after = since_start(first * interval).chars().count() as u64;
+                    for (x, l) in &t {
+                        assert_eq!(x % cell, 0, "{l} on a boundary");
+                        assert_eq!(*l, since_start((first + x / cell) * interval));
+                        assert!(*x >= after + TICK_GAP, "{l} at {x} too close: {t:?}");
+                        after = x + l.chars().count() as u64;
+                    }
+                    let end = since_start((first + columns) * interval).chars().count() as u64;
+                    assert!(after + TICK_GAP <= cell * columns - end || t.is_empty());
+                    if columns == width && interval >= 10 * S {
+                        assert!(t.len() >= 3, "a full width has labels: {t:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
