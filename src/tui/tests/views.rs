@@ -155,6 +155,94 @@ fn long_identifiers_stay_told_apart() {
     assert!(b.contains("02:02"), "{s}");
 }
 
+/// Server pairs whose names the old cut made alike at 80 columns (`1…0.2.1+1…0.2.2` for both
+/// address pairs): each keeps what tells it apart, no two rows read the same, and the chart
+/// says that a pair's letters are its servers' shares of the balanced answers.
+#[test]
+fn server_pairs_are_told_apart_and_their_chart_named() {
+    let pairs = [
+        ("192.0.2.1", "192.0.2.2", "dhcpv4"),
+        ("10.0.2.1", "10.0.2.2", "dhcpv4"),
+        (
+            "00:03:00:01:02:00:00:00:01:01",
+            "00:03:00:01:02:00:00:00:02:02",
+            "dhcpv6",
+        ),
+        (
+            "00:03:00:01:aa:00:00:00:01:01",
+            "00:03:00:01:aa:00:00:00:02:02",
+            "dhcpv6",
+        ),
+    ];
+    let mut r = Report::new(10, 10 * S);
+    r.timeline.start(Timestamp::new(T0, 0));
+    for (a, b, family) in pairs {
+        let pair = Subject::Server(format!("{a}+{b}/{family}"));
+        let ids = [a.to_string(), b.to_string()];
+        let exp = [(a.to_string(), 1.0, 1.0), (b.to_string(), 0.0, 0.0)];
+        r.timeline.answer(
+            Timestamp::new(T0 + 1, 0),
+            &pair,
+            "DHCP pair (profile kea, buckets kea)",
+            &ids,
+            &exp,
+        );
+    }
+    let mut app = App::new("pairs.pcap", 10 * S, Palette::new(false));
+    app.apply(Update {
+        progress: done(),
+        data: Some(Data::from_report(&r, 0)),
+    });
+    let s = screen(&mut app, 80, 24);
+    let pools: Vec<String> = (2..6)
+        .map(|y| row(&s, y).chars().take(22).collect())
+        .collect();
+    assert_eq!(
+        pools,
+        [
+            // The Kea pairs differ only in their 13th character: too far in for the pair's form
+            // in 16 characters, so each is cut as a whole where it tells them apart.
+            "║> 00:03:00:01:0…v6 0║",
+            "║  00:03:00:01:a…v6 0║",
+            "║  10.0.2.1+…2      0║",
+            "║  192.0.2.1+…2     0║",
+        ],
+        "{s}"
+    );
+    assert!(
+        row(&s, 1).starts_with(
+            "╔ Pools (4) ═════════╗┌ 00…:00:01:01+…02:02: share of balanced answers per 10s…┐"
+        ),
+        "{s}"
+    );
+    assert!(
+        row(&s, 14).contains("┌ Findings 00:03:…1:02:00:00:00:01:01+…02:02 (0) ┐"),
+        "{s}"
+    );
+    // Wider, the pairs keep their form.
+    let s = screen(&mut app, 200, 50);
+    let pools: Vec<String> = (2..6)
+        .map(|y| row(&s, y).chars().take(40).collect())
+        .collect();
+    assert_eq!(
+        pools,
+        [
+            "║> 00:03:…01:02:00:00:00:01:01+…02:02 0║",
+            "║  00:03:…01:aa:00:00:00:01:01+…02:02 0║",
+            "║  10.0.2.1+10.0.2.2/dhcpv4           0║",
+            "║  192.0.2.1+192.0.2.2/dhcpv4         0║",
+        ],
+        "{s}"
+    );
+    assert!(
+        row(&s, 1).contains(
+            "┌ 00:03:00:01:02:00:00:00:01:01+00:03:00:01:02:00:00:00:02:02/dhcpv6: share of \
+             balanced answers per 10s, DHCP pair (pr…┐"
+        ),
+        "{s}"
+    );
+}
+
 #[test]
 fn gauge_only_subjects_chart_their_gauges() {
     let mut a = app();
@@ -512,7 +600,7 @@ const MAIN_120X30: &str = r#"
 
 const GAUGES_80X24: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
-╔ Pools (2) ═════════╗┌ 192.0.2.0/24: gauges per 10s, ISC failover pool ───────┐
+╔ Pools (2) ═════════╗┌ 192.0.2.0/24: lease gauges per 10s, ISC failover pool ─┐
 ║  RR-Pool          3║│   36┤                                FFFFFFFFFFFFFFFF  │
 ║> 192.0.2.0/24     1║│     │                                                  │
 ║                    ║│     │                                                  │
@@ -539,7 +627,7 @@ const GAUGES_80X24: &str = r#"
 
 const GAUGES_120X30: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings                                               per 10s  ? help
-╔ Pools (2) ═══════════╗┌ 192.0.2.0/24: gauges per 10s, ISC failover pool ───────────────┐┌ Gauges ────────────────────┐
+╔ Pools (2) ═══════════╗┌ 192.0.2.0/24: lease gauges per 10s, ISC failover pool ─────────┐┌ Gauges ────────────────────┐
 ║  RR-Pool            3║│   36┤                                      FFFFFFFFFFFFFFFFFFF ││  gauge      now   min   max│
 ║> 192.0.2.0/24       1║│     │                                                          ││B backup      23    17    23│
 ║                      ║│     │                                                          ││F free        36    22    36│
@@ -719,7 +807,7 @@ const HELP_120X30: &str = r#"
 
 const FILTER_80X24: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
-╔ Pools /192 (1) ════╗┌ 192.0.2.0/24: gauges per 10s, ISC failover pool ───────┐
+╔ Pools /192 (1) ════╗┌ 192.0.2.0/24: lease gauges per 10s, ISC failover pool ─┐
 ║> 192.0.2.0/24     1║│   36┤                                FFFFFFFFFFFFFFFF  │
 ║                    ║│     │                                                  │
 ║                    ║│     │                                                  │

@@ -15,7 +15,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 use ratatui::Frame;
 
 use super::bars::{progress_bar, progress_text};
-use super::text::{compact, fit, percent, since_start};
+use super::text::{compact, fit, named_title, percent, since_start};
 use super::{inner, pane};
 use crate::analyse::finding::Subject;
 use crate::tui::app::{App, Pane};
@@ -42,22 +42,22 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
             app.chart_back,
         )
     });
+    let room = area.width.saturating_sub(2) as usize;
     let title = match (entry, &plot) {
-        // What is plotted first: when the title is cut, the kind goes.
-        (Some(e), Some(p)) => format!(
-            " {}: {} per {}, {} ",
+        (Some(e), Some(p)) => named_title(
+            "",
             e.name(),
-            match p.kind {
-                PlotKind::Shares => "first-place share",
-                PlotKind::Gauges => "gauges",
-            },
-            since_start(p.interval_ns),
-            e.kind(),
+            &format!(
+                ": {} per {}",
+                plotted(&e.subject, p.kind),
+                since_start(p.interval_ns)
+            ),
+            &format!(", {}", e.kind()),
+            room,
         ),
-        (Some(e), None) => format!(" {} ({}) ", e.name(), e.kind()),
+        (Some(e), None) => named_title("", e.name(), "", &format!(" ({})", e.kind()), room),
         _ => " Chart ".to_string(),
     };
-    let title = fit(&title, area.width.saturating_sub(2) as usize);
     f.render_widget(pane(app, Pane::Chart, title), area);
     match (entry, plot) {
         (_, Some(p)) => f.render_widget(
@@ -81,6 +81,19 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
             "Nothing to plot yet: no answers and no gauges.",
         ),
         (None, None) => note(f, body, app, "Nothing to plot."),
+    }
+}
+
+/// What the chart of a subject plots: for a pool each member's share of the answers it came
+/// first in; for a DHCP server pair each server's share of the balanced requests answered (the
+/// bucket's owner counted when both answered); gauges by what they count.
+fn plotted(subject: &Subject, kind: PlotKind) -> &'static str {
+    match (subject, kind) {
+        (Subject::Server(_), PlotKind::Shares) => "share of balanced answers",
+        (_, PlotKind::Shares) => "first-place share",
+        (Subject::FailoverPool(_), PlotKind::Gauges) => "lease gauges",
+        (Subject::Pool(_), PlotKind::Gauges) => "PEs registered",
+        (Subject::Server(_), PlotKind::Gauges) => "gauges",
     }
 }
 
