@@ -747,25 +747,25 @@ const DETAIL_120X30: &str = r#"
 
 const HELP_80X24: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
-╔ Pools (2) ═════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (pol…┐
-║>╔ Keys (Esc or ? closes) ══════════════════════════════════════════════════╗ │
-║ ║ ↑ ↓  j k        move in the focused pane (the chart: next pool)          ║ │
+╔ ╔ Keys (Esc or ? closes) ══════════════════════════════════════════════════╗…┐
+║>║ ↑ ↓  j k        move in the focused pane (the chart: next pool)          ║ │
 ║ ║ PgUp PgDn  g G  a page up or down, to the start or end                   ║ │
 ║ ║ ← →  h l        earlier or later in the chart                            ║ │
 ║ ║ Tab  Shift-Tab  next or previous pane                                    ║ │
 ║ ║ Enter           detail of the selected finding and its frame             ║ │
-║ ║ +  -            longer or shorter chart interval                         ║ │
+║ ║ +  -            longer or shorter chart interval, in round times         ║ │
 ║ ║ /               filter the pools (the findings when they have the focus) ║ │
 ║ ║ a               findings of all pools, or of the selected one            ║ │
 ║ ║ e               runs of alike findings folded (+N), or each on its row   ║ │
-║ ║ ?               this help (↑ ↓ scroll it when it is cut)                 ║─│
-╚═║ Esc             close the detail or help; cancel a filter; quit          ║─┘
-┌ ║ q  Ctrl-C       quit                                                     ║─┐
-│ ║                                                                          ║…│
-│A║ Chart: A-Z each member's share of first places, a-z what the reference   ║…│
-│B║ expected; subjects without answers plot their gauges. Members at the     ║ │
-│ ║ same height alternate their letters (ABAB), * where the column is too    ║ │
-│ ║ narrow for all of them.                                                  ║ │
+║ ║ ?               this help (↑ ↓ scroll it when it is cut)                 ║ │
+║ ║ Esc             close the detail or help; cancel a filter; quit          ║─│
+╚═║ q  Ctrl-C       quit                                                     ║─┘
+┌ ║                                                                          ║─┐
+│ ║ Chart: A-Z each member's share (of first places in a pool, of the        ║…│
+│A║ balanced answers in a DHCP pair), a-z what the reference expected;       ║…│
+│B║ subjects without answers plot their gauges (leases, PEs registered).     ║ │
+│ ║ Members at the same height alternate their letters (ABAB), * where the   ║ │
+│ ║ column is too narrow for all of them.                                    ║ │
 │ ║ Colours are off (NO_COLOR, a plain TERM, or --color never).              ║ │
 │ ╚══════════════════════════════════════════════════════════════════════════╝ │
 └────────────────────────────┘└────────────────────────────────────────────────┘
@@ -777,14 +777,13 @@ const HELP_120X30: &str = r#"
 ╔ Pools (2) ═══════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (policy RR) ─┐┌ Members ───────────────────┐
 ║> RR-Pool            3║│ 100%┤                                      AAAAAAAAAAAAAAAAAAA ││  member seen  exp  now     │
 ║  192.0.2.0/24       1║│     │                                                          ││A pe-1    67%  50%  weight 1│
-║                      ║│     │                                                          ││B pe-2    33%  50%  weight 1│
-║                     ╔ Keys (Esc or ? closes) ══════════════════════════════════════════════════╗                     │
+║                     ╔ Keys (Esc or ? closes) ══════════════════════════════════════════════════╗   33%  50%  weight 1│
 ║                     ║ ↑ ↓  j k        move in the focused pane (the chart: next pool)          ║                     │
 ║                     ║ PgUp PgDn  g G  a page up or down, to the start or end                   ║                     │
 ║                     ║ ← →  h l        earlier or later in the chart                            ║                     │
 ║                     ║ Tab  Shift-Tab  next or previous pane                                    ║                     │
 ║                     ║ Enter           detail of the selected finding and its frame             ║                     │
-║                     ║ +  -            longer or shorter chart interval                         ║                     │
+║                     ║ +  -            longer or shorter chart interval, in round times         ║                     │
 ║                     ║ /               filter the pools (the findings when they have the focus) ║                     │
 ║                     ║ a               findings of all pools, or of the selected one            ║                     │
 ║                     ║ e               runs of alike findings folded (+N), or each on its row   ║                     │
@@ -792,10 +791,11 @@ const HELP_120X30: &str = r#"
 ║                     ║ Esc             close the detail or help; cancel a filter; quit          ║                     │
 ║                     ║ q  Ctrl-C       quit                                                     ║                     │
 ║                     ║                                                                          ║                     │
-║                     ║ Chart: A-Z each member's share of first places, a-z what the reference   ║                     │
-║                     ║ expected; subjects without answers plot their gauges. Members at the     ║                     │
-║                     ║ same height alternate their letters (ABAB), * where the column is too    ║                     │
-║                     ║ narrow for all of them.                                                  ║                     │
+║                     ║ Chart: A-Z each member's share (of first places in a pool, of the        ║                     │
+║                     ║ balanced answers in a DHCP pair), a-z what the reference expected;       ║                     │
+║                     ║ subjects without answers plot their gauges (leases, PEs registered).     ║                     │
+║                     ║ Members at the same height alternate their letters (ABAB), * where the   ║                     │
+║                     ║ column is too narrow for all of them.                                    ║                     │
 ║                     ║ Colours are off (NO_COLOR, a plain TERM, or --color never).              ║                     │
 ║                     ╚══════════════════════════════════════════════════════════════════════════╝                     │
 ║                      ║│                                                                ││                            │

@@ -273,20 +273,6 @@ impl Widget for PlotWidget<'_> {
 /// Cells of `─` kept between two labels of the time axis.
 const TICK_GAP: u64 = 2;
 
-/// Round lengths of time to label the time axis at: 1, 2 and 5 of a power of ten of a second's
-/// fractions and of days; 1, 2, 5, 10, 15, 20 and 30 of seconds and minutes; 1, 2, 3, 6 and 12
-/// hours.
-fn round_steps() -> Vec<u64> {
-    const S: u64 = 1_000_000_000;
-    let mut v: Vec<u64> = chart::one_two_five(9).collect();
-    for unit in [S, 60 * S] {
-        v.extend([1, 2, 5, 10, 15, 20, 30].map(|d| d * unit));
-    }
-    v.extend([1, 2, 3, 6, 12].map(|d| d * 3600 * S));
-    v.extend(chart::one_two_five(5).map(|d| d.saturating_mul(86_400 * S)));
-    v
-}
-
 /// The labels of the time axis between its two ends: `(cells from the plot's left edge, label)`
 /// for a plot of columns `cell` cells wide whose start label ends `from` cells in and whose end
 /// label starts `to` cells in. Each label starts at the column boundary it names, so the times
@@ -314,7 +300,7 @@ fn time_ticks(p: &Plot, cell: u64, from: u64, to: u64) -> Vec<(u64, String)> {
         let widest = ticks.iter().map(|(_, l)| l.chars().count() as u64).max()?;
         (step_columns.saturating_mul(cell) >= widest + TICK_GAP).then_some(ticks)
     };
-    let round = round_steps()
+    let round = chart::round_times()
         .into_iter()
         .filter(|s| s % interval == 0)
         .map(|s| s / interval);
