@@ -79,8 +79,8 @@ fn pools_chart_members_and_findings_at_80x24() {
     let s = screen(&mut a, 80, 24);
     assert_screen(&s, MAIN_80X24);
     // The plot: 10 rows from y=2 (100 %) to y=11 (0 %), so share v sits on row round((1-v)*9);
-    // columns from x=29, three windows of 16 cells.
-    let col = |i: usize| 29 + 16 * i;
+    // columns from x=29, three windows sharing the 50 cells: 16, 17 and 17 (edges i x 50 / 3).
+    let col = |i: usize| 29 + i * 50 / 3;
     let y = |row: usize| 2 + row;
     // Window 0: A at 75 % (row 2.25 -> 2), B at 25 % (6.75 -> 7); both expected at 50 % (4.5 -> 5,
     // where a and b share the cells, alternating: neither hides the other).
@@ -94,8 +94,18 @@ fn pools_chart_members_and_findings_at_80x24() {
     // Window 2: A at 100 %, B at 0 %.
     assert_eq!(at(&s, col(2), y(0)), 'A');
     assert_eq!(at(&s, col(2), y(9)), 'B');
-    assert_eq!(at(&s, col(2) + 15, y(9)), 'B', "a column is 16 cells wide");
-    assert_eq!(at(&s, col(2) + 16, y(9)), ' ');
+    assert_eq!(
+        at(&s, col(2) + 16, y(9)),
+        'B',
+        "the last column is 17 cells wide"
+    );
+    assert_eq!(at(&s, col(2) + 17, y(9)), '│', "up to the pane's border");
+    assert_eq!(
+        at(&s, col(1) - 1, y(7)),
+        'B',
+        "the first column is 16 cells wide"
+    );
+    assert_eq!(at(&s, col(1), y(7)), 'A');
 }
 
 #[test]
@@ -250,7 +260,7 @@ fn gauge_only_subjects_chart_their_gauges() {
     let s = screen(&mut a, 80, 24);
     assert_screen(&s, GAUGES_80X24);
     // From 0 (y=11) to 36 (y=2): value v on row round((36-v)/36*9).
-    let col = |i: usize| 29 + 16 * i;
+    let col = |i: usize| 29 + i * 50 / 3;
     assert_eq!(at(&s, col(0), 2 + 4), 'F', "free 22: row 3.5 -> 4");
     assert_eq!(at(&s, col(1), 2 + 3), 'F', "free 24: row 3");
     assert_eq!(at(&s, col(2), 2), 'F', "free 36: row 0");
@@ -541,17 +551,17 @@ fn a_screen_too_small_says_so() {
 const MAIN_80X24: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
 ╔ Pools (2) ═════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (pol…┐
-║> RR-Pool          3║│ 100%┤                                AAAAAAAAAAAAAAAA  │
+║> RR-Pool          3║│ 100%┤                                 AAAAAAAAAAAAAAAAA│
 ║  192.0.2.0/24     1║│     │                                                  │
-║                    ║│     │AAAAAAAAAAAAAAAABBBBBBBBBBBBBBBB                  │
+║                    ║│     │AAAAAAAAAAAAAAAABBBBBBBBBBBBBBBBB                 │
 ║                    ║│     │                                                  │
 ║                    ║│     │                                                  │
-║                    ║│     │abababababababababababababababababababababababab  │
+║                    ║│     │ababababababababababababababababababababababababab│
 ║                    ║│     │                                                  │
-║                    ║│     │BBBBBBBBBBBBBBBBAAAAAAAAAAAAAAAA                  │
+║                    ║│     │BBBBBBBBBBBBBBBBAAAAAAAAAAAAAAAAA                 │
 ║                    ║│     │                                                  │
-║                    ║│   0%┤                                BBBBBBBBBBBBBBBB  │
-║                    ║│     └0s──────────────10s─────────────20s──────────30s──│
+║                    ║│   0%┤                                 BBBBBBBBBBBBBBBBB│
+║                    ║│     └0s──────────────10s──────────────20s───────────30s│
 ╚════════════════════╝└────────────────────────────────────────────────────────┘
 ┌ Members ───────────────────┐┌ Findings RR-Pool (3) ──────────────────────────┐
 │  member seen  exp  now     ││>    12 W rserpool.order: pe-1 answered first; …│
@@ -568,20 +578,20 @@ const MAIN_80X24: &str = r#"
 const MAIN_120X30: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings                                               per 10s  ? help
 ╔ Pools (2) ═══════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (policy RR) ─┐┌ Members ───────────────────┐
-║> RR-Pool            3║│ 100%┤                                      AAAAAAAAAAAAAAAAAAA ││  member seen  exp  now     │
+║> RR-Pool            3║│ 100%┤                                      AAAAAAAAAAAAAAAAAAAA││  member seen  exp  now     │
 ║  192.0.2.0/24       1║│     │                                                          ││A pe-1    67%  50%  weight 1│
 ║                      ║│     │                                                          ││B pe-2    33%  50%  weight 1│
 ║                      ║│     │AAAAAAAAAAAAAAAAAAABBBBBBBBBBBBBBBBBBB                    ││                            │
 ║                      ║│     │                                                          ││                            │
 ║                      ║│     │                                                          ││                            │
-║                      ║│  50%┤ababababababababababababababababababababababababababababa ││                            │
+║                      ║│  50%┤ababababababababababababababababababababababababababababab││                            │
 ║                      ║│     │                                                          ││                            │
 ║                      ║│     │                                                          ││                            │
 ║                      ║│     │BBBBBBBBBBBBBBBBBBBAAAAAAAAAAAAAAAAAAA                    ││                            │
 ║                      ║│     │                                                          ││                            │
 ║                      ║│     │                                                          ││                            │
-║                      ║│   0%┤                                      BBBBBBBBBBBBBBBBBBB ││                            │
-║                      ║│     └0s─────────────────10s────────────────20s─────────────30s─││                            │
+║                      ║│   0%┤                                      BBBBBBBBBBBBBBBBBBBB││                            │
+║                      ║│     └0s─────────────────10s────────────────20s──────────────30s││                            │
 ║                      ║└────────────────────────────────────────────────────────────────┘│                            │
 ║                      ║┌ Findings RR-Pool (3) ──────────────────────────────────────────┐│                            │
 ║                      ║│>    12 W rserpool.order: pe-1 answered first; the reference pu…││                            │
@@ -601,17 +611,17 @@ const MAIN_120X30: &str = r#"
 const GAUGES_80X24: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
 ╔ Pools (2) ═════════╗┌ 192.0.2.0/24: lease gauges per 10s, ISC failover pool ─┐
-║  RR-Pool          3║│   36┤                                FFFFFFFFFFFFFFFF  │
+║  RR-Pool          3║│   36┤                                 FFFFFFFFFFFFFFFFF│
 ║> 192.0.2.0/24     1║│     │                                                  │
 ║                    ║│     │                                                  │
-║                    ║│     │                FFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBB  │
-║                    ║│     │FFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBB                  │
+║                    ║│     │                FFFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBBB│
+║                    ║│     │FFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBBB                 │
 ║                    ║│     │BBBBBBBBBBBBBBBB                                  │
 ║                    ║│     │                                                  │
 ║                    ║│     │                                                  │
 ║                    ║│     │                                                  │
 ║                    ║│    0┤                                                  │
-║                    ║│     └0s──────────────10s─────────────20s──────────30s──│
+║                    ║│     └0s──────────────10s──────────────20s───────────30s│
 ╚════════════════════╝└────────────────────────────────────────────────────────┘
 ┌ Gauges ────────────────────┐┌ Findings 192.0.2.0/24 (1) ─────────────────────┐
 │  gauge      now   min   max││>    25 W failover.ownership: the primary's bal…│
@@ -628,11 +638,11 @@ const GAUGES_80X24: &str = r#"
 const GAUGES_120X30: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings                                               per 10s  ? help
 ╔ Pools (2) ═══════════╗┌ 192.0.2.0/24: lease gauges per 10s, ISC failover pool ─────────┐┌ Gauges ────────────────────┐
-║  RR-Pool            3║│   36┤                                      FFFFFFFFFFFFFFFFFFF ││  gauge      now   min   max│
+║  RR-Pool            3║│   36┤                                      FFFFFFFFFFFFFFFFFFFF││  gauge      now   min   max│
 ║> 192.0.2.0/24       1║│     │                                                          ││B backup      23    17    23│
 ║                      ║│     │                                                          ││F free        36    22    36│
 ║                      ║│     │                                                          ││                            │
-║                      ║│     │                   FFFFFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBBBBB ││                            │
+║                      ║│     │                   FFFFFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBBBBBB││                            │
 ║                      ║│     │FFFFFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBBBBB                    ││                            │
 ║                      ║│   18┤BBBBBBBBBBBBBBBBBBB                                       ││                            │
 ║                      ║│     │                                                          ││                            │
@@ -641,7 +651,7 @@ const GAUGES_120X30: &str = r#"
 ║                      ║│     │                                                          ││                            │
 ║                      ║│     │                                                          ││                            │
 ║                      ║│    0┤                                                          ││                            │
-║                      ║│     └0s─────────────────10s────────────────20s─────────────30s─││                            │
+║                      ║│     └0s─────────────────10s────────────────20s──────────────30s││                            │
 ║                      ║└────────────────────────────────────────────────────────────────┘│                            │
 ║                      ║┌ Findings 192.0.2.0/24 (1) ─────────────────────────────────────┐│                            │
 ║                      ║│>    25 W failover.ownership: the primary's balance run moved 2…││                            │
@@ -748,17 +758,17 @@ const DETAIL_120X30: &str = r#"
 const HELP_80X24: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
 ╔ ╔ Keys (Esc or ? closes) ══════════════════════════════════════════════════╗…┐
-║>║ ↑ ↓  j k        move in the focused pane (the chart: next pool)          ║ │
+║>║ ↑ ↓  j k        move in the focused pane (the chart: next pool)          ║A│
 ║ ║ PgUp PgDn  g G  a page up or down, to the start or end                   ║ │
 ║ ║ ← →  h l        earlier or later in the chart                            ║ │
 ║ ║ Tab  Shift-Tab  next or previous pane                                    ║ │
 ║ ║ Enter           detail of the selected finding and its frame             ║ │
-║ ║ +  -            longer or shorter chart interval, in round times         ║ │
+║ ║ +  -            longer or shorter chart interval, in round times         ║b│
 ║ ║ /               filter the pools (the findings when they have the focus) ║ │
 ║ ║ a               findings of all pools, or of the selected one            ║ │
 ║ ║ e               runs of alike findings folded (+N), or each on its row   ║ │
-║ ║ ?               this help (↑ ↓ scroll it when it is cut)                 ║ │
-║ ║ Esc             close the detail or help; cancel a filter; quit          ║─│
+║ ║ ?               this help (↑ ↓ scroll it when it is cut)                 ║B│
+║ ║ Esc             close the detail or help; cancel a filter; quit          ║s│
 ╚═║ q  Ctrl-C       quit                                                     ║─┘
 ┌ ║                                                                          ║─┐
 │ ║ Chart: A-Z each member's share (of first places in a pool, of the        ║…│
@@ -775,7 +785,7 @@ const HELP_80X24: &str = r#"
 const HELP_120X30: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings                                               per 10s  ? help
 ╔ Pools (2) ═══════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (policy RR) ─┐┌ Members ───────────────────┐
-║> RR-Pool            3║│ 100%┤                                      AAAAAAAAAAAAAAAAAAA ││  member seen  exp  now     │
+║> RR-Pool            3║│ 100%┤                                      AAAAAAAAAAAAAAAAAAAA││  member seen  exp  now     │
 ║  192.0.2.0/24       1║│     │                                                          ││A pe-1    67%  50%  weight 1│
 ║                     ╔ Keys (Esc or ? closes) ══════════════════════════════════════════════════╗   33%  50%  weight 1│
 ║                     ║ ↑ ↓  j k        move in the focused pane (the chart: next pool)          ║                     │
@@ -808,17 +818,17 @@ const HELP_120X30: &str = r#"
 const FILTER_80X24: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
 ╔ Pools /192 (1) ════╗┌ 192.0.2.0/24: lease gauges per 10s, ISC failover pool ─┐
-║> 192.0.2.0/24     1║│   36┤                                FFFFFFFFFFFFFFFF  │
+║> 192.0.2.0/24     1║│   36┤                                 FFFFFFFFFFFFFFFFF│
 ║                    ║│     │                                                  │
 ║                    ║│     │                                                  │
-║                    ║│     │                FFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBB  │
-║                    ║│     │FFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBB                  │
+║                    ║│     │                FFFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBBB│
+║                    ║│     │FFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBBB                 │
 ║                    ║│     │BBBBBBBBBBBBBBBB                                  │
 ║                    ║│     │                                                  │
 ║                    ║│     │                                                  │
 ║                    ║│     │                                                  │
 ║                    ║│    0┤                                                  │
-║                    ║│     └0s──────────────10s─────────────20s──────────30s──│
+║                    ║│     └0s──────────────10s──────────────20s───────────30s│
 ╚════════════════════╝└────────────────────────────────────────────────────────┘
 ┌ Gauges ────────────────────┐┌ Findings 192.0.2.0/24 (1) ─────────────────────┐
 │  gauge      now   min   max││>    25 W failover.ownership: the primary's bal…│
