@@ -142,11 +142,7 @@ fn long_identifiers_stay_told_apart() {
             when(1),
         );
     }
-    let mut app = App::new("kea.pcap", 10 * S, Palette::new(false));
-    app.apply(Update {
-        progress: done(),
-        data: Some(Data::from_report(&r, 0)),
-    });
+    let mut app = app_of("kea.pcap", &r);
     let s = screen(&mut app, 80, 24);
     // The pools pane (by name: a server, the pair, the other server), every row distinct.
     let pools: Vec<&str> = (2..5).map(|y| row(&s, y)).collect();
@@ -198,17 +194,16 @@ fn server_pairs_are_told_apart_and_their_chart_named() {
             &exp,
         );
     }
-    let mut app = App::new("pairs.pcap", 10 * S, Palette::new(false));
-    app.apply(Update {
-        progress: done(),
-        data: Some(Data::from_report(&r, 0)),
-    });
+    let mut app = app_of("pairs.pcap", &r);
+    // The pool list's four rows, `cells` wide with its borders.
+    let pools = |s: &str, cells: usize| -> Vec<String> {
+        (2..6)
+            .map(|y| row(s, y).chars().take(cells).collect())
+            .collect()
+    };
     let s = screen(&mut app, 80, 24);
-    let pools: Vec<String> = (2..6)
-        .map(|y| row(&s, y).chars().take(22).collect())
-        .collect();
     assert_eq!(
-        pools,
+        pools(&s, 22),
         [
             // The Kea pairs differ only in their 13th character: too far in for the pair's form
             // in 16 characters, so each is cut as a whole where it tells them apart.
@@ -231,11 +226,8 @@ fn server_pairs_are_told_apart_and_their_chart_named() {
     );
     // Wider, the pairs keep their form.
     let s = screen(&mut app, 200, 50);
-    let pools: Vec<String> = (2..6)
-        .map(|y| row(&s, y).chars().take(40).collect())
-        .collect();
     assert_eq!(
-        pools,
+        pools(&s, 40),
         [
             "║> 00:03:…01:02:00:00:00:01:01+…02:02 0║",
             "║  00:03:…01:aa:00:00:00:01:01+…02:02 0║",
@@ -313,11 +305,7 @@ fn detail_wraps_between_words() {
         "stid": "00020000118b3bf175208898c1b0c09aa508"
     });
     r.push(f, Timestamp::new(T0 + 1, 0));
-    let mut a = App::new("kea.pcap", 10 * S, Palette::new(false));
-    a.apply(Update {
-        progress: done(),
-        data: Some(Data::from_report(&r, 0)),
-    });
+    let mut a = app_of("kea.pcap", &r);
     a.focus = Pane::Findings;
     a.handle(Action::Enter);
     let mut frame = detail_frame();
@@ -434,11 +422,7 @@ fn members_at_the_same_height_are_all_drawn() {
             &exp,
         );
     }
-    let mut a = App::new("rr.pcap", 10 * S, Palette::new(false));
-    a.apply(Update {
-        progress: done(),
-        data: Some(Data::from_report(&r, 0)),
-    });
+    let mut a = app_of("rr.pcap", &r);
     let s = screen(&mut a, 80, 24);
     // 20 % on a plot of 10 rows (y=2 for 100 %): row round(0.8 x 9) = 7; the plot from x=29.
     let plot = |y: usize| -> String { row(&s, y).chars().skip(29).take(50).collect() };
