@@ -704,11 +704,11 @@ impl App {
                 Pane::Chart | Pane::Members => {}
             },
             Action::Coarser => {
-                self.multiple = chart::next_multiple(self.multiple);
+                self.multiple = chart::next_multiple(self.base_interval_ns, self.multiple);
                 self.chart_back = 0;
             }
             Action::Finer => {
-                self.multiple = chart::prev_multiple(self.multiple);
+                self.multiple = chart::prev_multiple(self.base_interval_ns, self.multiple);
                 self.chart_back = 0;
             }
             Action::StartFilter => {

@@ -10,19 +10,54 @@ use std::collections::BTreeSet;
 
 use crate::analyse::timeline::{Series, Window};
 
-/// The display interval multiples `+` and `-` step through: 1, 2, 5, 10, 20, 50, ...
-pub fn next_multiple(m: u64) -> u64 {
-    steps().find(|&s| s > m).unwrap_or(m)
+/// The display interval multiples `+` and `-` step through, of a base interval of `base_ns`:
+/// those that make a round time ([`round_times`]: for 10 s, 1, 2, 3, 6, 12, 30, ... for 10s,
+/// 20s, 30s, 1m, 2m, 5m, ...); for a base that is not a round time itself, 1, 2, 5, 10, 20, ...
+fn multiples(base_ns: u64) -> Vec<u64> {
+    let base = base_ns.max(1);
+    let round: Vec<u64> = round_times()
+        .into_iter()
+        .filter(|t| t % base == 0)
+        .map(|t| t / base)
+        .collect();
+    if round.first() == Some(&1) {
+        round
+    } else {
+        // 1, 2, 5 times the powers of ten up to a million: enough to put a year of 10 s windows
+        // in a screen width.
+        one_two_five(7).collect()
+    }
 }
 
-pub fn prev_multiple(m: u64) -> u64 {
-    steps().take_while(|&s| s < m).last().unwrap_or(1)
+pub fn next_multiple(base_ns: u64, m: u64) -> u64 {
+    multiples(base_ns).into_iter().find(|&s| s > m).unwrap_or(m)
 }
 
-/// 1, 2, 5 times the powers of ten up to a million: enough to put a year of 10 s windows in a
-/// screen width.
-fn steps() -> impl Iterator<Item = u64> {
-    (0..7u32).flat_map(|e| [1u64, 2, 5].map(|d| d * 10u64.pow(e)))
+pub fn prev_multiple(base_ns: u64, m: u64) -> u64 {
+    multiples(base_ns)
+        .into_iter()
+        .take_while(|&s| s < m)
+        .last()
+        .unwrap_or(1)
+}
+
+/// Round lengths of time, in nanoseconds: 1, 2 and 5 of a power of ten of a second's fractions
+/// and of days; 1, 2, 5, 10, 15, 20 and 30 of seconds and minutes; 1, 2, 3, 6 and 12 hours. The
+/// display intervals and the time axis's labels keep to them.
+pub fn round_times() -> Vec<u64> {
+    const S: u64 = 1_000_000_000;
+    let mut v: Vec<u64> = one_two_five(9).collect();
+    for unit in [S, 60 * S] {
+        v.extend([1, 2, 5, 10, 15, 20, 30].map(|d| d * unit));
+    }
+    v.extend([1, 2, 3, 6, 12].map(|d| d * 3600 * S));
+    v.extend(one_two_five(5).map(|d| d.saturating_mul(86_400 * S)));
+    v
+}
+
+/// 1, 2, 5 times the first `decades` powers of ten: 1, 2, 5, 10, 20, 50, ...
+pub fn one_two_five(decades: u32) -> impl Iterator<Item = u64> {
+    (0..decades).flat_map(|e| [1u64, 2, 5].map(|d| d * 10u64.pow(e)))
 }
 
 /// The length of one chart column: the display interval asked for, rounded up to a whole number
@@ -372,15 +407,29 @@ mod tests {
     }
 
     #[test]
-    fn multiples_step_one_two_five() {
-        assert_eq!(next_multiple(1), 2);
-        assert_eq!(next_multiple(2), 5);
-        assert_eq!(next_multiple(5), 10);
-        assert_eq!(next_multiple(3), 5);
-        assert_eq!(prev_multiple(10), 5);
-        assert_eq!(prev_multiple(1), 1);
-        assert_eq!(prev_multiple(3), 2);
-        assert_eq!(next_multiple(5_000_000), 5_000_000);
+    fn multiples_step_through_round_times() {
+        // From 10 s: 20s, 30s, 1m, 2m, 5m, 10m, 15m, 20m, 30m, 1h (not 50s, 1m40s, 3m20s).
+        let mut m = 1;
+        let mut seen = Vec::new();
+        for _ in 0..10 {
+            m = next_multiple(10 * S, m);
+            seen.push(m);
+        }
+        assert_eq!(seen, [2, 3, 6, 12, 30, 60, 90, 120, 180, 360]);
+        assert_eq!(prev_multiple(10 * S, 6), 3);
+        assert_eq!(prev_multiple(10 * S, 1), 1);
+        // Between two: to the next and the previous round one.
+        assert_eq!(next_multiple(10 * S, 4), 6);
+        assert_eq!(prev_multiple(10 * S, 4), 3);
+        // From 500 ms: 1s, 2s, 5s, 10s.
+        assert_eq!(next_multiple(S / 2, 1), 2);
+        assert_eq!(next_multiple(S / 2, 2), 4);
+        assert_eq!(next_multiple(S / 2, 4), 10);
+        // A base that is not a round time: 1, 2, 5, 10, ... of it.
+        assert_eq!(next_multiple(7_000_000, 1), 2);
+        assert_eq!(next_multiple(7_000_000, 2), 5);
+        assert_eq!(prev_multiple(1_500_000_000, 10), 5);
+        assert_eq!(next_multiple(7_000_000, 5_000_000), 5_000_000);
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("← →  h l", "earlier or later in the chart"),
     ("Tab  Shift-Tab", "next or previous pane"),
     ("Enter", "detail of the selected finding and its frame"),
-    ("+  -", "longer or shorter chart interval"),
+    ("+  -", "longer or shorter chart interval, in round times"),
     (
         "/",
         "filter the pools (the findings when they have the focus)",
@@ -51,9 +51,10 @@ pub fn help_lines(width: usize, colour: bool) -> Vec<String> {
     }
     let mut notes = vec![
         String::new(),
-        "Chart: A-Z each member's share of first places, a-z what the reference expected; \
-         subjects without answers plot their gauges. Members at the same height alternate \
-         their letters (ABAB), * where the column is too narrow for all of them."
+        "Chart: A-Z each member's share (of first places in a pool, of the balanced answers \
+         in a DHCP pair), a-z what the reference expected; subjects without answers plot \
+         their gauges (leases, PEs registered). Members at the same height alternate their \
+         letters (ABAB), * where the column is too narrow for all of them."
             .to_string(),
     ];
     if !colour {

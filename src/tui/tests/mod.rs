@@ -153,12 +153,22 @@ pub fn done() -> Progress {
 
 /// An app showing [`report`], without colours unless asked.
 pub fn app_with(colour: bool) -> App {
-    let mut app = App::new("test.pcap", 10 * S, Palette::new(colour));
+    app_of_report("test.pcap", &report(), colour)
+}
+
+/// An app showing report `r` of file `title` (10 s windows), loaded.
+pub fn app_of_report(title: &str, r: &Report, colour: bool) -> App {
+    let mut app = App::new(title, 10 * S, Palette::new(colour));
     app.apply(Update {
         progress: done(),
-        data: Some(Data::from_report(&report(), 0)),
+        data: Some(Data::from_report(r, 0)),
     });
     app
+}
+
+/// The same without colours.
+pub fn app_of(title: &str, r: &Report) -> App {
+    app_of_report(title, r, false)
 }
 
 /// An outage seen by each client it left unserved: five alike findings a second apart, then a
@@ -180,12 +190,7 @@ pub fn outage_app() -> App {
             Timestamp::new(T0 + secs, 0),
         );
     }
-    let mut app = App::new("outage.pcap", 10 * S, Palette::new(false));
-    app.apply(Update {
-        progress: done(),
-        data: Some(Data::from_report(&r, 0)),
-    });
-    app
+    app_of("outage.pcap", &r)
 }
 
 pub fn app() -> App {

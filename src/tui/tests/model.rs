@@ -129,8 +129,12 @@ fn plus_and_minus_change_the_interval_and_the_chart_merges_windows() {
     // Windows 0 and 1 merge: pe-1 first in 4 of 8 answers; window 2 alone.
     assert_eq!(p.columns, 2);
     assert_eq!(p.traces[0].values, vec![Some(0.5), Some(1.0)]);
+    // Round times: 30 s, then a minute (not 50 s).
     app.handle(Action::Coarser);
-    assert_eq!(app.display_ns(), 50 * S);
+    assert_eq!(app.display_ns(), 30 * S);
+    app.handle(Action::Coarser);
+    assert_eq!(app.display_ns(), 60 * S);
+    app.handle(Action::Finer);
     app.handle(Action::Finer);
     app.handle(Action::Finer);
     app.handle(Action::Finer);

@@ -79,8 +79,8 @@ fn pools_chart_members_and_findings_at_80x24() {
     let s = screen(&mut a, 80, 24);
     assert_screen(&s, MAIN_80X24);
     // The plot: 10 rows from y=2 (100 %) to y=11 (0 %), so share v sits on row round((1-v)*9);
-    // columns from x=29, three windows of 16 cells.
-    let col = |i: usize| 29 + 16 * i;
+    // columns from x=29, three windows sharing the 50 cells: 16, 17 and 17 (edges i x 50 / 3).
+    let col = |i: usize| 29 + i * 50 / 3;
     let y = |row: usize| 2 + row;
     // Window 0: A at 75 % (row 2.25 -> 2), B at 25 % (6.75 -> 7); both expected at 50 % (4.5 -> 5,
     // where a and b share the cells, alternating: neither hides the other).
@@ -94,8 +94,18 @@ fn pools_chart_members_and_findings_at_80x24() {
     // Window 2: A at 100 %, B at 0 %.
     assert_eq!(at(&s, col(2), y(0)), 'A');
     assert_eq!(at(&s, col(2), y(9)), 'B');
-    assert_eq!(at(&s, col(2) + 15, y(9)), 'B', "a column is 16 cells wide");
-    assert_eq!(at(&s, col(2) + 16, y(9)), ' ');
+    assert_eq!(
+        at(&s, col(2) + 16, y(9)),
+        'B',
+        "the last column is 17 cells wide"
+    );
+    assert_eq!(at(&s, col(2) + 17, y(9)), '│', "up to the pane's border");
+    assert_eq!(
+        at(&s, col(1) - 1, y(7)),
+        'B',
+        "the first column is 16 cells wide"
+    );
+    assert_eq!(at(&s, col(1), y(7)), 'A');
 }
 
 #[test]
@@ -132,11 +142,7 @@ fn long_identifiers_stay_told_apart() {
             when(1),
         );
     }
-    let mut app = App::new("kea.pcap", 10 * S, Palette::new(false));
-    app.apply(Update {
-        progress: done(),
-        data: Some(Data::from_report(&r, 0)),
-    });
+    let mut app = app_of("kea.pcap", &r);
     let s = screen(&mut app, 80, 24);
     // The pools pane (by name: a server, the pair, the other server), every row distinct.
     let pools: Vec<&str> = (2..5).map(|y| row(&s, y)).collect();
@@ -155,6 +161,90 @@ fn long_identifiers_stay_told_apart() {
     assert!(b.contains("02:02"), "{s}");
 }
 
+/// Server pairs whose names the old cut made alike at 80 columns (`1…0.2.1+1…0.2.2` for both
+/// address pairs): each keeps what tells it apart, no two rows read the same, and the chart
+/// says that a pair's letters are its servers' shares of the balanced answers.
+#[test]
+fn server_pairs_are_told_apart_and_their_chart_named() {
+    let pairs = [
+        ("192.0.2.1", "192.0.2.2", "dhcpv4"),
+        ("10.0.2.1", "10.0.2.2", "dhcpv4"),
+        (
+            "00:03:00:01:02:00:00:00:01:01",
+            "00:03:00:01:02:00:00:00:02:02",
+            "dhcpv6",
+        ),
+        (
+            "00:03:00:01:aa:00:00:00:01:01",
+            "00:03:00:01:aa:00:00:00:02:02",
+            "dhcpv6",
+        ),
+    ];
+    let mut r = Report::new(10, 10 * S);
+    r.timeline.start(Timestamp::new(T0, 0));
+    for (a, b, family) in pairs {
+        let pair = Subject::Server(format!("{a}+{b}/{family}"));
+        let ids = [a.to_string(), b.to_string()];
+        let exp = [(a.to_string(), 1.0, 1.0), (b.to_string(), 0.0, 0.0)];
+        r.timeline.answer(
+            Timestamp::new(T0 + 1, 0),
+            &pair,
+            "DHCP pair (profile kea, buckets kea)",
+            &ids,
+            &exp,
+        );
+    }
+    let mut app = app_of("pairs.pcap", &r);
+    // The pool list's four rows, `cells` wide with its borders.
+    let pools = |s: &str, cells: usize| -> Vec<String> {
+        (2..6)
+            .map(|y| row(s, y).chars().take(cells).collect())
+            .collect()
+    };
+    let s = screen(&mut app, 80, 24);
+    assert_eq!(
+        pools(&s, 22),
+        [
+            // The Kea pairs differ only in their 13th character: too far in for the pair's form
+            // in 16 characters, so each is cut as a whole where it tells them apart.
+            "║> 00:03:00:01:0…v6 0║",
+            "║  00:03:00:01:a…v6 0║",
+            "║  10.0.2.1+…2      0║",
+            "║  192.0.2.1+…2     0║",
+        ],
+        "{s}"
+    );
+    assert!(
+        row(&s, 1).starts_with(
+            "╔ Pools (4) ═════════╗┌ 00…:00:01:01+…02:02: share of balanced answers per 10s…┐"
+        ),
+        "{s}"
+    );
+    assert!(
+        row(&s, 14).contains("┌ Findings 00:03:…1:02:00:00:00:01:01+…02:02 (0) ┐"),
+        "{s}"
+    );
+    // Wider, the pairs keep their form.
+    let s = screen(&mut app, 200, 50);
+    assert_eq!(
+        pools(&s, 40),
+        [
+            "║> 00:03:…01:02:00:00:00:01:01+…02:02 0║",
+            "║  00:03:…01:aa:00:00:00:01:01+…02:02 0║",
+            "║  10.0.2.1+10.0.2.2/dhcpv4           0║",
+            "║  192.0.2.1+192.0.2.2/dhcpv4         0║",
+        ],
+        "{s}"
+    );
+    assert!(
+        row(&s, 1).contains(
+            "┌ 00:03:00:01:02:00:00:00:01:01+00:03:00:01:02:00:00:00:02:02/dhcpv6: share of \
+             balanced answers per 10s, DHCP pair (pr…┐"
+        ),
+        "{s}"
+    );
+}
+
 #[test]
 fn gauge_only_subjects_chart_their_gauges() {
     let mut a = app();
@@ -162,7 +252,7 @@ fn gauge_only_subjects_chart_their_gauges() {
     let s = screen(&mut a, 80, 24);
     assert_screen(&s, GAUGES_80X24);
     // From 0 (y=11) to 36 (y=2): value v on row round((36-v)/36*9).
-    let col = |i: usize| 29 + 16 * i;
+    let col = |i: usize| 29 + i * 50 / 3;
     assert_eq!(at(&s, col(0), 2 + 4), 'F', "free 22: row 3.5 -> 4");
     assert_eq!(at(&s, col(1), 2 + 3), 'F', "free 24: row 3");
     assert_eq!(at(&s, col(2), 2), 'F', "free 36: row 0");
@@ -192,6 +282,66 @@ fn detail_of_a_finding_while_decoding_and_decoded() {
     a.handle(Action::Home);
     let s = screen(&mut a, 80, 12);
     assert!(row(&s, 2).contains("error rserpool.unknown-pe"), "{s}");
+}
+
+/// A finding about a DUID-named server, with JSON expectations and a deep field with a long value:
+/// at 80 columns every line wraps between words (after a comma in JSON), never inside a key, a
+/// number or an address, and continuations keep their level's indentation.
+#[test]
+fn detail_wraps_between_words() {
+    let server = "00:03:00:01:02:00:00:00:02:02";
+    let mut r = Report::new(10, 10 * S);
+    r.timeline.start(Timestamp::new(T0, 0));
+    let mut f = finding(
+        1363,
+        Subject::Server(server.into()),
+        Severity::Warning,
+        "dhcp.lb.no-answer",
+        "did not answer the Solicit of frame 1363 (xid 0x26fedd, bucket 111 under kea) while it was \
+         down, and nobody else answered; the client retried in frame 1404",
+    );
+    f.expected = serde_json::json!({
+        "answer_from": [server], "bucket": 111, "hba": "kea", "profile": "kea",
+        "stid": "00020000118b3bf175208898c1b0c09aa508"
+    });
+    r.push(f, Timestamp::new(T0 + 1, 0));
+    let mut a = app_of("kea.pcap", &r);
+    a.focus = Pane::Findings;
+    a.handle(Action::Enter);
+    let mut frame = detail_frame();
+    frame.number = 1363;
+    frame.messages[0].fields = vec![Field::node("dhcpv6", "DHCPv6", 0, 8).child(Field::string(
+        "dhcpv6.option.value",
+        "Vendor-specific Information",
+        "enterprise 4491, data 0x0001000400000000 0x00020004ffffffff 0x0003000a",
+        0,
+        8,
+    ))];
+    frame.messages[0].errors.clear();
+    a.set_detail(1363, DetailState::Ready(frame));
+    let s = screen(&mut a, 80, 24);
+    let body: Vec<&str> = (2..17).map(|y| row(&s, y)).collect();
+    assert_eq!(
+        body,
+        [
+            "║warning dhcp.lb.no-answer (server 00:03:00:01:02:00:00:00:02:02), frame 1363  ║",
+            "║did not answer the Solicit of frame 1363 (xid 0x26fedd, bucket 111 under kea) ║",
+            "║  while it was down, and nobody else answered; the client retried in frame    ║",
+            "║  1404                                                                        ║",
+            "║expected: {\"answer_from\":[\"00:03:00:01:02:00:00:00:02:02\"],\"bucket\":111,      ║",
+            "║  \"hba\":\"kea\",\"profile\":\"kea\",\"stid\":\"00020000118b3bf175208898c1b0c09aa508\"}  ║",
+            "║observed: \"pe-1\"                                                              ║",
+            "║                                                                              ║",
+            "║Frame 1363: 2023-11-14 22:13:33.250000000 UTC, 118 bytes on the wire, 118     ║",
+            "║  captured                                                                    ║",
+            "║192.0.2.2 → 192.0.2.1 SCTP                                                    ║",
+            "║ASAP 192.0.2.2:3863 → 192.0.2.1:49152 (sctp): ASAP Handle Resolution Response ║",
+            "║    DHCPv6                                                                    ║",
+            "║        Vendor-specific Information: enterprise 4491, data 0x0001000400000000 ║",
+            "║          0x00020004ffffffff 0x0003000a                                       ║",
+        ],
+        "{s}"
+    );
 }
 
 #[test]
@@ -272,11 +422,7 @@ fn members_at_the_same_height_are_all_drawn() {
             &exp,
         );
     }
-    let mut a = App::new("rr.pcap", 10 * S, Palette::new(false));
-    a.apply(Update {
-        progress: done(),
-        data: Some(Data::from_report(&r, 0)),
-    });
+    let mut a = app_of("rr.pcap", &r);
     let s = screen(&mut a, 80, 24);
     // 20 % on a plot of 10 rows (y=2 for 100 %): row round(0.8 x 9) = 7; the plot from x=29.
     let plot = |y: usize| -> String { row(&s, y).chars().skip(29).take(50).collect() };
@@ -389,17 +535,17 @@ fn a_screen_too_small_says_so() {
 const MAIN_80X24: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
 ╔ Pools (2) ═════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (pol…┐
-║> RR-Pool          3║│ 100%┤                                AAAAAAAAAAAAAAAA  │
+║> RR-Pool          3║│ 100%┤                                 AAAAAAAAAAAAAAAAA│
 ║  192.0.2.0/24     1║│     │                                                  │
-║                    ║│     │AAAAAAAAAAAAAAAABBBBBBBBBBBBBBBB                  │
+║                    ║│     │AAAAAAAAAAAAAAAABBBBBBBBBBBBBBBBB                 │
 ║                    ║│     │                                                  │
 ║                    ║│     │                                                  │
-║                    ║│     │abababababababababababababababababababababababab  │
+║                    ║│     │ababababababababababababababababababababababababab│
 ║                    ║│     │                                                  │
-║                    ║│     │BBBBBBBBBBBBBBBBAAAAAAAAAAAAAAAA                  │
+║                    ║│     │BBBBBBBBBBBBBBBBAAAAAAAAAAAAAAAAA                 │
 ║                    ║│     │                                                  │
-║                    ║│   0%┤                                BBBBBBBBBBBBBBBB  │
-║                    ║│     └0s───────────────────────────────────────────30s──│
+║                    ║│   0%┤                                 BBBBBBBBBBBBBBBBB│
+║                    ║│     └0s──────────────10s──────────────20s───────────30s│
 ╚════════════════════╝└────────────────────────────────────────────────────────┘
 ┌ Members ───────────────────┐┌ Findings RR-Pool (3) ──────────────────────────┐
 │  member seen  exp  now     ││>    12 W rserpool.order: pe-1 answered first; …│
@@ -416,20 +562,20 @@ const MAIN_80X24: &str = r#"
 const MAIN_120X30: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings                                               per 10s  ? help
 ╔ Pools (2) ═══════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (policy RR) ─┐┌ Members ───────────────────┐
-║> RR-Pool            3║│ 100%┤                                      AAAAAAAAAAAAAAAAAAA ││  member seen  exp  now     │
+║> RR-Pool            3║│ 100%┤                                      AAAAAAAAAAAAAAAAAAAA││  member seen  exp  now     │
 ║  192.0.2.0/24       1║│     │                                                          ││A pe-1    67%  50%  weight 1│
 ║                      ║│     │                                                          ││B pe-2    33%  50%  weight 1│
 ║                      ║│     │AAAAAAAAAAAAAAAAAAABBBBBBBBBBBBBBBBBBB                    ││                            │
 ║                      ║│     │                                                          ││                            │
 ║                      ║│     │                                                          ││                            │
-║                      ║│  50%┤ababababababababababababababababababababababababababababa ││                            │
+║                      ║│  50%┤ababababababababababababababababababababababababababababab││                            │
 ║                      ║│     │                                                          ││                            │
 ║                      ║│     │                                                          ││                            │
 ║                      ║│     │BBBBBBBBBBBBBBBBBBBAAAAAAAAAAAAAAAAAAA                    ││                            │
 ║                      ║│     │                                                          ││                            │
 ║                      ║│     │                                                          ││                            │
-║                      ║│   0%┤                                      BBBBBBBBBBBBBBBBBBB ││                            │
-║                      ║│     └0s────────────────────────────────────────────────────30s─││                            │
+║                      ║│   0%┤                                      BBBBBBBBBBBBBBBBBBBB││                            │
+║                      ║│     └0s─────────────────10s────────────────20s──────────────30s││                            │
 ║                      ║└────────────────────────────────────────────────────────────────┘│                            │
 ║                      ║┌ Findings RR-Pool (3) ──────────────────────────────────────────┐│                            │
 ║                      ║│>    12 W rserpool.order: pe-1 answered first; the reference pu…││                            │
@@ -448,18 +594,18 @@ const MAIN_120X30: &str = r#"
 
 const GAUGES_80X24: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
-╔ Pools (2) ═════════╗┌ 192.0.2.0/24: gauges per 10s, ISC failover pool ───────┐
-║  RR-Pool          3║│   36┤                                FFFFFFFFFFFFFFFF  │
+╔ Pools (2) ═════════╗┌ 192.0.2.0/24: lease gauges per 10s, ISC failover pool ─┐
+║  RR-Pool          3║│   36┤                                 FFFFFFFFFFFFFFFFF│
 ║> 192.0.2.0/24     1║│     │                                                  │
 ║                    ║│     │                                                  │
-║                    ║│     │                FFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBB  │
-║                    ║│     │FFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBB                  │
+║                    ║│     │                FFFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBBB│
+║                    ║│     │FFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBBB                 │
 ║                    ║│     │BBBBBBBBBBBBBBBB                                  │
 ║                    ║│     │                                                  │
 ║                    ║│     │                                                  │
 ║                    ║│     │                                                  │
 ║                    ║│    0┤                                                  │
-║                    ║│     └0s───────────────────────────────────────────30s──│
+║                    ║│     └0s──────────────10s──────────────20s───────────30s│
 ╚════════════════════╝└────────────────────────────────────────────────────────┘
 ┌ Gauges ────────────────────┐┌ Findings 192.0.2.0/24 (1) ─────────────────────┐
 │  gauge      now   min   max││>    25 W failover.ownership: the primary's bal…│
@@ -475,12 +621,12 @@ const GAUGES_80X24: &str = r#"
 
 const GAUGES_120X30: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings                                               per 10s  ? help
-╔ Pools (2) ═══════════╗┌ 192.0.2.0/24: gauges per 10s, ISC failover pool ───────────────┐┌ Gauges ────────────────────┐
-║  RR-Pool            3║│   36┤                                      FFFFFFFFFFFFFFFFFFF ││  gauge      now   min   max│
+╔ Pools (2) ═══════════╗┌ 192.0.2.0/24: lease gauges per 10s, ISC failover pool ─────────┐┌ Gauges ────────────────────┐
+║  RR-Pool            3║│   36┤                                      FFFFFFFFFFFFFFFFFFFF││  gauge      now   min   max│
 ║> 192.0.2.0/24       1║│     │                                                          ││B backup      23    17    23│
 ║                      ║│     │                                                          ││F free        36    22    36│
 ║                      ║│     │                                                          ││                            │
-║                      ║│     │                   FFFFFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBBBBB ││                            │
+║                      ║│     │                   FFFFFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBBBBBB││                            │
 ║                      ║│     │FFFFFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBBBBB                    ││                            │
 ║                      ║│   18┤BBBBBBBBBBBBBBBBBBB                                       ││                            │
 ║                      ║│     │                                                          ││                            │
@@ -489,7 +635,7 @@ const GAUGES_120X30: &str = r#"
 ║                      ║│     │                                                          ││                            │
 ║                      ║│     │                                                          ││                            │
 ║                      ║│    0┤                                                          ││                            │
-║                      ║│     └0s────────────────────────────────────────────────────30s─││                            │
+║                      ║│     └0s─────────────────10s────────────────20s──────────────30s││                            │
 ║                      ║└────────────────────────────────────────────────────────────────┘│                            │
 ║                      ║┌ Findings 192.0.2.0/24 (1) ─────────────────────────────────────┐│                            │
 ║                      ║│>    25 W failover.ownership: the primary's balance run moved 2…││                            │
@@ -595,25 +741,25 @@ const DETAIL_120X30: &str = r#"
 
 const HELP_80X24: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
-╔ Pools (2) ═════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (pol…┐
-║>╔ Keys (Esc or ? closes) ══════════════════════════════════════════════════╗ │
-║ ║ ↑ ↓  j k        move in the focused pane (the chart: next pool)          ║ │
+╔ ╔ Keys (Esc or ? closes) ══════════════════════════════════════════════════╗…┐
+║>║ ↑ ↓  j k        move in the focused pane (the chart: next pool)          ║A│
 ║ ║ PgUp PgDn  g G  a page up or down, to the start or end                   ║ │
 ║ ║ ← →  h l        earlier or later in the chart                            ║ │
 ║ ║ Tab  Shift-Tab  next or previous pane                                    ║ │
 ║ ║ Enter           detail of the selected finding and its frame             ║ │
-║ ║ +  -            longer or shorter chart interval                         ║ │
+║ ║ +  -            longer or shorter chart interval, in round times         ║b│
 ║ ║ /               filter the pools (the findings when they have the focus) ║ │
 ║ ║ a               findings of all pools, or of the selected one            ║ │
 ║ ║ e               runs of alike findings folded (+N), or each on its row   ║ │
-║ ║ ?               this help (↑ ↓ scroll it when it is cut)                 ║─│
-╚═║ Esc             close the detail or help; cancel a filter; quit          ║─┘
-┌ ║ q  Ctrl-C       quit                                                     ║─┐
-│ ║                                                                          ║…│
-│A║ Chart: A-Z each member's share of first places, a-z what the reference   ║…│
-│B║ expected; subjects without answers plot their gauges. Members at the     ║ │
-│ ║ same height alternate their letters (ABAB), * where the column is too    ║ │
-│ ║ narrow for all of them.                                                  ║ │
+║ ║ ?               this help (↑ ↓ scroll it when it is cut)                 ║B│
+║ ║ Esc             close the detail or help; cancel a filter; quit          ║s│
+╚═║ q  Ctrl-C       quit                                                     ║─┘
+┌ ║                                                                          ║─┐
+│ ║ Chart: A-Z each member's share (of first places in a pool, of the        ║…│
+│A║ balanced answers in a DHCP pair), a-z what the reference expected;       ║…│
+│B║ subjects without answers plot their gauges (leases, PEs registered).     ║ │
+│ ║ Members at the same height alternate their letters (ABAB), * where the   ║ │
+│ ║ column is too narrow for all of them.                                    ║ │
 │ ║ Colours are off (NO_COLOR, a plain TERM, or --color never).              ║ │
 │ ╚══════════════════════════════════════════════════════════════════════════╝ │
 └────────────────────────────┘└────────────────────────────────────────────────┘
@@ -623,16 +769,15 @@ const HELP_80X24: &str = r#"
 const HELP_120X30: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings                                               per 10s  ? help
 ╔ Pools (2) ═══════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (policy RR) ─┐┌ Members ───────────────────┐
-║> RR-Pool            3║│ 100%┤                                      AAAAAAAAAAAAAAAAAAA ││  member seen  exp  now     │
+║> RR-Pool            3║│ 100%┤                                      AAAAAAAAAAAAAAAAAAAA││  member seen  exp  now     │
 ║  192.0.2.0/24       1║│     │                                                          ││A pe-1    67%  50%  weight 1│
-║                      ║│     │                                                          ││B pe-2    33%  50%  weight 1│
-║                     ╔ Keys (Esc or ? closes) ══════════════════════════════════════════════════╗                     │
+║                     ╔ Keys (Esc or ? closes) ══════════════════════════════════════════════════╗   33%  50%  weight 1│
 ║                     ║ ↑ ↓  j k        move in the focused pane (the chart: next pool)          ║                     │
 ║                     ║ PgUp PgDn  g G  a page up or down, to the start or end                   ║                     │
 ║                     ║ ← →  h l        earlier or later in the chart                            ║                     │
 ║                     ║ Tab  Shift-Tab  next or previous pane                                    ║                     │
 ║                     ║ Enter           detail of the selected finding and its frame             ║                     │
-║                     ║ +  -            longer or shorter chart interval                         ║                     │
+║                     ║ +  -            longer or shorter chart interval, in round times         ║                     │
 ║                     ║ /               filter the pools (the findings when they have the focus) ║                     │
 ║                     ║ a               findings of all pools, or of the selected one            ║                     │
 ║                     ║ e               runs of alike findings folded (+N), or each on its row   ║                     │
@@ -640,10 +785,11 @@ const HELP_120X30: &str = r#"
 ║                     ║ Esc             close the detail or help; cancel a filter; quit          ║                     │
 ║                     ║ q  Ctrl-C       quit                                                     ║                     │
 ║                     ║                                                                          ║                     │
-║                     ║ Chart: A-Z each member's share of first places, a-z what the reference   ║                     │
-║                     ║ expected; subjects without answers plot their gauges. Members at the     ║                     │
-║                     ║ same height alternate their letters (ABAB), * where the column is too    ║                     │
-║                     ║ narrow for all of them.                                                  ║                     │
+║                     ║ Chart: A-Z each member's share (of first places in a pool, of the        ║                     │
+║                     ║ balanced answers in a DHCP pair), a-z what the reference expected;       ║                     │
+║                     ║ subjects without answers plot their gauges (leases, PEs registered).     ║                     │
+║                     ║ Members at the same height alternate their letters (ABAB), * where the   ║                     │
+║                     ║ column is too narrow for all of them.                                    ║                     │
 ║                     ║ Colours are off (NO_COLOR, a plain TERM, or --color never).              ║                     │
 ║                     ╚══════════════════════════════════════════════════════════════════════════╝                     │
 ║                      ║│                                                                ││                            │
@@ -655,18 +801,18 @@ const HELP_120X30: &str = r#"
 
 const FILTER_80X24: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings       per 10s  ? help
-╔ Pools /192 (1) ════╗┌ 192.0.2.0/24: gauges per 10s, ISC failover pool ───────┐
-║> 192.0.2.0/24     1║│   36┤                                FFFFFFFFFFFFFFFF  │
+╔ Pools /192 (1) ════╗┌ 192.0.2.0/24: lease gauges per 10s, ISC failover pool ─┐
+║> 192.0.2.0/24     1║│   36┤                                 FFFFFFFFFFFFFFFFF│
 ║                    ║│     │                                                  │
 ║                    ║│     │                                                  │
-║                    ║│     │                FFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBB  │
-║                    ║│     │FFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBB                  │
+║                    ║│     │                FFFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBBB│
+║                    ║│     │FFFFFFFFFFFFFFFFBBBBBBBBBBBBBBBBB                 │
 ║                    ║│     │BBBBBBBBBBBBBBBB                                  │
 ║                    ║│     │                                                  │
 ║                    ║│     │                                                  │
 ║                    ║│     │                                                  │
 ║                    ║│    0┤                                                  │
-║                    ║│     └0s───────────────────────────────────────────30s──│
+║                    ║│     └0s──────────────10s──────────────20s───────────30s│
 ╚════════════════════╝└────────────────────────────────────────────────────────┘
 ┌ Gauges ────────────────────┐┌ Findings 192.0.2.0/24 (1) ─────────────────────┐
 │  gauge      now   min   max││>    25 W failover.ownership: the primary's bal…│

@@ -15,7 +15,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 use ratatui::Frame;
 
 use super::bars::{progress_bar, progress_text};
-use super::text::{compact, fit, percent, since_start};
+use super::text::{compact, fit, named_title, percent, since_start};
 use super::{inner, pane};
 use crate::analyse::finding::Subject;
 use crate::tui::app::{App, Pane};
@@ -42,22 +42,22 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
             app.chart_back,
         )
     });
+    let room = area.width.saturating_sub(2) as usize;
     let title = match (entry, &plot) {
-        // What is plotted first: when the title is cut, the kind goes.
-        (Some(e), Some(p)) => format!(
-            " {}: {} per {}, {} ",
+        (Some(e), Some(p)) => named_title(
+            "",
             e.name(),
-            match p.kind {
-                PlotKind::Shares => "first-place share",
-                PlotKind::Gauges => "gauges",
-            },
-            since_start(p.interval_ns),
-            e.kind(),
+            &format!(
+                ": {} per {}",
+                plotted(&e.subject, p.kind),
+                since_start(p.interval_ns)
+            ),
+            &format!(", {}", e.kind()),
+            room,
         ),
-        (Some(e), None) => format!(" {} ({}) ", e.name(), e.kind()),
+        (Some(e), None) => named_title("", e.name(), "", &format!(" ({})", e.kind()), room),
         _ => " Chart ".to_string(),
     };
-    let title = fit(&title, area.width.saturating_sub(2) as usize);
     f.render_widget(pane(app, Pane::Chart, title), area);
     match (entry, plot) {
         (_, Some(p)) => f.render_widget(
@@ -81,6 +81,19 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
             "Nothing to plot yet: no answers and no gauges.",
         ),
         (None, None) => note(f, body, app, "Nothing to plot."),
+    }
+}
+
+/// What the chart of a subject plots: for a pool each member's share of the answers it came
+/// first in; for a DHCP server pair each server's share of the balanced requests answered (the
+/// bucket's owner counted when both answered); gauges by what they count.
+fn plotted(subject: &Subject, kind: PlotKind) -> &'static str {
+    match (subject, kind) {
+        (Subject::Server(_), PlotKind::Shares) => "share of balanced answers",
+        (_, PlotKind::Shares) => "first-place share",
+        (Subject::FailoverPool(_), PlotKind::Gauges) => "lease gauges",
+        (Subject::Pool(_), PlotKind::Gauges) => "PEs registered",
+        (Subject::Server(_), PlotKind::Gauges) => "gauges",
     }
 }
 
@@ -151,7 +164,9 @@ impl Widget for PlotWidget<'_> {
         let x0 = area.x + LABEL + 1;
         let width = plot_width(area);
         let cols = u16::try_from(p.columns).unwrap_or(u16::MAX).clamp(1, width);
-        let cw = (width / cols).max(1);
+        // Column `c`'s left edge: the columns share the whole width, one a cell wider than
+        // another where it does not divide evenly.
+        let col_x = |c: u16| x0 + column_x(u64::from(c), u64::from(cols), u64::from(width)) as u16;
         let axis_y = area.y + rows;
         // The y axis, labelled at the top, the bottom and the middle when a row sits exactly there.
         let mid = ((rows - 1) % 2 == 0).then_some((rows - 1) / 2);
@@ -178,7 +193,7 @@ impl Widget for PlotWidget<'_> {
         for x in x0..x0 + width {
             put(buf, x, axis_y, '─', self.palette.dim());
         }
-        let used = cw * cols;
+        let used = width;
         let start = since_start(p.first.saturating_mul(p.interval_ns));
         let end = since_start((p.first + p.columns as u64).saturating_mul(p.interval_ns));
         let mut sx = x0;
@@ -193,8 +208,21 @@ impl Widget for PlotWidget<'_> {
             ex = ex.saturating_sub(1);
         }
         let end_x = ex.saturating_sub(end.chars().count() as u16);
-        if end_x > sx + start.chars().count() as u16 {
+        let start_end = sx + start.chars().count() as u16;
+        let mut free_to = ex;
+        if end_x > start_end {
             buf.set_string(end_x, axis_y, &end, self.palette.dim());
+            free_to = end_x;
+        }
+        // Round times between the ends, each at the left edge of the column it starts.
+        let ticks = time_ticks(
+            p,
+            u64::from(width),
+            u64::from(start_end - x0),
+            u64::from(free_to - x0),
+        );
+        for (dx, label) in ticks {
+            buf.set_string(x0 + dx as u16, axis_y, label, self.palette.dim());
         }
         // Per column and row: the members seen at that height, and the expectations of the
         // members not seen at the same height (an expectation met is its capital letter alone).
@@ -228,7 +256,8 @@ impl Widget for PlotWidget<'_> {
                     }
                 }
             }
-            let x = x0 + c as u16 * cw;
+            let x = col_x(c as u16);
+            let cw = col_x(c as u16 + 1).saturating_sub(x).max(1);
             for (r, (seen, expected)) in cells {
                 let marks = cell_marks(seen, expected, cw as usize);
                 for dx in 0..cw {
@@ -244,6 +273,55 @@ impl Widget for PlotWidget<'_> {
     }
 }
 
+/// Cells of `─` kept between two labels of the time axis.
+const TICK_GAP: u64 = 2;
+
+/// The left edge, in cells from the plot's, of column `c` of `cols` sharing `width` cells.
+fn column_x(c: u64, cols: u64, width: u64) -> u64 {
+    c.saturating_mul(width) / cols.max(1)
+}
+
+/// The labels of the time axis between its two ends: `(cells from the plot's left edge, label)`
+/// for a plot `width` cells wide whose start label ends `from` cells in and whose end label
+/// starts `to` cells in. Each label starts at the column boundary it names, so the times are
+/// exact: a step is a whole number of columns, the roundest time that leaves every label
+/// [`TICK_GAP`] cells from the next (1, 2 or 5 columns when no round time does).
+fn time_ticks(p: &Plot, width: u64, from: u64, to: u64) -> Vec<(u64, String)> {
+    let interval = p.interval_ns.max(1);
+    let columns = p.columns as u64;
+    let labels = |step_columns: u64| -> Vec<(u64, String)> {
+        let step_columns = step_columns.max(1);
+        // The first boundary after the plot's start that is a multiple of the step.
+        let first = (p.first / step_columns + 1) * step_columns;
+        (first..p.first + columns)
+            .step_by(usize::try_from(step_columns).unwrap_or(usize::MAX))
+            .map(|c| {
+                let label = since_start(c.saturating_mul(interval));
+                (column_x(c - p.first, columns, width), label)
+            })
+            .filter(|(x, l)| *x >= from + TICK_GAP && x + l.chars().count() as u64 + TICK_GAP <= to)
+            .collect()
+    };
+    // Labels `step_columns` apart, if each keeps its gap to the next and there is one at least.
+    let fits = |step_columns: u64| -> Option<Vec<(u64, String)>> {
+        let ticks = labels(step_columns);
+        let apart = ticks
+            .windows(2)
+            .all(|w| w[0].0 + w[0].1.chars().count() as u64 + TICK_GAP <= w[1].0);
+        (apart && !ticks.is_empty()).then_some(ticks)
+    };
+    let round = chart::round_times()
+        .into_iter()
+        .filter(|s| s % interval == 0)
+        .map(|s| s / interval);
+    let columns_125 = chart::one_two_five(7);
+    round
+        .take_while(|&k| k < columns)
+        .find_map(fits)
+        .or_else(|| columns_125.take_while(|&k| k < columns).find_map(fits))
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,6 +332,112 @@ mod tests {
 
     fn letters(m: &[Mark]) -> String {
         m.iter().map(|m| m.0).collect()
+    }
+
+    const S: u64 = 1_000_000_000;
+
+    fn plot(first: u64, columns: usize, interval_ns: u64) -> Plot {
+        Plot {
+            kind: PlotKind::Shares,
+            interval_ns,
+            first,
+            columns,
+            traces: Vec::new(),
+            lo: 0.0,
+            hi: 1.0,
+            earlier: first > 0,
+            later: false,
+        }
+    }
+
+    /// The ticks of a plot drawn as the view draws it: the start label from cell 0 (after `◀`
+    /// when scrolled), the end label ending at the plot's right edge.
+    fn ticks(p: &Plot, width: u64) -> Vec<(u64, String)> {
+        let start = since_start(p.first * p.interval_ns).chars().count() as u64;
+        let end = since_start((p.first + p.columns as u64) * p.interval_ns);
+        time_ticks(
+            p,
+            width,
+            start + u64::from(p.earlier),
+            width - end.chars().count() as u64,
+        )
+    }
+
+    fn labels(t: &[(u64, String)]) -> Vec<&str> {
+        t.iter().map(|(_, l)| l.as_str()).collect()
+    }
+
+    #[test]
+    fn the_time_axis_is_labelled_at_round_times() {
+        // Three windows of 10 s in 48 cells, 16 each: every boundary.
+        let t = ticks(&plot(0, 3, 10 * S), 48);
+        assert_eq!(t, vec![(16, "10s".into()), (32, "20s".into())]);
+        // 500 s in 50 cells: every minute, up to the one that would touch the end (8m20s).
+        let t = ticks(&plot(0, 50, 10 * S), 50);
+        assert_eq!(labels(&t), ["1m", "2m", "3m", "4m", "5m", "6m"]);
+        assert_eq!(t[0].0, 6);
+        // Eight hours in 48 cells of 10 min: every hour.
+        let t = ticks(&plot(0, 48, 600 * S), 48);
+        assert_eq!(labels(&t), ["1h", "2h", "3h", "4h", "5h", "6h", "7h"]);
+        // 50 ms in 50 cells of 1 ms: every 10 ms.
+        let t = ticks(&plot(0, 50, 1_000_000), 50);
+        assert_eq!(labels(&t), ["10ms", "20ms", "30ms", "40ms"]);
+        // Scrolled: the first round time after the start that clears its label.
+        let t = ticks(&plot(29, 50, 10 * S), 50);
+        assert_eq!(labels(&t), ["7m", "8m", "9m", "10m", "11m"]);
+        // An interval no round time is a multiple of: every 1, 2 or 5 columns, still exact.
+        let t = ticks(&plot(0, 3, 1_500_000_000), 48);
+        assert_eq!(labels(&t), ["1.5s", "3s"]);
+        // 27 columns of 30 s over 50 cells (some one cell wide, some two): every 2 minutes, each
+        // at its boundary's cell.
+        let t = ticks(&plot(0, 27, 30 * S), 50);
+        assert_eq!(
+            t,
+            vec![
+                (7, "2m".into()),
+                (14, "4m".into()),
+                (22, "6m".into()),
+                (29, "8m".into()),
+                (37, "10m".into())
+            ]
+        );
+        // Too narrow for anything between the ends.
+        assert!(ticks(&plot(0, 2, 10 * S), 8).is_empty());
+    }
+
+    /// From milliseconds to days and at every plot width from 80 to 200 columns: each label names
+    /// the column boundary it starts at, and labels keep their gap from each other and the ends.
+    #[test]
+    fn time_labels_are_exact_and_never_overlap() {
+        for interval in [
+            1_000_000,
+            7_000_000,
+            250_000_000,
+            10 * S,
+            60 * S,
+            3600 * S,
+            86_400 * S,
+        ] {
+            for width in [80u64 - 30, 120 - 30, 200 - 62] {
+                for (first, columns) in [(0, width), (17, width / 3), (1000, width / 7), (0, 5)] {
+                    let p = plot(first, columns as usize, interval);
+                    let t = ticks(&p, width);
+                    let mut after = since_start(first * interval).chars().count() as u64;
+                    for (x, l) in &t {
+                        let c = (0..columns).find(|&c| column_x(c, columns, width) == *x);
+                        let c = c.unwrap_or_else(|| panic!("{l} at {x}: not a boundary"));
+                        assert_eq!(*l, since_start((first + c) * interval));
+                        assert!(*x >= after + TICK_GAP, "{l} at {x} too close: {t:?}");
+                        after = x + l.chars().count() as u64;
+                    }
+                    let end = since_start((first + columns) * interval).chars().count() as u64;
+                    assert!(after + TICK_GAP <= width - end || t.is_empty());
+                    if columns == width && interval >= 10 * S {
+                        assert!(t.len() >= 3, "a full width has labels: {t:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::text::fit;
+use super::text::{fit, named_title};
 use super::{inner, pane};
 use crate::analyse::finding::Severity;
 use crate::tui::app::{subject_label, App, Pane};
@@ -25,10 +25,9 @@ fn severity_tag(s: Severity, wide: bool) -> &'static str {
 pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
     let shown = app.findings_listed();
     let whose = if app.all_findings {
-        " of all pools".to_string()
+        "of all pools"
     } else {
-        app.selected_entry()
-            .map_or_else(String::new, |e| format!(" {}", e.name()))
+        app.selected_entry().map_or("", |e| e.name())
     };
     let filter = if app.finding_filter.is_empty() {
         String::new()
@@ -41,8 +40,18 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
     } else {
         shown.to_string()
     };
-    let title = format!(" Findings{whose}{filter} ({count}) ");
-    let title = fit(&title, area.width.saturating_sub(2) as usize);
+    let before = if whose.is_empty() {
+        "Findings"
+    } else {
+        "Findings "
+    };
+    let title = named_title(
+        before,
+        whose,
+        &format!("{filter} ({count})"),
+        "",
+        area.width.saturating_sub(2) as usize,
+    );
     f.render_widget(pane(app, Pane::Findings, title), area);
     let body = inner(area);
     let width = body.width as usize;

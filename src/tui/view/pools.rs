@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::text::{fit, fit_id};
+use super::text::{fit, fit_ids};
 use super::{inner, pane};
 use crate::tui::app::{App, Pane};
 use crate::tui::snapshot::LoadState;
@@ -24,16 +24,26 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
     let selected = app.selected_position();
     let p = &app.palette;
     let mut lines: Vec<Line> = Vec::new();
-    for (i, e) in app
+    let shown: Vec<(usize, &crate::tui::app::Entry)> = app
         .visible_subjects()
         .enumerate()
         .skip(app.pool_offset)
         .take(rows)
-    {
+        .collect();
+    let counts: Vec<String> = shown
+        .iter()
+        .map(|(_, e)| e.deviations.to_string())
+        .collect();
+    // Every name cut to the room its count leaves, told apart from the others shown.
+    let names = fit_ids(
+        &shown
+            .iter()
+            .zip(&counts)
+            .map(|((_, e), count)| (e.name(), width.saturating_sub(count.len() + 3)))
+            .collect::<Vec<_>>(),
+    );
+    for (((i, e), count), name) in shown.into_iter().zip(counts).zip(names) {
         let is_sel = Some(i) == selected;
-        let count = e.deviations.to_string();
-        let name_room = width.saturating_sub(count.len() + 3);
-        let name = fit_id(e.name(), name_room);
         let pad = width.saturating_sub(2 + name.chars().count() + count.len());
         let marker = if is_sel { "> " } else { "  " };
         let mut spans = vec![
