@@ -3,7 +3,8 @@
 //!
 //! * `pcap_read`, `pipeline`, `handoff`: small captures whole; of the larger ones, runs of consecutive frames
 //!   written again as pcap (a few runs spread over the file).
-//! * `dissect`: the same runs of frames in the target's own input format (see `fuzz/src/lib.rs`).
+//! * `dissect`: the same runs of frames in the target's own input format (see `fuzz/src/lib.rs`),
+//!   and each again inside a tunnel (IP in IP, GRE, VXLAN, Geneve, MPLS, nested).
 //! * `rserpool`, `dhcpv4`, `dhcpv6`, `failover`: every distinct message the captures carry, as its
 //!   target takes it.
 //! * `display_filter`: the first DHCP messages, each after one of a few display filters.
@@ -125,6 +126,45 @@ fn as_dissect_input(run: &[OwnedFrame]) -> Vec<u8> {
     out
 }
 
+/// A run of frames inside one of a few tunnels (the `n`th, in turn): IP in IP, GRE with a key
+/// carrying Ethernet, VXLAN, MPLS in GRE, and four nested, so that the dissect target starts
+/// from every decapsulator.
+fn tunnelled(run: &[OwnedFrame], n: usize) -> Vec<OwnedFrame> {
+    use poolshark::generate::tunnel::{encapsulate, Layer};
+    let gre = |ethernet| Layer::Gre {
+        v6: false,
+        key: Some(5),
+        sequence: Some(1),
+        checksum: true,
+        ethernet,
+        vlans: Vec::new(),
+    };
+    let choices = [
+        vec![Layer::IpInIp { v6: true }],
+        vec![gre(true)],
+        vec![Layer::Vxlan { v6: false, vni: 7 }],
+        vec![Layer::Geneve { v6: true, vni: 7 }],
+        vec![Layer::Mpls { labels: vec![16] }, gre(false)],
+        vec![
+            Layer::IpInIp { v6: false },
+            gre(true),
+            Layer::Vxlan { v6: false, vni: 7 },
+            Layer::IpInIp { v6: true },
+        ],
+    ];
+    let layers = &choices[n % choices.len()];
+    run.iter()
+        .flat_map(|f| {
+            let frames = encapsulate(f.linktype, &f.data, layers, None).unwrap_or_default();
+            frames.into_iter().map(|data| OwnedFrame {
+                ts: f.ts,
+                linktype: linktype::ETHERNET,
+                data,
+            })
+        })
+        .collect()
+}
+
 /// Collects the bytes of every message the pipeline decodes, by target.
 struct MessageSink {
     found: Vec<(&'static str, Vec<u8>)>,
@@ -203,7 +243,7 @@ fn main() -> io::Result<()> {
         seen: HashSet::new(),
         written: BTreeMap::new(),
     };
-    for path in &files {
+    for (i, path) in files.iter().enumerate() {
         let frames = read_frames(path);
         let size = std::fs::metadata(path)?.len();
         if size <= WHOLE_FILE {
@@ -212,6 +252,7 @@ fn main() -> io::Result<()> {
             corpus.add("pipeline", &bytes)?;
             corpus.add("handoff", &bytes)?;
             corpus.add("dissect", &as_dissect_input(&frames))?;
+            corpus.add("dissect", &as_dissect_input(&tunnelled(&frames, i)))?;
         } else {
             let step = (frames.len() / RUNS).max(RUN_FRAMES);
             for start in (0..frames.len()).step_by(step).take(RUNS) {
@@ -221,6 +262,7 @@ fn main() -> io::Result<()> {
                 corpus.add("pipeline", &pcap)?;
                 corpus.add("handoff", &pcap)?;
                 corpus.add("dissect", &as_dissect_input(run))?;
+                corpus.add("dissect", &as_dissect_input(&tunnelled(run, i + start)))?;
             }
         }
         let Ok(mut source) = FileSource::open(path) else {

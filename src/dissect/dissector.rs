@@ -10,8 +10,9 @@ use super::link::{self, Network};
 use super::sctp::{self, UnknownChunkAction};
 use super::sctp_reassembly::{ChunkContext, SctpReassembler};
 use super::tcp::{self, SegmentContext, TcpTracker};
+use super::tunnel::{self, MAX_ENCAPSULATIONS};
 use super::{ip, udp};
-use super::{Address, Counters, FrameSummary, Limits, Payload, Transport};
+use super::{Address, Counters, FrameSummary, Limits, OuterLayer, Payload, Transport};
 use crate::error::DecodeError;
 use crate::source::Frame;
 
@@ -42,9 +43,128 @@ struct Segment<'a> {
     fallback_offset: usize,
     /// For a reassembled datagram: the frames of its fragments.
     ip_frames: &'a [u64],
+    /// Encapsulations this buffer is nested in (0 for a frame's own packet).
+    depth: u8,
+    /// The overlay network of a tunnelled packet: 0 outside one, else the VXLAN or Geneve VNI
+    /// (tagged `1 << 24` and `2 << 24`) or the GRE key of the innermost tunnel that has one. It
+    /// keeps IP fragments of tenants reusing addresses apart (conversations are not: README).
+    tunnel: u32,
 }
 
-impl Segment<'_> {
+/// Where an IP packet sits, for its errors and what it carries: [`InFrame`] or a tunnel's
+/// [`Segment`].
+trait Place<'p>: Copy {
+    /// Decodes the IP header (`ip::parse_ipv4` or `ip::parse_ipv6`).
+    fn parse<'d>(
+        self,
+        v6: bool,
+        data: &'d [u8],
+        errors: &mut Vec<DecodeError>,
+    ) -> Result<ip::IpPacket<'d>, DecodeError>;
+    /// An error at `rel` bytes into the packet, as an offset in the frame.
+    fn rebase(self, e: DecodeError) -> DecodeError;
+    /// `rel` bytes into the packet, as an offset in the frame, if it is in the frame.
+    fn at(self, rel: usize) -> Option<usize>;
+    /// Where errors point when the packet is not in the frame.
+    fn fallback(self) -> usize;
+    fn ip_frames(self) -> &'p [u64];
+    fn depth(self) -> u8;
+    fn tunnel(self) -> u32;
+}
+
+/// A frame's own IP packet, at this offset.
+#[derive(Clone, Copy)]
+struct InFrame(usize);
+
+impl Place<'static> for InFrame {
+    fn parse<'d>(
+        self,
+        v6: bool,
+        data: &'d [u8],
+        errors: &mut Vec<DecodeError>,
+    ) -> Result<ip::IpPacket<'d>, DecodeError> {
+        if v6 {
+            ip::parse_ipv6(data, errors)
+        } else {
+            ip::parse_ipv4(data, errors)
+        }
+    }
+    fn rebase(self, e: DecodeError) -> DecodeError {
+        e.shifted(self.0)
+    }
+    fn at(self, rel: usize) -> Option<usize> {
+        Some(self.0 + rel)
+    }
+    fn fallback(self) -> usize {
+        self.0
+    }
+    fn ip_frames(self) -> &'static [u64] {
+        &[]
+    }
+    fn depth(self) -> u8 {
+        0
+    }
+    fn tunnel(self) -> u32 {
+        0
+    }
+}
+
+impl<'p> Place<'p> for &Segment<'p> {
+    /// Through pointers the compiler cannot see through (see [`cold`]): called directly from
+    /// here too, the parsers had two callers and were no longer inlined into the frame's path.
+    fn parse<'d>(
+        self,
+        v6: bool,
+        data: &'d [u8],
+        errors: &mut Vec<DecodeError>,
+    ) -> Result<ip::IpPacket<'d>, DecodeError> {
+        type Parser =
+            for<'x> fn(&'x [u8], &mut Vec<DecodeError>) -> Result<ip::IpPacket<'x>, DecodeError>;
+        let parse: Parser = if v6 {
+            std::hint::black_box(ip::parse_ipv6)
+        } else {
+            std::hint::black_box(ip::parse_ipv4)
+        };
+        parse(data, errors)
+    }
+    fn rebase(self, e: DecodeError) -> DecodeError {
+        Segment::rebase(self, e)
+    }
+    fn at(self, rel: usize) -> Option<usize> {
+        Segment::at(self, rel)
+    }
+    fn fallback(self) -> usize {
+        self.fallback_offset
+    }
+    fn ip_frames(self) -> &'p [u64] {
+        self.ip_frames
+    }
+    fn depth(self) -> u8 {
+        self.depth
+    }
+    fn tunnel(self) -> u32 {
+        self.tunnel
+    }
+}
+
+impl<'a> Segment<'a> {
+    /// A frame's own bytes from `offset` on (no addresses yet).
+    fn in_frame(data: &'a [u8], offset: usize) -> Self {
+        let none = IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED);
+        Segment {
+            src: none,
+            dst: none,
+            version: 0,
+            protocol: 0,
+            data,
+            frame_offset: Some(offset),
+            fallback_offset: offset,
+            ip_frames: &[],
+            depth: 0,
+            tunnel: 0,
+        }
+    }
+
     /// An error at `rel` bytes into `data`, as an offset in the frame.
     fn rebase(&self, e: DecodeError) -> DecodeError {
         match self.frame_offset {
@@ -64,7 +184,7 @@ impl Segment<'_> {
     }
 
     /// The same buffer `skip` bytes further on.
-    fn sub(&self, skip: usize) -> Segment<'_> {
+    fn sub(&self, skip: usize) -> Segment<'a> {
         Segment {
             src: self.src,
             dst: self.dst,
@@ -74,6 +194,8 @@ impl Segment<'_> {
             frame_offset: self.at(skip),
             fallback_offset: self.fallback_offset,
             ip_frames: self.ip_frames,
+            depth: self.depth,
+            tunnel: self.tunnel,
         }
     }
 }
@@ -167,49 +289,80 @@ impl Dissector {
             Network::Ipv4 | Network::Ipv6 => self.ip(
                 frame,
                 rest,
-                l.offset,
+                InFrame(l.offset),
                 l.network == Network::Ipv6,
                 &mut s,
                 sink,
             ),
+            Network::Other(tunnel::ETHERTYPE_MPLS | tunnel::ETHERTYPE_MPLS_MULTICAST) => {
+                cold(Self::mpls)(
+                    self,
+                    frame,
+                    &Segment::in_frame(rest, l.offset),
+                    &mut s,
+                    sink,
+                )
+            }
             // Not decoded further: only the Info text, when it is made.
             _ if !self.info => {}
-            Network::Arp => s.info = arp_info(rest),
-            Network::Llc => s.info = "IEEE 802.3 frame (not decoded)".into(),
-            Network::Other(t) => s.info = format!("Ethertype {t:#06x} (not decoded)"),
+            n => s.info = not_decoded_info(n, rest),
         }
         s
     }
 
-    fn ip(
+    /// What a tunnel carries, by its link-layer type.
+    fn inner_network(
+        &mut self,
+        frame: &Frame<'_>,
+        network: Network,
+        seg: &Segment<'_>,
+        s: &mut FrameSummary,
+        sink: &mut dyn FnMut(&mut Payload<'_>),
+    ) {
+        match network {
+            Network::Ipv4 | Network::Ipv6 => {
+                self.ip(frame, seg.data, seg, network == Network::Ipv6, s, sink)
+            }
+            Network::Other(tunnel::ETHERTYPE_MPLS | tunnel::ETHERTYPE_MPLS_MULTICAST) => {
+                self.mpls(frame, seg, s, sink)
+            }
+            _ if !self.info => {}
+            n => s.info = not_decoded_info(n, seg.data),
+        }
+    }
+
+    /// An IP packet, `data`, at `at`: the frame's own (a place known when compiled, so that the
+    /// frame's path compiles as it did before tunnels), or a tunnel's.
+    fn ip<'p, P: Place<'p>>(
         &mut self,
         frame: &Frame<'_>,
         data: &[u8],
-        off: usize,
+        at: P,
         v6: bool,
         s: &mut FrameSummary,
         sink: &mut dyn FnMut(&mut Payload<'_>),
     ) {
         let mut errs = Vec::new();
-        let parsed = if v6 {
-            ip::parse_ipv6(data, &mut errs)
-        } else {
-            ip::parse_ipv4(data, &mut errs)
-        };
-        s.errors.extend(errs.into_iter().map(|e| e.shifted(off)));
+        let parsed = at.parse(v6, data, &mut errs);
+        s.errors.extend(errs.into_iter().map(|e| at.rebase(e)));
         let pkt = match parsed {
             Ok(p) => p,
             Err(e) => {
                 if self.info {
                     s.info = e.what.to_string();
                 }
-                s.errors.push(e.shifted(off));
+                s.errors.push(at.rebase(e));
                 return;
             }
         };
+        if at.depth() > 0 {
+            descend(s);
+        }
         s.src = Some(Address::Ip(pkt.src));
         s.dst = Some(Address::Ip(pkt.dst));
-        let payload_off = off + pkt.payload_offset;
+        let payload_at = at.at(pkt.payload_offset);
+        // Where errors about the payload point.
+        let payload_off = payload_at.unwrap_or(at.fallback());
         // A fragment cut short by the capture can never be reassembled right: as tshark does,
         // decode what the first fragment shows and hold nothing.
         let fragment = pkt.fragment.filter(|f| !(pkt.cut && f.offset == 0));
@@ -226,9 +379,11 @@ impl Dissector {
                 version: pkt.version,
                 protocol: pkt.protocol,
                 data: pkt.payload,
-                frame_offset: Some(payload_off),
+                frame_offset: payload_at,
                 fallback_offset: payload_off,
-                ip_frames: &[],
+                ip_frames: at.ip_frames(),
+                depth: at.depth(),
+                tunnel: at.tunnel(),
             };
             return self.transport(frame, &seg, s, sink);
         };
@@ -237,6 +392,7 @@ impl Dissector {
             dst: pkt.dst,
             protocol: if v6 { 0 } else { pkt.protocol },
             id: frag.id,
+            tunnel: at.tunnel(),
         };
         let outcome = self.frags.add(
             key,
@@ -289,6 +445,8 @@ impl Dissector {
             frame_offset: None,
             fallback_offset: payload_off,
             ip_frames: &r.frames,
+            depth: at.depth(),
+            tunnel: at.tunnel(),
         };
         self.transport(frame, &seg, s, sink);
     }
@@ -313,6 +471,9 @@ impl Dissector {
             ip::PROTO_UDP => self.udp(frame, seg, s, &mut sink),
             ip::PROTO_TCP => self.tcp(frame, seg, s, &mut sink),
             ip::PROTO_SCTP => self.sctp(frame, seg, s, &mut sink),
+            tunnel::PROTO_IPIP | tunnel::PROTO_IPV6 | tunnel::PROTO_GRE => {
+                cold(Self::ip_tunnel)(self, frame, seg, s, &mut sink)
+            }
             // Not decoded further: only the Info text, when it is made.
             _ if !self.info => {}
             ip::PROTO_ICMP => s.info = icmp_info(seg.data).into(),
@@ -322,6 +483,174 @@ impl Dissector {
                     s.info = format!("IP protocol {p} (not decoded)");
                 }
             }
+        }
+    }
+
+    /// One encapsulation deeper: `seg` itself (now the tunnel's header) one level down, or, past
+    /// [`MAX_ENCAPSULATIONS`], an error at the header and `None`.
+    fn deeper<'a>(
+        &self,
+        seg: &Segment<'a>,
+        what: &str,
+        s: &mut FrameSummary,
+    ) -> Option<Segment<'a>> {
+        if seg.depth >= MAX_ENCAPSULATIONS {
+            s.errors.push(seg.rebase(DecodeError::new(
+                0,
+                format!(
+                    "{what} nested in {MAX_ENCAPSULATIONS} encapsulations already: not decoded further"
+                ),
+            )));
+            return None;
+        }
+        Some(Segment {
+            depth: seg.depth + 1,
+            ..seg.sub(0)
+        })
+    }
+
+    /// IP in IP (IPv4 or IPv6 in either) and GRE.
+    fn ip_tunnel(
+        &mut self,
+        frame: &Frame<'_>,
+        seg: &Segment<'_>,
+        s: &mut FrameSummary,
+        sink: &mut dyn FnMut(&mut Payload<'_>),
+    ) {
+        let what = match seg.protocol {
+            tunnel::PROTO_IPIP => "IPv4 in IP",
+            tunnel::PROTO_IPV6 => "IPv6 in IP",
+            _ => "GRE",
+        };
+        let Some(inner) = self.deeper(seg, what, s) else {
+            return;
+        };
+        match seg.protocol {
+            tunnel::PROTO_IPIP => self.inner_network(frame, Network::Ipv4, &inner, s, sink),
+            tunnel::PROTO_IPV6 => self.inner_network(frame, Network::Ipv6, &inner, s, sink),
+            _ => {
+                let g = match tunnel::parse_gre(inner.data) {
+                    Ok(g) => g,
+                    Err(e) => {
+                        if self.info {
+                            s.info = e.what.to_string();
+                        }
+                        s.errors.push(inner.rebase(e));
+                        return;
+                    }
+                };
+                let payload = Segment {
+                    tunnel: g.key.unwrap_or(inner.tunnel),
+                    ..inner.sub(g.header_len)
+                };
+                self.ethertype(frame, g.protocol, "GRE", &payload, s, sink);
+            }
+        }
+    }
+
+    /// VXLAN or Geneve (by the UDP destination port `port`); `seg` holds the UDP payload.
+    fn udp_tunnel(
+        &mut self,
+        frame: &Frame<'_>,
+        seg: &Segment<'_>,
+        port: u16,
+        s: &mut FrameSummary,
+        sink: &mut dyn FnMut(&mut Payload<'_>),
+    ) {
+        let (what, tag) = if port == tunnel::VXLAN_PORT {
+            ("VXLAN", 1 << 24)
+        } else {
+            ("Geneve", 2 << 24)
+        };
+        let Some(inner) = self.deeper(seg, what, s) else {
+            return;
+        };
+        let parsed = if port == tunnel::VXLAN_PORT {
+            tunnel::parse_vxlan(inner.data)
+        } else {
+            tunnel::parse_geneve(inner.data)
+        };
+        let o = match parsed {
+            Ok(o) => o,
+            Err(e) => {
+                s.errors.push(inner.rebase(e));
+                return;
+            }
+        };
+        if o.vni.is_none() {
+            s.errors.push(inner.rebase(DecodeError::new(
+                0,
+                "VXLAN I flag is clear: the VNI is not valid (the frame is decoded without it)",
+            )));
+        }
+        let payload = Segment {
+            tunnel: o.vni.map_or(inner.tunnel, |v| tag | v),
+            ..inner.sub(o.header_len)
+        };
+        self.ethertype(frame, o.protocol, what, &payload, s, sink);
+    }
+
+    /// What a GRE or Geneve protocol type (an EtherType) carries.
+    fn ethertype(
+        &mut self,
+        frame: &Frame<'_>,
+        t: u16,
+        what: &str,
+        seg: &Segment<'_>,
+        s: &mut FrameSummary,
+        sink: &mut dyn FnMut(&mut Payload<'_>),
+    ) {
+        match t {
+            link::ETHERTYPE_IPV4 => self.inner_network(frame, Network::Ipv4, seg, s, sink),
+            link::ETHERTYPE_IPV6 => self.inner_network(frame, Network::Ipv6, seg, s, sink),
+            tunnel::ETHERTYPE_MPLS | tunnel::ETHERTYPE_MPLS_MULTICAST => {
+                self.mpls(frame, seg, s, sink)
+            }
+            // Through a pointer, as `Place::parse` calls the IP parsers: the frame's link layer
+            // keeps its one call of it, inlined.
+            tunnel::ETHERTYPE_TEB => match std::hint::black_box(
+                link::ethernet as fn(&[u8]) -> Result<link::LinkLayer, DecodeError>,
+            )(seg.data)
+            {
+                Ok(l) => {
+                    descend(s);
+                    s.src = l.src_mac.map(Address::Mac);
+                    s.dst = l.dst_mac.map(Address::Mac);
+                    s.protocol = link::network_name(l.network);
+                    self.inner_network(frame, l.network, &seg.sub(l.offset), s, sink);
+                }
+                Err(e) => s.errors.push(seg.rebase(e)),
+            },
+            _ if !self.info => {}
+            t => s.info = format!("{what} protocol type {t:#06x} (not decoded)"),
+        }
+    }
+
+    /// An MPLS label stack, then IPv4 or IPv6 by the first nibble after it, as tshark guesses.
+    fn mpls(
+        &mut self,
+        frame: &Frame<'_>,
+        seg: &Segment<'_>,
+        s: &mut FrameSummary,
+        sink: &mut dyn FnMut(&mut Payload<'_>),
+    ) {
+        s.protocol = "MPLS";
+        let Some(inner) = self.deeper(seg, "MPLS", s) else {
+            return;
+        };
+        let end = match tunnel::parse_mpls(inner.data) {
+            Ok((end, _)) => end,
+            Err(e) => {
+                s.errors.push(inner.rebase(e));
+                return;
+            }
+        };
+        let payload = inner.sub(end);
+        match payload.data.first().map(|b| b >> 4) {
+            Some(4) => self.inner_network(frame, Network::Ipv4, &payload, s, sink),
+            Some(6) => self.inner_network(frame, Network::Ipv6, &payload, s, sink),
+            _ if !self.info => {}
+            _ => s.info = "MPLS payload (not decoded)".into(),
         }
     }
 
@@ -353,6 +682,14 @@ impl Dissector {
                 ..seg.sub(8)
             };
             return self.sctp(frame, &inner, s, sink);
+        }
+        if matches!(u.dport, tunnel::VXLAN_PORT | tunnel::GENEVE_PORT) {
+            let inner = Segment {
+                data: u.payload,
+                ..seg.sub(8)
+            };
+            let decapsulate: UdpTunnel = std::hint::black_box(Self::udp_tunnel);
+            return decapsulate(self, frame, &inner, u.dport, s, sink);
         }
         let mut p = Payload::new(
             Transport::Udp,
@@ -554,6 +891,56 @@ impl Dissector {
         }
         s.errors.extend(errs.into_iter().map(|e| seg.rebase(e)));
     }
+}
+
+/// tshark's Info for a link payload that is not decoded further.
+fn not_decoded_info(n: Network, data: &[u8]) -> String {
+    match n {
+        Network::Arp => arp_info(data),
+        Network::Llc => "IEEE 802.3 frame (not decoded)".into(),
+        Network::Other(t) => format!("Ethertype {t:#06x} (not decoded)"),
+        Network::Ipv4 | Network::Ipv6 => String::new(),
+    }
+}
+
+/// A decapsulator, as the frame's own path calls it.
+type Decapsulator = fn(
+    &mut Dissector,
+    &Frame<'_>,
+    &Segment<'_>,
+    &mut FrameSummary,
+    &mut dyn FnMut(&mut Payload<'_>),
+);
+type UdpTunnel = fn(
+    &mut Dissector,
+    &Frame<'_>,
+    &Segment<'_>,
+    u16,
+    &mut FrameSummary,
+    &mut dyn FnMut(&mut Payload<'_>),
+);
+
+/// `f`, called through a pointer the compiler cannot see through. The decapsulators call the
+/// frame's own path again (`ip`, `transport`, ...) for the inner packet: called directly, they
+/// would make that path recursive, and the compiler then stops inlining it (measured: 10% more
+/// instructions to dissect an untunnelled frame). Through the pointer, the path has no cycle and
+/// compiles as it did; the tunnelled frames pay an indirect call.
+fn cold(f: Decapsulator) -> Decapsulator {
+    std::hint::black_box(f)
+}
+
+/// A tunnel's inner packet starts: the addresses (and a VXLAN or Geneve datagram's ports) shown
+/// so far become an outer layer.
+fn descend(s: &mut FrameSummary) {
+    if let (Some(Address::Ip(src)), Some(Address::Ip(dst))) = (s.src, s.dst) {
+        let udp = match (s.protocol, s.src_port, s.dst_port) {
+            ("UDP", Some(a), Some(b)) => Some((a, b)),
+            _ => None,
+        };
+        s.outer.push(OuterLayer { src, dst, udp });
+    }
+    s.src_port = None;
+    s.dst_port = None;
 }
 
 fn fragment_info(pkt: &ip::IpPacket<'_>, frag: Option<ip::Fragment>) -> String {

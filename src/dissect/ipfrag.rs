@@ -29,6 +29,8 @@ pub struct FragKey {
     pub dst: IpAddr,
     pub protocol: u8,
     pub id: u32,
+    /// The overlay network of a tunnelled packet (its VNI or GRE key), 0 outside one.
+    pub tunnel: u32,
 }
 
 /// A reassembled datagram payload.
@@ -331,6 +333,7 @@ mod tests {
             dst: IpAddr::V4(Ipv4Addr::new(2, 2, 2, 2)),
             protocol: 17,
             id,
+            tunnel: 0,
         }
     }
 

@@ -77,7 +77,10 @@ pub fn parse(lt: u32, data: &[u8]) -> Result<LinkLayer, DecodeError> {
     }
 }
 
-fn ethernet(data: &[u8]) -> Result<LinkLayer, DecodeError> {
+/// Decodes an Ethernet II header and its VLAN tags (a frame's, or one carried in a tunnel).
+// Inlined into `parse` as it was when it had one caller (tunnels call it too).
+#[inline(always)]
+pub fn ethernet(data: &[u8]) -> Result<LinkLayer, DecodeError> {
     let eth = Ethernet2HeaderSlice::from_slice(data)
         .map_err(|_| DecodeError::truncated(0, "Ethernet header", 14, data.len()))?;
     let mut ethertype = eth.ether_type().0;

@@ -1,6 +1,8 @@
 //! From frames to application payloads: link layer, IPv4/IPv6 (with fragment reassembly), UDP, TCP
 //! (stream reassembly) and SCTP (chunks, user-message reassembly, CRC32c), then dispatch to the
-//! application protocol by port, PPID or the user's decode-as rules.
+//! application protocol by port, PPID or the user's decode-as rules. Tunnels (IP in IP, GRE,
+//! VXLAN, Geneve, MPLS; [`tunnel`]) are decapsulated to [`tunnel::MAX_ENCAPSULATIONS`] deep, and
+//! what they carry is decoded as a frame's own packet would be.
 //!
 //! Every buffer that input can grow has a bound (see [`Limits`]); what is evicted is counted.
 //!
@@ -19,10 +21,11 @@ pub mod sctp;
 pub mod sctp_reassembly;
 mod summary;
 pub mod tcp;
+pub mod tunnel;
 pub mod udp;
 
 pub use dissector::Dissector;
-pub use summary::{Address, Counters, FrameSummary};
+pub use summary::{Address, Counters, FrameSummary, OuterLayer, OuterLayers};
 
 use std::net::IpAddr;
 

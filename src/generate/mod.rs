@@ -20,6 +20,7 @@ pub mod pcapng_writer;
 pub mod scenario;
 pub mod sctp;
 pub mod transport;
+pub mod tunnel;
 
 pub use flow::{SctpAssociation, SendOptions, TcpFlow};
 pub use packet::{Ip, Link, Packet, Transport};

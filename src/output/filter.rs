@@ -23,7 +23,9 @@
 //! e.g. `asap.message_type`, `dhcpv6.xid`), a field of the frame (`frame.number`, `frame.len`,
 //! `frame.cap_len`, `frame.time_epoch`, `frame.time_relative`) or of its addresses and ports
 //! (`ip.src`, `ip.dst`, `ip.addr`, `ipv6.*` likewise, `udp.port`, `udp.srcport`, `udp.dstport`,
-//! `tcp.*` and `sctp.*` likewise: the layer the listing shows, the deepest decoded). A VALUE is a
+//! `tcp.*` and `sctp.*` likewise: the layer the listing shows, the deepest decoded; in a tunnelled
+//! frame the outer IP layers and the UDP ports of VXLAN or Geneve come first, outermost first, as
+//! tshark lists them: [`FrameSummary::outer`]). A VALUE is a
 //! number (decimal or `0x` hex), an address (`192.0.2.0/24` is the subnet), bytes (`00:1a:2b`,
 //! `00-1a-2b`, `001a2b`, or quoted text for its own bytes, with Wireshark's escapes, or `r"..."`
 //! without), `true` or `false`, text (in double quotes when it has spaces), or the name of a
@@ -1681,10 +1683,19 @@ fn present(s: &Subject, f: &FrameView<'_>) -> bool {
     match s {
         Subject::App(p) => f.records.iter().any(|r| r.protocol == *p),
         Subject::Lower(l) => match l {
-            Lower::Ip => matches!(f.summary.src, Some(Address::Ip(IpAddr::V4(_)))),
-            Lower::Ipv6 => matches!(f.summary.src, Some(Address::Ip(IpAddr::V6(_)))),
+            Lower::Ip => {
+                matches!(f.summary.src, Some(Address::Ip(IpAddr::V4(_))))
+                    || f.summary.outer.iter().any(|o| o.src.is_ipv4())
+            }
+            Lower::Ipv6 => {
+                matches!(f.summary.src, Some(Address::Ip(IpAddr::V6(_))))
+                    || f.summary.outer.iter().any(|o| o.src.is_ipv6())
+            }
             Lower::Arp => matches!(f.summary.protocol, "ARP" | "RARP"),
-            Lower::Transport(p) => f.summary.protocol == *p,
+            Lower::Transport(p) => {
+                f.summary.protocol == *p
+                    || (*p == "UDP" && f.summary.outer.iter().any(|o| o.udp.is_some()))
+            }
         },
         Subject::Frame(_) => true,
         Subject::Addr { .. } | Subject::Port { .. } | Subject::Derived(_) => {
@@ -1733,7 +1744,14 @@ fn lower_values(s: &Subject, f: &FrameView<'_>, each: &mut impl FnMut(Value)) {
             FrameField::TimeRelative => Value::Float(f.time.since(f.first)),
         }),
         Subject::Addr { v6, which } => {
-            for (a, w) in [(sum.src, Which::Src), (sum.dst, Which::Dst)] {
+            // A tunnel's layers first, outermost first, as tshark lists the occurrences.
+            let outer = sum.outer.iter().flat_map(|o| {
+                [
+                    (Some(Address::Ip(o.src)), Which::Src),
+                    (Some(Address::Ip(o.dst)), Which::Dst),
+                ]
+            });
+            for (a, w) in outer.chain([(sum.src, Which::Src), (sum.dst, Which::Dst)]) {
                 if which != Which::Either && which != w {
                     continue;
                 }
@@ -1744,8 +1762,18 @@ fn lower_values(s: &Subject, f: &FrameView<'_>, each: &mut impl FnMut(Value)) {
                 }
             }
         }
-        Subject::Port { proto, which } if sum.protocol == proto => {
-            for (p, w) in [(sum.src_port, Which::Src), (sum.dst_port, Which::Dst)] {
+        Subject::Port { proto, which } => {
+            // The UDP ports of VXLAN and Geneve datagrams first, then the listing's transport.
+            let outer = sum
+                .outer
+                .iter()
+                .filter_map(|o| o.udp.filter(|_| proto == "UDP"))
+                .flat_map(|(a, b)| [(Some(a), Which::Src), (Some(b), Which::Dst)]);
+            let own = (sum.protocol == proto)
+                .then_some([(sum.src_port, Which::Src), (sum.dst_port, Which::Dst)])
+                .into_iter()
+                .flatten();
+            for (p, w) in outer.chain(own) {
                 if which != Which::Either && which != w {
                     continue;
                 }

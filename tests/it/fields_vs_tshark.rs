@@ -210,6 +210,11 @@ fn compare(capture: &Path) -> usize {
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or_default();
+    compare_as(capture, file)
+}
+
+/// [`compare`], with the differences [`KNOWN`] of the capture named `file`.
+fn compare_as(capture: &Path, file: &str) -> usize {
     let known = tshark_fields();
     let mut fields: Vec<String> = FRAME_FIELDS.iter().map(|s| s.to_string()).collect();
     fields.extend(
@@ -291,6 +296,48 @@ fn shared_capture_fields_are_tsharks() {
         };
         let agreed = compare(&cap);
         assert!(agreed >= at_least, "{rel}: only {agreed} fields agree");
+    }
+}
+
+/// Tunnelled captures (common::encapsulations): every column as tshark writes it, the addresses
+/// and ports of the outer layers too (tshark lists every occurrence, outermost first).
+#[test]
+fn tunnelled_capture_fields_are_tsharks() {
+    if !common::have_tshark() {
+        return;
+    }
+    let mut caps = vec![
+        common::fixture("demo.pcap"),
+        common::fixture("rserpool-udp.pcap"),
+    ];
+    if let Some(shared) = common::shared_dir() {
+        caps.push(shared.join("captures/dhcp-kea/kea-2.2-ha-load-balancing-v6.pcap"));
+        caps.push(shared.join("captures/rserpool/rsplib-rfc-scenario.pcap"));
+    }
+    for cap in caps {
+        let file = cap.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        for (name, layers, fragment) in common::encapsulations() {
+            let t = common::tunnelled(&cap, &layers, fragment, name);
+            let agreed = compare_as(&t, file);
+            // Display filters on the layers: each keeps the frames tshark keeps.
+            for filter in [
+                "ip.src == 198.51.100.1 && ip.dst == 198.51.100.2",
+                "ip.addr == 10.0.0.0/8 || ipv6.addr == 2001:db8:ffff::/48",
+                "udp.dstport == 4789 && sctp",
+                "udp.port == 6081 || (ip && ipv6)",
+                "tcp.port == 647 && !(udp)",
+                "ip.src === 198.51.100.1",
+            ] {
+                let args: Vec<String> = ["-Y", filter, "-e", "frame.number"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                let (ours, theirs) = both(&t, &args);
+                assert_eq!(ours, theirs, "{file} in {name}: -Y {filter}");
+            }
+            std::fs::remove_file(&t).ok();
+            assert!(agreed >= 20, "{file} in {name}: only {agreed} fields agree");
+        }
     }
 }
 

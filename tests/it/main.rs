@@ -49,3 +49,4 @@ mod source_vs_tshark;
 mod stats;
 mod truncation;
 mod tui_tmux;
+mod tunnels;

@@ -115,6 +115,17 @@ const DHCPFO: &[&str] = &[
     "dhcpfo.hashbucketassignment",
 ];
 
+/// Every field compared, of every protocol.
+fn all_fields() -> Vec<&'static str> {
+    ASAP.iter()
+        .chain(ENRP)
+        .chain(DHCPV6)
+        .chain(DHCPV4)
+        .chain(DHCPFO)
+        .copied()
+        .collect()
+}
+
 /// poolshark's fields per frame, and the frames where it reported decode errors.
 fn ours(capture: &Path, fields: &[&str]) -> (PerFrame, BTreeSet<u64>) {
     let out = common::poolshark()
@@ -300,14 +311,7 @@ fn fixtures_match_tshark() {
     if !common::have_tshark() {
         return;
     }
-    let fields: Vec<&str> = ASAP
-        .iter()
-        .chain(ENRP)
-        .chain(DHCPV6)
-        .chain(DHCPV4)
-        .chain(DHCPFO)
-        .copied()
-        .collect();
+    let fields = all_fields();
     let mut compared = 0;
     for f in poolshark::generate::fixtures::ALL
         .iter()
@@ -358,4 +362,64 @@ fn fixtures_match_tshark() {
         compared += n;
     }
     assert!(compared > 300, "only {compared} fixture frames compared");
+}
+
+/// The shared RSerPool and DHCP captures and the fixtures rewritten into tunnels (each capture in
+/// one encapsulation of common::encapsulations(), in turn, so that every one is used): tshark
+/// decodes through the same tunnels, and the application fields must agree as on the originals.
+#[test]
+fn tunnelled_captures_match_tshark() {
+    if !common::have_tshark() {
+        return;
+    }
+    let mut caps: Vec<std::path::PathBuf> = poolshark::generate::fixtures::ALL
+        .iter()
+        .filter(|f| f.tshark)
+        .map(|f| common::fixture(f.name))
+        .collect();
+    if let Some(shared) = common::shared_dir() {
+        let c = shared.join("captures");
+        for name in [
+            "rsplib-multi-pe.pcap",
+            "rsplib-rfc-scenario.pcap",
+            "rsplib-enrp-errors.pcap",
+            "asap-enrp-coverage.pcap",
+        ] {
+            caps.push(c.join("rserpool").join(name));
+        }
+        caps.extend(common::captures_under(&c.join("dhcp")));
+        caps.push(c.join("dhcp-kea/kea-2.2-ha-load-balancing-v6.pcap"));
+        caps.push(c.join("dhcp-failover/isc-dhcpd-4.4.3-failover.pcap"));
+    }
+    let fields = all_fields();
+    let encapsulations = common::encapsulations();
+    let mut compared = 0;
+    for (i, cap) in caps.iter().enumerate() {
+        let (name, layers, fragment) = &encapsulations[i % encapsulations.len()];
+        let t = common::tunnelled(cap, layers, *fragment, name);
+        let bad = malformed(&t);
+        let relay_data: BTreeSet<u64> = tshark::fields(
+            &t,
+            "dhcpv6.option.type == 47 || dhcp.option.type == 52",
+            &[],
+            &[],
+        )
+        .into_keys()
+        .collect();
+        compared += compare(
+            &t,
+            "asap || enrp || dhcp || dhcpv6 || dhcpfo",
+            &fields,
+            |a, b| {
+                for m in [&bad, &relay_data] {
+                    drop_frames(a, m);
+                    drop_frames(b, m);
+                }
+                rsplib_policy_values_not_compared(a, b);
+                dhcpv4_in_dhcpv6_not_compared(a, b);
+            },
+        );
+        std::fs::remove_file(&t).ok();
+    }
+    assert!(compared > 5000, "only {compared} tunnelled frames compared");
 }

@@ -164,3 +164,114 @@ pub fn broken_failover_stream(name: &str, cut: bool) -> PathBuf {
     }
     file
 }
+
+/// The encapsulations the tunnel tests rewrite captures into: a name, the layers (innermost
+/// first) and the outer IPv4 fragment size, if any. Every decapsulator is in one of them, and the
+/// last nests four (the most poolshark decodes).
+pub fn encapsulations() -> Vec<(
+    &'static str,
+    Vec<poolshark::generate::tunnel::Layer>,
+    Option<usize>,
+)> {
+    use poolshark::generate::link::VlanTag;
+    use poolshark::generate::tunnel::Layer;
+    let gre = |v6, key, ethernet, vlans: Vec<VlanTag>| Layer::Gre {
+        v6,
+        key,
+        sequence: key.map(|k| k ^ 0xffff),
+        checksum: key.is_some(),
+        ethernet,
+        vlans,
+    };
+    vec![
+        ("ipip4", vec![Layer::IpInIp { v6: false }], None),
+        ("ipip6", vec![Layer::IpInIp { v6: true }], None),
+        ("gre-key", vec![gre(false, Some(1000), false, vec![])], None),
+        (
+            "gre-eth-qinq",
+            vec![gre(
+                true,
+                None,
+                true,
+                vec![
+                    VlanTag {
+                        tpid: 0x88a8,
+                        tci: 30,
+                    },
+                    VlanTag::dot1q(100),
+                ],
+            )],
+            None,
+        ),
+        (
+            "vxlan",
+            vec![Layer::Vxlan {
+                v6: false,
+                vni: 5000,
+            }],
+            None,
+        ),
+        ("geneve6", vec![Layer::Geneve { v6: true, vni: 77 }], None),
+        (
+            "mpls-gre",
+            vec![
+                Layer::Mpls {
+                    labels: vec![16, 1_048_575],
+                },
+                gre(false, None, false, vec![]),
+            ],
+            None,
+        ),
+        (
+            "vxlan-fragmented",
+            vec![Layer::Vxlan { v6: false, vni: 1 }],
+            Some(256),
+        ),
+        (
+            "nested4",
+            vec![
+                Layer::Mpls { labels: vec![20] },
+                gre(false, Some(7), true, vec![VlanTag::dot1q(9)]),
+                Layer::Vxlan { v6: true, vni: 3 },
+                Layer::IpInIp { v6: false },
+            ],
+            None,
+        ),
+    ]
+}
+
+/// `capture` rewritten with every frame inside `layers` (see
+/// [`poolshark::generate::tunnel::encapsulate`]), as an Ethernet pcap in the temporary folder
+/// named after `name`; the caller removes it. Times are kept, and a frame cut by its snap length
+/// stays cut by as much.
+pub fn tunnelled(
+    capture: &Path,
+    layers: &[poolshark::generate::tunnel::Layer],
+    fragment: Option<usize>,
+    name: &str,
+) -> PathBuf {
+    use poolshark::generate::{tunnel, PcapWriter, TsResolution};
+    use poolshark::source::file::FileSource;
+    use poolshark::source::FrameSource;
+    let stem = capture
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned());
+    let out = std::env::temp_dir().join(format!(
+        "poolshark-tunnel-{}-{name}-{}.pcap",
+        std::process::id(),
+        stem.unwrap_or_default()
+    ));
+    let file = std::io::BufWriter::new(std::fs::File::create(&out).expect("create"));
+    let mut w = PcapWriter::new(file, 1, TsResolution::Nano).expect("pcap header");
+    let mut src = FileSource::open(capture).expect("open capture");
+    while let Some(f) = src.next_frame().expect("read capture") {
+        let cut = (f.orig_len as usize).saturating_sub(f.data.len()) as u32;
+        let frames = tunnel::encapsulate(f.linktype, f.data, layers, fragment)
+            .unwrap_or_else(|| vec![f.data.to_vec()]);
+        for t in frames {
+            w.write_cut(f.ts, &t, t.len() as u32 + cut).expect("write");
+        }
+    }
+    w.flush().expect("flush");
+    out
+}
