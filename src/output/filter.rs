@@ -25,13 +25,13 @@
 //! (`ip.src`, `ip.dst`, `ip.addr`, `ipv6.*` likewise, `udp.port`, `udp.srcport`, `udp.dstport`,
 //! `tcp.*` and `sctp.*` likewise: the layer the listing shows, the deepest decoded; in a tunnelled
 //! frame the outer IP layers and the UDP ports of VXLAN or Geneve come first, outermost first, as
-//! tshark lists them: [`FrameSummary::outer`]). A VALUE is a
-//! number (decimal or `0x` hex), an address (`192.0.2.0/24` is the subnet), bytes (`00:1a:2b`,
-//! `00-1a-2b`, `001a2b`, or quoted text for its own bytes, with Wireshark's escapes, or `r"..."`
-//! without), `true` or `false`, text (in double quotes when it has spaces), or the name of a
-//! numeric field's value (`dhcpv6.msgtype == Solicit`). An unquoted right-hand side that starts with a protocol's name (`udp.srcport`) is a
-//! field, as in tshark: every pair of occurrences is compared. Slices and functions: see
-//! [`derived`].
+//! tshark lists them: [`FrameSummary::outer`]). A VALUE is a number (decimal or `0x` hex), an
+//! address (`192.0.2.0/24` is the subnet), bytes (`00:1a:2b`, `00-1a-2b`, `001a2b`, or quoted text
+//! for its own bytes, with Wireshark's escapes, or `r"..."` without), `true` or `false`, text (in
+//! double quotes when it has spaces), or the name of a numeric field's value
+//! (`dhcpv6.msgtype == Solicit`). An unquoted right-hand side that starts with a protocol's name
+//! (`udp.srcport`) is a field, as in tshark: every pair of occurrences is compared. Slices and
+//! functions: see [`derived`].
 //!
 //! The operators mean what they mean in tshark 4.0: `==`, `>`, `<`, `>=`, `<=`, `contains` and
 //! `in` hold when any occurrence of the field satisfies them; `!=` (`ne`, `all_ne`) when the field
