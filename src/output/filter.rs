@@ -1956,9 +1956,7 @@ fn compare_values(a: &Value, b: &Value, rel: Rel) -> (bool, Result<(), Misfit>) 
             (Value::Str(x), Value::Str(y)) => (x.contains(y.as_str()), Ok(())),
             _ => match (raw(a), raw(b)) {
                 (Some(x), Some(y)) => (contains(x, y), Ok(())),
-                _ if !matches!(sa, Sort::Bytes | Sort::Mac | Sort::Text) => {
-                    (false, Err(Misfit::NoContains(sa)))
-                }
+                _ if !sa.contains_applies() => (false, Err(Misfit::NoContains(sa))),
                 _ => (false, Err(Misfit::Sorts(sa, sb))),
             },
         };

@@ -173,7 +173,7 @@ impl Derived {
             }
         }
         if let [(a, x), .., (b, y)] = sorts[..] {
-            if a != b && !(a == Sort::Number && b == Sort::Number) {
+            if a != b {
                 return err(format!(
                     "{} takes fields of one kind: {x} holds {}, {y} {}",
                     op.name(),
