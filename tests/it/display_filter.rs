@@ -589,6 +589,11 @@ fn slices_and_functions_that_cannot_apply_say_so() {
             "max(frame.len, ip.src) > 1",
             "max() takes fields of one kind",
         ),
+        (
+            // tshark checks every argument, not only the first and the last.
+            "min(frame.len, ip.src, frame.number) > 1",
+            "min() takes fields of one kind: frame.len holds whole numbers, ip.src IPv4",
+        ),
         ("foo(dhcp.id) == 1", "'foo' is not a function"),
     ] {
         let out = read(&["-Y", filter], &demo);

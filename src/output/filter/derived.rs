@@ -172,8 +172,9 @@ impl Derived {
                 sorts.push((sort, name));
             }
         }
-        if let [(a, x), .., (b, y)] = sorts[..] {
-            if a != b {
+        // Every field known before reading against the first, as tshark checks its arguments.
+        if let Some(&(a, x)) = sorts.first() {
+            if let Some(&(b, y)) = sorts.iter().find(|(b, _)| *b != a) {
                 return err(format!(
                     "{} takes fields of one kind: {x} holds {}, {y} {}",
                     op.name(),
