@@ -32,16 +32,53 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
     f.render_widget(Paragraph::new(lines), body);
 }
 
+/// The letter, the spaces and the two share columns of a member's line: "A " + id + " 100% 100%  "
+/// + description.
+const FIXED: usize = 14;
+
+/// How much of a member's description ("weight 3", "load 30.0 %", "primary, 128 buckets of ...")
+/// the id gives way for (an id is cut in its middle, down to the ten characters of a PE id).
+const NOW_WANTED: usize = 16;
+
+/// The longest id and the longest description (up to [`NOW_WANTED`]) of the subject's members.
+fn longest(e: &Entry) -> (usize, usize) {
+    let s = &e.series;
+    let ids = chart::member_ids(s);
+    let id = ids.iter().map(|i| i.chars().count()).max().unwrap_or(0);
+    let now = ids
+        .iter()
+        .map(|i| s.members.get(i).map_or(4, |d| d.chars().count()))
+        .max()
+        .unwrap_or(0)
+        .min(NOW_WANTED);
+    (id, now)
+}
+
+/// The width (borders included) at which the selected subject's member lines are not cut: the
+/// compact layout widens the pane up to it (`super::areas_with`). 0 for gauges or no subject.
+pub fn wanted_width(app: &App) -> u16 {
+    match app.selected_entry() {
+        Some(e) if chart::kind(&e.series) != Some(PlotKind::Gauges) => {
+            let (id, now) = longest(e);
+            let want = 2 + FIXED + id.clamp("member".len(), 22) + now;
+            u16::try_from(want).unwrap_or(u16::MAX)
+        }
+        _ => 0,
+    }
+}
+
 fn member_lines(app: &App, e: &Entry, width: usize) -> Vec<Line<'static>> {
     let s = &e.series;
     let totals = s.totals();
     let n = totals.answers as f64;
     let has_reference = totals.members.values().any(|c| c.expected_first > 0.0);
     let ids = chart::member_ids(s);
-    // As wide as the longest id, so that the description has the rest of the line.
-    let longest = ids.iter().map(|i| i.chars().count()).max().unwrap_or(0);
+    // As wide as the longest id, so that the description has the rest of the line; but the
+    // description comes first where the line is short (up to NOW_WANTED characters of it).
+    let (longest, longest_now) = longest(e);
     let id_w = longest
         .max("member".len())
+        .min(width.saturating_sub(FIXED + longest_now).max(10))
         .min(width.saturating_sub(16).max(4))
         .min(22);
     let mut out = vec![Line::styled(

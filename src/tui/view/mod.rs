@@ -55,12 +55,20 @@ fn split_v(r: Rect, top: u16) -> (Rect, Rect) {
 }
 
 pub fn areas(area: Rect) -> Areas {
+    areas_with(area, 0)
+}
+
+/// [`areas`], with the members pane of the compact layout widened towards `members_want`
+/// columns (from 3/8 of the width up to half), so that a member's description is not cut where
+/// the findings can spare the room. Only the bottom row's widths change, so [`viewport`] holds.
+fn areas_with(area: Rect, members_want: u16) -> Areas {
     let (header, rest) = split_v(area, 1);
     let (body, footer) = split_v(rest, rest.height.saturating_sub(1));
     if area.width >= WIDE_WIDTH && area.height >= WIDE_HEIGHT {
         let side = area.width / 5;
         let (pools, rest) = split_h(body, side.max(24));
-        let (middle, members) = split_h(rest, rest.width.saturating_sub(side.max(30)));
+        // Members a quarter of the width: the line of a member ends with its description.
+        let (middle, members) = split_h(rest, rest.width.saturating_sub((area.width / 4).max(30)));
         let (chart, findings) = split_v(middle, middle.height * 3 / 5);
         Areas {
             header,
@@ -74,7 +82,9 @@ pub fn areas(area: Rect) -> Areas {
     } else {
         let (top, bottom) = split_v(body, body.height * 3 / 5);
         let (pools, chart) = split_h(top, (top.width * 2 / 7).max(16));
-        let (members, findings) = split_h(bottom, (bottom.width * 3 / 8).max(20));
+        let least = (bottom.width * 3 / 8).max(20);
+        let most = (bottom.width / 2).max(least);
+        let (members, findings) = split_h(bottom, members_want.clamp(least, most));
         Areas {
             header,
             pools,
@@ -132,7 +142,7 @@ pub fn draw(f: &mut Frame<'_>, app: &App) {
         );
         return;
     }
-    let a = areas(area);
+    let a = areas_with(area, members::wanted_width(app));
     bars::header(f, a.header, app);
     bars::footer(f, a.footer, app);
     pools::draw(f, a.pools, app);
