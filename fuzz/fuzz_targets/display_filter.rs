@@ -41,6 +41,8 @@ fuzz_target!(|data: &[u8]| {
         protocol: "UDP",
         ..FrameSummary::default()
     };
+    // The same bytes read as an Ethernet frame give the lower layers' trees.
+    let layers = poolshark::dissect::layers::decode(1, message).trees;
     let view = FrameView {
         number: 1,
         len: message.len() as u64,
@@ -49,6 +51,7 @@ fuzz_target!(|data: &[u8]| {
         first: Timestamp::new(1_700_000_000, 0),
         summary: &summary,
         records: &records,
+        layers: &layers,
     };
     match Filter::parse(text) {
         Ok(mut f) => {

@@ -1,5 +1,7 @@
 //! The Dissector over several frames of any link type, so that IP fragment, TCP stream and SCTP
 //! message reassembly keep state between them. Every payload handed on must respect the bounds.
+//! Each frame's lower layers are decoded into trees too (`read -Y`/`-e`/`-V`'s decoder), whose
+//! fields must lie within the frame.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -46,6 +48,18 @@ fuzz_target!(|data: &[u8]| {
         });
         for e in &summary.errors {
             assert!(!e.what.is_empty());
+        }
+        let layers = poolshark::dissect::layers::decode(r.linktype, r.data);
+        for t in &layers.trees {
+            t.walk(&mut |f| {
+                assert!(
+                    f.offset <= r.data.len(),
+                    "{} at byte {} of a {}-byte frame",
+                    f.name,
+                    f.offset,
+                    r.data.len()
+                );
+            });
         }
         std::hint::black_box(&summary.info);
     }

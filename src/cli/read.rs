@@ -10,7 +10,8 @@ use super::exit;
 use super::files::run_file;
 use super::input::{CaptureArgs, ProgressArgs};
 use super::progress::Bars;
-use crate::dissect::FrameSummary;
+use crate::dissect::{layers, FrameSummary};
+use crate::field::Field;
 use crate::output::capture_file::CaptureFile;
 use crate::output::fields::{Columns, FieldsOptions};
 use crate::output::filter::{Filter, FrameView};
@@ -25,7 +26,8 @@ pub struct ReadArgs {
     #[command(flatten)]
     pub input: CaptureArgs,
 
-    /// Show the whole field tree of every message.
+    /// Show the whole field tree of every message, after the frame's lower layers (Ethernet,
+    /// VLAN, IP, UDP/TCP/SCTP, tunnels) as tshark -V heads them.
     #[arg(short = 'V', long)]
     pub verbose: bool,
 
@@ -64,10 +66,13 @@ pub struct ReadArgs {
 #[derive(clap::Args, Debug, Default)]
 pub struct DisplayFilterArgs {
     /// Show only the frames that pass this display filter, in Wireshark's syntax: protocols
-    /// (`asap`, `enrp`, `dhcp`, `dhcpv6`, `dhcpfo`, `ip`, `ipv6`, `udp`, `tcp`, `sctp`), the
-    /// fields of `read -V` and the JSON records compared to values (`==`, `!=`, `>`, `<`, `>=`,
-    /// `<=`, `contains`), `frame.number`, `ip.addr`, `udp.port`, ..., with `&&`, `||`, `!` and
-    /// parentheses, e.g. `-Y 'asap.message_type == 3 && ip.src == 192.0.2.0/24'`.
+    /// (`asap`, `enrp`, `dhcp`, `dhcpv6`, `dhcpfo`, `eth`, `vlan`, `ip`, `ipv6`, `udp`, `tcp`,
+    /// `sctp`, `gre`, `vxlan`, ...), the fields of `read -V` and the JSON records compared to
+    /// values (`==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `matches`), `frame.number`,
+    /// `ip.addr`, `udp.port`, the lower layers' fields (`eth.src`, `vlan.id`, `ip.ttl`,
+    /// `tcp.flags.syn`, `sctp.data_payload_proto_id`, `gre.key`, `vxlan.vni`, `mpls.label`,
+    /// `frame.protocols`, ...), with `&&`, `||`, `!` and parentheses, e.g.
+    /// `-Y 'asap.message_type == 3 && ip.src == 192.0.2.0/24'`.
     #[arg(short = 'Y', long = "display-filter", value_name = "FILTER")]
     pub filter: Option<String>,
 }
@@ -77,7 +82,9 @@ pub struct DisplayFilterArgs {
 pub struct FieldArgs {
     /// With -T fields: a field to show, by the name a display filter uses (`read -V` and the
     /// JSON records show them; also frame.number, frame.time_epoch, frame.time_relative,
-    /// frame.len, ip.src, udp.srcport, ...), repeatable, in the order given.
+    /// frame.len, ip.src, udp.srcport, and the lower layers' fields: frame.protocols, eth.src,
+    /// vlan.id, ip.ttl, tcp.flags, sctp.data_payload_proto_id, vxlan.vni, ...), repeatable, in
+    /// the order given.
     #[arg(short = 'e', long = "field", value_name = "NAME")]
     pub fields: Vec<String>,
 
@@ -232,6 +239,9 @@ pub(crate) struct ReadSink<W: Write> {
     capture_file: Option<CaptureFile>,
     /// Whether the frames kept are listed (always, unless written with `-w` and no `-P`).
     print: bool,
+    /// Whether each frame's lower layers are decoded into trees ([`frame_layers`]): only when
+    /// the filter or a column names one of their fields, or `-V` prints them.
+    layers: bool,
 }
 
 impl<W: Write> ReadSink<W> {
@@ -254,7 +264,18 @@ impl<W: Write> ReadSink<W> {
             frames: 0,
             capture_file: None,
             print: true,
+            layers: false,
         }
+        .needs()
+    }
+
+    /// Notes whether the lower layers must be decoded, after the filter, the columns or the
+    /// format changed.
+    fn needs(mut self) -> Self {
+        self.layers = (self.verbose && self.json.is_none())
+            || self.filter.as_ref().is_some_and(Filter::needs_layers)
+            || self.columns.as_ref().is_some_and(Columns::needs_layers);
+        self
     }
 
     /// Writes the frames kept to `file`; `print`: list them too.
@@ -275,13 +296,13 @@ impl<W: Write> ReadSink<W> {
             c.write_header(&mut self.buf);
         }
         self.columns = columns;
-        self
+        self.needs()
     }
 
     /// Shows only the frames that pass `filter`.
     pub(crate) fn filter(mut self, filter: Option<Filter>) -> Self {
         self.filter = filter;
-        self
+        self.needs()
     }
 
     /// Stops after `count` frames.
@@ -377,6 +398,11 @@ impl<W: Write> Sink for ReadSink<W> {
     fn end_frame(&mut self, frame: &Frame<'_>, summary: &FrameSummary) {
         self.frames += 1;
         let first = *self.first.get_or_insert(frame.ts);
+        let layers = if self.layers {
+            frame_layers(frame, &self.pending)
+        } else {
+            Vec::new()
+        };
         let view = FrameView {
             number: frame.number,
             len: u64::from(frame.orig_len),
@@ -385,6 +411,7 @@ impl<W: Write> Sink for ReadSink<W> {
             first,
             summary,
             records: &self.pending,
+            layers: &layers,
         };
         let keep = self.filter.as_mut().is_none_or(|f| f.matches(&view));
         if let Some(file) = &mut self.capture_file {
@@ -456,6 +483,9 @@ impl<W: Write> Sink for ReadSink<W> {
                     info: &info,
                 },
             );
+            if self.verbose {
+                write_tree(&mut self.buf, &layers, 1);
+            }
             for r in &self.pending {
                 if self.verbose {
                     write_tree(&mut self.buf, &r.fields, 1);
@@ -485,6 +515,55 @@ impl<W: Write> Sink for ReadSink<W> {
                 .as_ref()
                 .is_some_and(|f| f.error().is_some())
     }
+}
+
+/// The frame's lower layers as trees, under a `frame` root that holds `frame.protocols` (the
+/// layers' protocols, then one per message of `records`, as tshark lists them).
+fn frame_layers(frame: &Frame<'_>, records: &[Record]) -> Vec<Field> {
+    let l = layers::decode(frame.linktype, frame.data);
+    let mut protocols = l.protocols.join(":");
+    // tshark names each message of a SCTP packet or UDP datagram, but a protocol once per TCP
+    // segment, however many messages it ends.
+    let tcp = l.protocols.last() == Some(&"tcp");
+    let mut last = "";
+    for r in records {
+        let name = match r.protocol {
+            "dhcpv4" => "dhcp",
+            p => p,
+        };
+        if tcp && name == last {
+            continue;
+        }
+        last = name;
+        if !protocols.is_empty() {
+            protocols.push(':');
+        }
+        protocols.push_str(name);
+    }
+    let cap = frame.data.len();
+    let len = frame.orig_len;
+    let root = Field::node(
+        "frame",
+        format!(
+            "Frame {}: {len} bytes on wire ({} bits), {cap} bytes captured ({} bits)",
+            frame.number,
+            u64::from(len) * 8,
+            cap as u64 * 8
+        ),
+        0,
+        cap,
+    )
+    .child(Field::string(
+        "frame.protocols",
+        "Protocols in frame",
+        protocols,
+        0,
+        0,
+    ));
+    let mut out = Vec::with_capacity(l.trees.len() + 1);
+    out.push(root);
+    out.extend(l.trees);
+    out
 }
 
 fn column(protocol: &str) -> &'static str {

@@ -15,6 +15,7 @@ mod dissector;
 pub mod framing;
 pub mod ip;
 pub mod ipfrag;
+pub mod layers;
 pub mod link;
 pub(crate) mod lru;
 pub mod sctp;

@@ -180,6 +180,12 @@ impl Columns {
         self.trees
     }
 
+    /// Whether a column is a field of the lower layers' trees, which the frames' views must
+    /// then hold ([`FrameView::layers`]).
+    pub fn needs_layers(&self) -> bool {
+        self.columns.iter().any(Column::needs_layers)
+    }
+
     /// The line of one frame.
     pub fn write_row(&mut self, frame: &FrameView<'_>, out: &mut Vec<u8>) {
         for i in 0..self.columns.len() {
@@ -278,6 +284,7 @@ mod tests {
             first: Timestamp::new(99, 0),
             summary: &summary,
             records: &records,
+            layers: &[],
         };
         let options = FieldsOptions::parse(options).expect("options");
         let mut c = Columns::new(names, options).expect("columns");
@@ -343,7 +350,7 @@ mod tests {
         let none: [&str; 0] = [];
         let e = Columns::new(&none, FieldsOptions::default()).expect_err("no field");
         assert!(e.to_string().contains("-e NAME"), "{e}");
-        let e = Columns::new(&["eth.src"], FieldsOptions::default()).expect_err("eth");
+        let e = Columns::new(&["eth.lg"], FieldsOptions::default()).expect_err("eth");
         assert!(e.to_string().contains("not kept"), "{e}");
     }
 
@@ -367,6 +374,7 @@ mod tests {
             first: Timestamp::default(),
             summary: &summary,
             records: &records,
+            layers: &[],
         };
         c.write_row(&view, &mut Vec::new());
         // An Nth(0) built in code (parse refuses it) keeps nothing, and does not panic.

@@ -25,7 +25,12 @@
 //! (`ip.src`, `ip.dst`, `ip.addr`, `ipv6.*` likewise, `udp.port`, `udp.srcport`, `udp.dstport`,
 //! `tcp.*` and `sctp.*` likewise: the layer the listing shows, the deepest decoded; in a tunnelled
 //! frame the outer IP layers and the UDP ports of VXLAN or Geneve come first, outermost first, as
-//! tshark lists them: [`FrameSummary::outer`]). A VALUE is a number (decimal or `0x` hex), an
+//! tshark lists them: [`FrameSummary::outer`]), or a field of the lower layers' trees
+//! ([`layers::FIELDS`]: `frame.protocols`, `eth.src`, `vlan.id`, `ip.ttl`, `tcp.flags.syn`,
+//! `sctp.data_payload_proto_id`, `gre.key`, `vxlan.vni`, `mpls.label`, ..., and the protocols
+//! `frame`, `eth`, `vlan`, `gre`, `vxlan`, ...), which the caller decodes from the frame's bytes
+//! into [`FrameView::layers`] only when [`Filter::needs_layers`] or [`Column::needs_layers`] says
+//! so; they are looked up as the messages' fields are, outermost layer first. A VALUE is a number (decimal or `0x` hex), an
 //! address (`192.0.2.0/24` is the subnet), bytes (`00:1a:2b`, `00-1a-2b`, `001a2b`, or quoted text
 //! for its own bytes, with Wireshark's escapes, or `r"..."` without), `true` or `false`, text (in
 //! double quotes when it has spaces), or the name of a numeric field's value
@@ -55,14 +60,14 @@ mod derived;
 use derived::{Derive, Derived};
 
 use super::Record;
-use crate::dissect::{Address, FrameSummary};
+use crate::dissect::{layers, Address, FrameSummary};
 use crate::field::{format_float_g15, Base, Field, Value};
 use crate::proto::AppProtocol;
 use crate::source::Timestamp;
 
 /// What a name may start with: poolshark's protocols (`dhcp` is Wireshark's name for DHCPv4), the
 /// frame and its lower layers, and `poolshark` for the fields Wireshark lacks.
-pub const PROTOCOLS: [&str; 15] = [
+pub const PROTOCOLS: [&str; 24] = [
     "asap",
     "enrp",
     "dhcp",
@@ -71,12 +76,21 @@ pub const PROTOCOLS: [&str; 15] = [
     "dhcpfo",
     "frame",
     "eth",
+    "vlan",
+    "ieee8021ad",
+    "sll",
     "arp",
     "ip",
     "ipv6",
+    "icmp",
+    "icmpv6",
     "udp",
     "tcp",
     "sctp",
+    "gre",
+    "vxlan",
+    "geneve",
+    "mpls",
     "poolshark",
 ];
 
@@ -318,6 +332,9 @@ enum Subject {
     },
     /// A field of the messages' trees.
     Field(String),
+    /// A field (or protocol) of the lower layers' trees, decoded from the frame's bytes when a
+    /// filter or a column names one ([`crate::dissect::layers`]; `frame` is their root).
+    Layer(&'static str),
     /// A slice of a field's bytes, or a function of fields.
     Derived(Box<Derived>),
 }
@@ -333,6 +350,15 @@ impl Subject {
             Subject::Addr { v6: true, .. } => Some(Sort::Ipv6),
             Subject::Derived(d) => d.sort(),
             _ => None,
+        }
+    }
+
+    /// Whether the subject, or a field a function takes, is in the lower layers' trees.
+    fn needs_layers(&self) -> bool {
+        match self {
+            Subject::Layer(_) => true,
+            Subject::Derived(d) => d.args.iter().any(Subject::needs_layers),
+            _ => false,
         }
     }
 
@@ -411,6 +437,9 @@ pub struct FrameView<'a> {
     pub first: Timestamp,
     pub summary: &'a FrameSummary,
     pub records: &'a [Record],
+    /// The lower layers' trees, `frame` first ([`crate::dissect::layers`]); empty unless the
+    /// filter or a column needs them ([`Filter::needs_layers`], [`Column::needs_layers`]).
+    pub layers: &'a [Field],
 }
 
 impl Filter {
@@ -431,6 +460,12 @@ impl Filter {
         let mut fields = Vec::new();
         collect_fields(&expr, &mut fields);
         Ok(Filter { expr, fields })
+    }
+
+    /// Whether the filter names a field of the lower layers' trees, which [`FrameView::layers`]
+    /// must then hold (decoding them costs: a filter without one does not pay it).
+    pub fn needs_layers(&self) -> bool {
+        needs_layers(&self.expr)
     }
 
     /// Whether the frame passes. Records which named fields occurred, for [`Self::unseen_fields`],
@@ -465,6 +500,15 @@ impl Filter {
         let mut out = Vec::new();
         problems(&self.expr, &mut out);
         out
+    }
+}
+
+fn needs_layers(e: &Expr) -> bool {
+    match e {
+        Expr::Or(a, b) | Expr::And(a, b) => needs_layers(a) || needs_layers(b),
+        Expr::Not(a) => needs_layers(a),
+        Expr::Has(s) | Expr::Value(s, ..) | Expr::In(s, _) => s.needs_layers(),
+        Expr::Fields(p) => p.left.needs_layers() || p.right.needs_layers(),
     }
 }
 
@@ -522,6 +566,7 @@ fn problems(e: &Expr, out: &mut Vec<String>) {
 fn tree_name(s: &Subject) -> Option<&str> {
     match s {
         Subject::Field(name) => Some(name),
+        Subject::Layer(name) => Some(name),
         Subject::Derived(d) => Some(&d.text),
         _ => None,
     }
@@ -615,6 +660,11 @@ impl Column {
         matches!(self.subject, Subject::Field(_))
     }
 
+    /// Whether the column needs the lower layers' trees ([`FrameView::layers`]).
+    pub fn needs_layers(&self) -> bool {
+        self.subject.needs_layers()
+    }
+
     /// Whether the frame has it (for a tree field: whether a message has one).
     pub fn present(&self, f: &FrameView<'_>) -> bool {
         present(&self.subject, f)
@@ -640,19 +690,34 @@ impl Column {
             Subject::Field(name) => {
                 for r in f.records {
                     occurrences(&r.fields, name, &mut |fld| {
-                        match fld.value {
-                            Value::None => {}
-                            Value::Bool(b) => each(u8::from(b).to_string()),
-                            Value::Float(x) => each(format_float_g15(x)),
-                            Value::Str(ref t) => each(escape_controls(t)),
-                            _ => each(fld.display_value()),
-                        }
+                        column_value(fld, each);
                         false
                     });
                 }
             }
+            Subject::Layer(name) => {
+                occurrences(f.layers, name, &mut |fld| {
+                    match fld.value {
+                        // A protocol: its header line, as tshark writes it.
+                        Value::None => each(escape_controls(&fld.label)),
+                        _ => column_value(fld, each),
+                    }
+                    false
+                });
+            }
             _ => lower_values(&self.subject, f, &mut |v| each(v.display(Base::Dec))),
         }
+    }
+}
+
+/// One occurrence of a tree field as tshark's `-T fields` writes it (a subtree header: nothing).
+fn column_value(fld: &Field, each: &mut impl FnMut(String)) {
+    match fld.value {
+        Value::None => {}
+        Value::Bool(b) => each(u8::from(b).to_string()),
+        Value::Float(x) => each(format_float_g15(x)),
+        Value::Str(ref t) => each(escape_controls(t)),
+        _ => each(fld.display_value()),
     }
 }
 
@@ -1491,6 +1556,12 @@ fn subject(name: &str) -> Result<Subject, String> {
         "addr" | "port" => Some(Which::Either),
         _ => None,
     };
+    if name == "frame" {
+        return Ok(Subject::Layer("frame"));
+    }
+    if let Some(&field) = layers::FIELDS.iter().find(|f| **f == name) {
+        return Ok(Subject::Layer(field));
+    }
     if let Some(t) = transport(proto) {
         return match (rest, which(rest)) {
             ("", _) => Ok(Subject::Lower(Lower::Transport(t))),
@@ -1516,16 +1587,43 @@ fn subject(name: &str) -> Result<Subject, String> {
             v6: proto == "ipv6",
             which,
         },
-        (_, "frame" | "ip" | "ipv6" | "eth" | "arp", _) => return Err(not_kept(name)),
+        (_, p, _) if LOWER_PROTOCOLS.contains(&p) => return Err(not_kept(name)),
         _ => Subject::Field(name.to_string()),
     })
 }
 
+/// The protocols below the applications: a name of theirs that is not known is refused (the
+/// applications' names are looked for in the messages instead).
+const LOWER_PROTOCOLS: [&str; 17] = [
+    "frame",
+    "eth",
+    "vlan",
+    "ieee8021ad",
+    "sll",
+    "arp",
+    "ip",
+    "ipv6",
+    "icmp",
+    "icmpv6",
+    "udp",
+    "tcp",
+    "sctp",
+    "gre",
+    "vxlan",
+    "geneve",
+    "mpls",
+];
+
 fn not_kept(name: &str) -> String {
     format!(
-        "'{name}' is not kept by poolshark: of the lower layers, filters see frame.number, \
-         frame.len, frame.cap_len, frame.time_epoch, frame.time_relative, ip/ipv6 .src .dst .addr, \
-         udp/tcp/sctp .port .srcport .dstport, and the protocols ip, ipv6, arp, udp, tcp, sctp"
+        "'{name}' is not kept by poolshark: of the lower layers, filters and columns see \
+         frame.number, frame.len, frame.cap_len, frame.time_epoch, frame.time_relative, \
+         ip/ipv6 .src .dst .addr, udp/tcp/sctp .port .srcport .dstport, the protocols frame, \
+         ip, ipv6, arp, udp, tcp, sctp, and these fields decoded from the frame's bytes: {} \
+         (tshark's relative TCP sequence numbers, SCTP TSNs and stream indices need state \
+         poolshark does not keep: tcp.seq_raw, tcp.ack_raw, sctp.data_tsn_raw and \
+         sctp.sack_cumulative_tsn_ack_raw are the numbers on the wire)",
+        layers::FIELDS.join(", ")
     )
 }
 
@@ -1705,6 +1803,7 @@ fn present(s: &Subject, f: &FrameView<'_>) -> bool {
             .records
             .iter()
             .any(|r| occurrences(&r.fields, name, &mut |_| true)),
+        Subject::Layer(name) => occurrences(f.layers, name, &mut |_| true),
     }
 }
 
@@ -1720,6 +1819,9 @@ fn each(
             occurrences(&r.fields, name, &mut |fld| {
                 test(&fld.value, fld.note.as_deref(), fld.len)
             })
+        }),
+        Subject::Layer(name) => occurrences(f.layers, name, &mut |fld| {
+            test(&fld.value, fld.note.as_deref(), fld.len)
         }),
         Subject::Derived(d) => d.each(f, test),
         _ => {
@@ -2034,6 +2136,7 @@ mod tests {
             first: Timestamp::new(1_700_000_000, 0),
             summary,
             records,
+            layers: &[],
         }
     }
 
@@ -2125,7 +2228,7 @@ mod tests {
         ] {
             assert_eq!(column(name), want, "{name}");
         }
-        assert!(Column::parse("eth.src").is_err());
+        assert!(Column::parse("eth.lg").is_err());
         assert!(Column::parse("1x").is_err());
         assert!(Column::parse("dhcpv6.xid").is_ok_and(|c| c.is_tree_field()));
         assert!(Column::parse("frame.number").is_ok_and(|c| !c.is_tree_field()));
@@ -2296,8 +2399,13 @@ mod tests {
             ("(asap || enrp", 13, "expected ')'"),
             ("asap enrp", 5, "unexpected 'enrp'"),
             ("asap == 1", 5, "is a protocol"),
-            ("ip.ttl == 3", 0, "'ip.ttl' is not kept by poolshark"),
-            ("udp.length > 3", 0, "'udp.length' is not kept by poolshark"),
+            (
+                "ip.opt.len == 3",
+                0,
+                "'ip.opt.len' is not kept by poolshark",
+            ),
+            ("udp.stream > 3", 0, "'udp.stream' is not kept by poolshark"),
+            ("tcp.seq == 3", 0, "tcp.seq_raw"),
             ("1abc", 0, "neither a field nor a protocol"),
             ("dhcpv6.domain == \"x", 17, "closing quote"),
             ("asap $ enrp", 5, "unexpected character '$'"),
@@ -2310,8 +2418,9 @@ mod tests {
             ("DHCP", 0, "'DHCP' is not a protocol poolshark knows"),
             ("Dhcp.secs", 0, "'Dhcp' is not a protocol"),
             ("dhcpv6 && Dhcpv6.xid == 1", 10, "lowercase ('dhcpv6.xid')"),
-            ("icmpv6.type == 135", 0, "'icmpv6' is not a protocol"),
-            ("arp.opcode == 1", 0, "'arp.opcode' is not kept"),
+            ("icmpv6.mtu == 1280", 0, "'icmpv6.mtu' is not kept"),
+            ("igmp.type == 1", 0, "'igmp' is not a protocol"),
+            ("arp.isgratuitous", 0, "'arp.isgratuitous' is not kept"),
             ("poolshark", 0, "poolshark.*"),
             ("dhcpv6 AND asap", 7, "keywords are lowercase: 'and'"),
             ("NOT asap", 0, "keywords are lowercase ('not')"),

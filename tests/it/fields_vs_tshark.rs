@@ -388,7 +388,7 @@ fn fields_usage_errors_say_what_is_wrong() {
     for (args, says) in [
         (&["-T", "fields"][..], "-e NAME"),
         (&["-e", "frame.number"], "go with -T fields"),
-        (&["-T", "fields", "-e", "eth.src"], "not kept"),
+        (&["-T", "fields", "-e", "eth.lg"], "not kept"),
         (
             &["-T", "fields", "-e", "frame.number", "-E", "occurrence=x"],
             "occurrence=x",

@@ -30,6 +30,7 @@ mod fixtures;
 mod fuzz_regressions;
 mod generate;
 mod handoff;
+mod layers_vs_tshark;
 mod leases_cli;
 mod leases_files;
 mod live_capture;

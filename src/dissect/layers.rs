@@ -1,0 +1,1378 @@
+//! The lower layers of one frame as display trees, decoded from its bytes on demand: what
+//! `read -V` prints above the messages and what display filters and `-T fields -e` look up for
+//! the names of [`FIELDS`] (Ethernet, 802.1Q, Linux cooked, IPv4, IPv6, UDP, TCP, SCTP and its
+//! chunks, ICMP, ICMPv6, ARP, GRE, VXLAN, Geneve, MPLS), with Wireshark 4.0's names, types and
+//! bases.
+//!
+//! [`decode`] is a pure function of the link type and the bytes: it keeps no state (so no
+//! relative TCP sequence numbers or SCTP TSNs, no stream indices, no reassembly: a fragment's
+//! payload is `data`, as tshark shows a fragment it has not reassembled), never panics, and walks
+//! as the dissector does, through at most [`tunnel::MAX_ENCAPSULATIONS`] encapsulations, stopping
+//! at the application payload. A header cut short gives the fields that are whole. The
+//! dissector's hot path ([`super::Dissector`], [`super::FrameSummary`]) does none of this: `read`
+//! calls it only when a filter, a column or `-V` names a field of it.
+//!
+//! Offsets are the frame's. The trees come outermost first, as tshark lists occurrences.
+
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use super::ip::{PROTO_ICMP, PROTO_ICMPV6, PROTO_IGMP, PROTO_SCTP, PROTO_TCP, PROTO_UDP};
+use super::link::{ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6};
+use super::sctp::UDP_ENCAPSULATION_PORT;
+use super::tunnel::{
+    ETHERTYPE_MPLS, ETHERTYPE_MPLS_MULTICAST, ETHERTYPE_TEB, GENEVE_PORT, MAX_ENCAPSULATIONS,
+    PROTO_GRE, PROTO_IPIP, PROTO_IPV6, VXLAN_PORT,
+};
+use crate::field::{mac, Field, Value};
+use crate::source::linktype;
+
+/// Every field name the trees can hold (protocols included), for the display filters and the
+/// columns to resolve names against before reading.
+pub const FIELDS: &[&str] = &[
+    "frame.protocols",
+    "eth",
+    "eth.dst",
+    "eth.src",
+    "eth.addr",
+    "eth.type",
+    "vlan",
+    "vlan.priority",
+    "vlan.dei",
+    "vlan.id",
+    "vlan.etype",
+    "ieee8021ad",
+    "ieee8021ad.priority",
+    "ieee8021ad.dei",
+    "ieee8021ad.id",
+    "sll",
+    "sll.pkttype",
+    "sll.hatype",
+    "sll.halen",
+    "sll.src.eth",
+    "sll.etype",
+    "ip.version",
+    "ip.hdr_len",
+    "ip.dsfield",
+    "ip.dsfield.dscp",
+    "ip.dsfield.ecn",
+    "ip.len",
+    "ip.id",
+    "ip.flags",
+    "ip.flags.rb",
+    "ip.flags.df",
+    "ip.flags.mf",
+    "ip.frag_offset",
+    "ip.ttl",
+    "ip.proto",
+    "ip.checksum",
+    "ipv6.version",
+    "ipv6.tclass",
+    "ipv6.flow",
+    "ipv6.plen",
+    "ipv6.nxt",
+    "ipv6.hlim",
+    "udp.length",
+    "udp.checksum",
+    "tcp.seq_raw",
+    "tcp.ack_raw",
+    "tcp.hdr_len",
+    "tcp.flags",
+    "tcp.flags.urg",
+    "tcp.flags.ack",
+    "tcp.flags.push",
+    "tcp.flags.reset",
+    "tcp.flags.syn",
+    "tcp.flags.fin",
+    "tcp.window_size_value",
+    "tcp.checksum",
+    "tcp.urgent_pointer",
+    "tcp.len",
+    "sctp.verification_tag",
+    "sctp.checksum",
+    "sctp.chunk_type",
+    "sctp.chunk_flags",
+    "sctp.chunk_length",
+    "sctp.data_e_bit",
+    "sctp.data_b_bit",
+    "sctp.data_u_bit",
+    "sctp.data_i_bit",
+    "sctp.data_tsn_raw",
+    "sctp.data_sid",
+    "sctp.data_ssn",
+    "sctp.data_payload_proto_id",
+    "sctp.sack_cumulative_tsn_ack_raw",
+    "sctp.sack_a_rwnd",
+    "icmp",
+    "icmp.type",
+    "icmp.code",
+    "icmp.checksum",
+    "icmpv6",
+    "icmpv6.type",
+    "icmpv6.code",
+    "icmpv6.checksum",
+    "arp.hw.type",
+    "arp.proto.type",
+    "arp.hw.size",
+    "arp.proto.size",
+    "arp.opcode",
+    "arp.src.hw_mac",
+    "arp.src.proto_ipv4",
+    "arp.dst.hw_mac",
+    "arp.dst.proto_ipv4",
+    "gre",
+    "gre.flags_and_version",
+    "gre.proto",
+    "gre.checksum",
+    "gre.key",
+    "gre.sequence_number",
+    "vxlan",
+    "vxlan.flags",
+    "vxlan.vni",
+    "geneve",
+    "geneve.version",
+    "geneve.proto_type",
+    "geneve.vni",
+    "mpls",
+    "mpls.label",
+    "mpls.exp",
+    "mpls.bottom",
+    "mpls.ttl",
+];
+
+/// Whether `name` is one of [`FIELDS`].
+pub fn is_field(name: &str) -> bool {
+    FIELDS.contains(&name)
+}
+
+/// MPLS labels beyond this many are taken for garbage (as are VLAN tags beyond eight and IPv6
+/// extension headers beyond sixteen, as the dissector does).
+const MAX_LABELS: usize = 16;
+const MAX_VLAN_TAGS: usize = 8;
+const MAX_EXTENSIONS: usize = 16;
+
+/// A frame's lower layers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Layers {
+    /// One tree per protocol, outermost first.
+    pub trees: Vec<Field>,
+    /// The protocols of `frame.protocols`, as tshark names them, up to the application's.
+    pub protocols: Vec<&'static str>,
+}
+
+/// Decodes the lower layers of a frame captured with LINKTYPE_ `lt`.
+pub fn decode(lt: u32, data: &[u8]) -> Layers {
+    let mut w = Walk {
+        data,
+        out: Layers::default(),
+        quoting: false,
+    };
+    w.link(lt);
+    w.out
+}
+
+struct Walk<'a> {
+    data: &'a [u8],
+    out: Layers,
+    /// Within the packet an ICMP error quotes (whose own ICMP errors are not followed).
+    quoting: bool,
+}
+
+/// Where a header is: from `at` to `end` (exclusive) in the frame.
+#[derive(Clone, Copy)]
+struct Span {
+    at: usize,
+    end: usize,
+}
+
+impl Span {
+    fn len(self) -> usize {
+        self.end.saturating_sub(self.at)
+    }
+    fn from(self, skip: usize) -> Span {
+        Span {
+            at: self.at.saturating_add(skip).min(self.end),
+            end: self.end,
+        }
+    }
+}
+
+/// `f` shown in hexadecimal with `digits` digits (tshark's BASE_HEX: two per byte of the type).
+fn hex(f: Field, digits: u8) -> Field {
+    f.hex(digits)
+}
+
+impl Walk<'_> {
+    fn u8(&self, at: usize, s: Span) -> Option<u8> {
+        (at < s.end).then(|| self.data.get(at).copied()).flatten()
+    }
+    fn be16(&self, at: usize, s: Span) -> Option<u16> {
+        Some(u16::from_be_bytes([self.u8(at, s)?, self.u8(at + 1, s)?]))
+    }
+    fn be24(&self, at: usize, s: Span) -> Option<u32> {
+        Some(u32::from_be_bytes([
+            0,
+            self.u8(at, s)?,
+            self.u8(at + 1, s)?,
+            self.u8(at + 2, s)?,
+        ]))
+    }
+    fn be32(&self, at: usize, s: Span) -> Option<u32> {
+        Some(u32::from_be_bytes([
+            self.u8(at, s)?,
+            self.u8(at + 1, s)?,
+            self.u8(at + 2, s)?,
+            self.u8(at + 3, s)?,
+        ]))
+    }
+    fn mac(&self, at: usize, s: Span) -> Option<[u8; 6]> {
+        if at.checked_add(6)? > s.end {
+            return None;
+        }
+        self.data.get(at..at + 6)?.try_into().ok()
+    }
+    fn v4(&self, at: usize, s: Span) -> Option<Ipv4Addr> {
+        self.be32(at, s).map(Ipv4Addr::from)
+    }
+    fn v6(&self, at: usize, s: Span) -> Option<Ipv6Addr> {
+        if at.checked_add(16)? > s.end {
+            return None;
+        }
+        let b: [u8; 16] = self.data.get(at..at + 16)?.try_into().ok()?;
+        Some(Ipv6Addr::from(b))
+    }
+
+    fn push(&mut self, proto: &'static str, tree: Field) {
+        self.out.protocols.push(proto);
+        self.out.trees.push(tree);
+    }
+
+    fn link(&mut self, lt: u32) {
+        let all = Span {
+            at: 0,
+            end: self.data.len(),
+        };
+        match lt {
+            linktype::ETHERNET => self.ethernet(all, 0),
+            linktype::LINUX_SLL => self.sll(all),
+            linktype::LINUX_SLL2 => self.sll2(all),
+            linktype::RAW | 12 | 14 | linktype::IPV4 | linktype::IPV6 => {
+                self.out.protocols.push("raw");
+                match self.u8(0, all).map(|b| b >> 4) {
+                    Some(4) => self.ipv4(all, 0),
+                    Some(6) => self.ipv6(all, 0),
+                    _ => {}
+                }
+            }
+            linktype::NULL | linktype::LOOP => {
+                self.out.protocols.push("null");
+                // The family's byte order varies; the IP version says what follows.
+                match self.u8(4, all).map(|b| b >> 4) {
+                    Some(4) => self.ipv4(all.from(4), 0),
+                    Some(6) => self.ipv6(all.from(4), 0),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// An Ethernet II header at `s.at`, its VLAN tags, and what they carry.
+    fn ethernet(&mut self, s: Span, depth: u8) {
+        let (Some(dst), Some(src), Some(t)) = (
+            self.mac(s.at, s),
+            self.mac(s.at + 6, s),
+            self.be16(s.at + 12, s),
+        ) else {
+            return;
+        };
+        let addr = |name, label, m: [u8; 6], at| {
+            Field::new(name, label, Value::Mac(m), at, 6).child(Field::new(
+                "eth.addr",
+                "Address",
+                Value::Mac(m),
+                at,
+                6,
+            ))
+        };
+        let tree = Field::node(
+            "eth",
+            format!(
+                "Ethernet II, Src: {s} ({s}), Dst: {d} ({d})",
+                s = mac(&src),
+                d = mac(&dst)
+            ),
+            s.at,
+            14,
+        )
+        .child(addr("eth.dst", "Destination", dst, s.at))
+        .child(addr("eth.src", "Source", src, s.at + 6))
+        .child(hex(Field::uint("eth.type", "Type", t, s.at + 12, 2), 4));
+        self.push("eth", tree);
+        if t <= 1500 {
+            // IEEE 802.3 with a length: LLC, not decoded.
+            return;
+        }
+        self.out.protocols.push("ethertype");
+        self.vlans(t, s.from(14), depth);
+    }
+
+    /// VLAN tags (802.1Q, and 802.1ad's service tags) before `t`'s payload at `s`.
+    fn vlans(&mut self, mut t: u16, mut s: Span, depth: u8) {
+        let mut tags = 0;
+        while matches!(t, 0x8100 | 0x88a8 | 0x9100) && tags < MAX_VLAN_TAGS {
+            let (Some(tci), Some(next)) = (self.be16(s.at, s), self.be16(s.at + 2, s)) else {
+                return;
+            };
+            let (proto, title) = if t == 0x88a8 {
+                ("ieee8021ad", "IEEE 802.1ad")
+            } else {
+                ("vlan", "802.1Q Virtual LAN")
+            };
+            let (pri, dei, id) = (tci >> 13, tci & 0x1000 != 0, tci & 0x0fff);
+            let (pri_n, dei_n, id_n) = if t == 0x88a8 {
+                ("ieee8021ad.priority", "ieee8021ad.dei", "ieee8021ad.id")
+            } else {
+                ("vlan.priority", "vlan.dei", "vlan.id")
+            };
+            let mut tree = Field::node(
+                proto,
+                format!("{title}, PRI: {pri}, DEI: {}, ID: {id}", u8::from(dei)),
+                s.at,
+                4,
+            )
+            .child(Field::uint(pri_n, "Priority", pri, s.at, 2))
+            .child(Field::boolean(dei_n, "DEI", dei, s.at, 2))
+            .child(Field::uint(id_n, "ID", id, s.at, 2));
+            if t != 0x88a8 {
+                tree = tree.child(hex(Field::uint("vlan.etype", "Type", next, s.at + 2, 2), 4));
+            }
+            self.push(proto, tree);
+            self.out.protocols.push("ethertype");
+            t = next;
+            s = s.from(4);
+            tags += 1;
+        }
+        self.ethertype(t, s, depth);
+    }
+
+    /// What an EtherType (a link layer's, GRE's, Geneve's) carries.
+    fn ethertype(&mut self, t: u16, s: Span, depth: u8) {
+        match t {
+            ETHERTYPE_IPV4 => self.ipv4(s, depth),
+            ETHERTYPE_IPV6 => self.ipv6(s, depth),
+            ETHERTYPE_ARP => self.arp(s),
+            ETHERTYPE_MPLS | ETHERTYPE_MPLS_MULTICAST => self.mpls(s, depth),
+            ETHERTYPE_TEB => self.ethernet(s, depth),
+            _ => {}
+        }
+    }
+
+    /// Linux cooked capture: packet type, ARPHRD type, address length, address, protocol.
+    fn sll(&mut self, s: Span) {
+        let (Some(pkttype), Some(hatype), Some(halen), Some(t)) = (
+            self.be16(0, s),
+            self.be16(2, s),
+            self.be16(4, s),
+            self.be16(14, s),
+        ) else {
+            return;
+        };
+        let mut tree = Field::node("sll", "Linux cooked capture v1", 0, 16)
+            .child(Field::uint("sll.pkttype", "Packet type", pkttype, 0, 2))
+            .child(Field::uint(
+                "sll.hatype",
+                "Link-layer address type",
+                hatype,
+                2,
+                2,
+            ))
+            .child(Field::uint(
+                "sll.halen",
+                "Link-layer address length",
+                halen,
+                4,
+                2,
+            ));
+        if let (1, 6, Some(m)) = (hatype, halen, self.mac(6, s)) {
+            tree = tree.child(Field::new("sll.src.eth", "Source", Value::Mac(m), 6, 6));
+        }
+        tree = tree.child(hex(Field::uint("sll.etype", "Protocol", t, 14, 2), 4));
+        self.push("sll", tree);
+        if t >= 0x0600 {
+            self.out.protocols.push("ethertype");
+            self.vlans(t, s.from(16), 0);
+        }
+    }
+
+    /// Linux cooked capture v2: protocol, reserved, interface, ARPHRD type, packet type, address
+    /// length, address.
+    fn sll2(&mut self, s: Span) {
+        let (Some(t), Some(hatype), Some(pkttype), Some(halen)) = (
+            self.be16(0, s),
+            self.be16(8, s),
+            self.u8(10, s),
+            self.u8(11, s),
+        ) else {
+            return;
+        };
+        let mut tree = Field::node("sll", "Linux cooked capture v2", 0, 20)
+            .child(hex(Field::uint("sll.etype", "Protocol", t, 0, 2), 4))
+            .child(Field::uint(
+                "sll.hatype",
+                "Link-layer address type",
+                hatype,
+                8,
+                2,
+            ))
+            .child(Field::uint("sll.pkttype", "Packet type", pkttype, 10, 1))
+            .child(Field::uint(
+                "sll.halen",
+                "Link-layer address length",
+                halen,
+                11,
+                1,
+            ));
+        if let (1, 6, Some(m)) = (hatype, halen, self.mac(12, s)) {
+            tree = tree.child(Field::new("sll.src.eth", "Source", Value::Mac(m), 12, 6));
+        }
+        self.push("sll", tree);
+        if t >= 0x0600 && s.len() >= 20 {
+            self.out.protocols.push("ethertype");
+            self.vlans(t, s.from(20), 0);
+        }
+    }
+
+    fn arp(&mut self, s: Span) {
+        let a = s.at;
+        let (Some(htype), Some(ptype), Some(hlen), Some(plen), Some(op)) = (
+            self.be16(a, s),
+            self.be16(a + 2, s),
+            self.u8(a + 4, s),
+            self.u8(a + 5, s),
+            self.be16(a + 6, s),
+        ) else {
+            self.out.protocols.push("arp");
+            return;
+        };
+        let what = match op {
+            1 => "request",
+            2 => "reply",
+            3 => "reverse request",
+            4 => "reverse reply",
+            _ => "opcode",
+        };
+        let mut tree = Field::node(
+            "arp",
+            format!("Address Resolution Protocol ({what})"),
+            a,
+            8 + 2 * (usize::from(hlen) + usize::from(plen)),
+        )
+        .child(Field::uint("arp.hw.type", "Hardware type", htype, a, 2))
+        .child(hex(
+            Field::uint("arp.proto.type", "Protocol type", ptype, a + 2, 2),
+            4,
+        ))
+        .child(Field::uint("arp.hw.size", "Hardware size", hlen, a + 4, 1))
+        .child(Field::uint(
+            "arp.proto.size",
+            "Protocol size",
+            plen,
+            a + 5,
+            1,
+        ))
+        .child(Field::uint("arp.opcode", "Opcode", op, a + 6, 2));
+        if (htype, hlen, ptype, plen) == (1, 6, ETHERTYPE_IPV4, 4) {
+            let b = a + 8;
+            if let Some(m) = self.mac(b, s) {
+                tree = tree.child(Field::new(
+                    "arp.src.hw_mac",
+                    "Sender MAC address",
+                    Value::Mac(m),
+                    b,
+                    6,
+                ));
+            }
+            if let Some(ip) = self.v4(b + 6, s) {
+                tree = tree.child(Field::ipv4(
+                    "arp.src.proto_ipv4",
+                    "Sender IP address",
+                    ip,
+                    b + 6,
+                ));
+            }
+            if let Some(m) = self.mac(b + 10, s) {
+                tree = tree.child(Field::new(
+                    "arp.dst.hw_mac",
+                    "Target MAC address",
+                    Value::Mac(m),
+                    b + 10,
+                    6,
+                ));
+            }
+            if let Some(ip) = self.v4(b + 16, s) {
+                tree = tree.child(Field::ipv4(
+                    "arp.dst.proto_ipv4",
+                    "Target IP address",
+                    ip,
+                    b + 16,
+                ));
+            }
+        }
+        self.push("arp", tree);
+    }
+
+    fn ipv4(&mut self, s: Span, depth: u8) {
+        let a = s.at;
+        let (Some(b0), Some(tos), Some(len), Some(id), Some(frag), Some(ttl), Some(proto)) = (
+            self.u8(a, s),
+            self.u8(a + 1, s),
+            self.be16(a + 2, s),
+            self.be16(a + 4, s),
+            self.be16(a + 6, s),
+            self.u8(a + 8, s),
+            self.u8(a + 9, s),
+        ) else {
+            self.out.protocols.push("ip");
+            return;
+        };
+        let (Some(sum), Some(src), Some(dst)) =
+            (self.be16(a + 10, s), self.v4(a + 12, s), self.v4(a + 16, s))
+        else {
+            self.out.protocols.push("ip");
+            return;
+        };
+        let hdr_len = usize::from(b0 & 0x0f) * 4;
+        let flags = frag >> 13;
+        let offset = frag & 0x1fff;
+        let tree = Field::node(
+            "ip",
+            format!("Internet Protocol Version 4, Src: {src}, Dst: {dst}"),
+            a,
+            hdr_len,
+        )
+        .child(Field::uint("ip.version", "Version", b0 >> 4, a, 1))
+        .child(Field::uint("ip.hdr_len", "Header Length", hdr_len as u64, a, 1).unit(" bytes"))
+        .child(
+            hex(
+                Field::uint("ip.dsfield", "Differentiated Services Field", tos, a + 1, 1),
+                2,
+            )
+            .child(Field::uint(
+                "ip.dsfield.dscp",
+                "Differentiated Services Codepoint",
+                tos >> 2,
+                a + 1,
+                1,
+            ))
+            .child(Field::uint(
+                "ip.dsfield.ecn",
+                "Explicit Congestion Notification",
+                tos & 3,
+                a + 1,
+                1,
+            )),
+        )
+        .child(Field::uint("ip.len", "Total Length", len, a + 2, 2))
+        .child(hex(Field::uint("ip.id", "Identification", id, a + 4, 2), 4))
+        .child(
+            hex(Field::uint("ip.flags", "Flags", flags, a + 6, 1), 2)
+                .child(Field::boolean(
+                    "ip.flags.rb",
+                    "Reserved bit",
+                    flags & 4 != 0,
+                    a + 6,
+                    1,
+                ))
+                .child(Field::boolean(
+                    "ip.flags.df",
+                    "Don't fragment",
+                    flags & 2 != 0,
+                    a + 6,
+                    1,
+                ))
+                .child(Field::boolean(
+                    "ip.flags.mf",
+                    "More fragments",
+                    flags & 1 != 0,
+                    a + 6,
+                    1,
+                )),
+        )
+        .child(Field::uint(
+            "ip.frag_offset",
+            "Fragment Offset",
+            offset,
+            a + 6,
+            2,
+        ))
+        .child(Field::uint("ip.ttl", "Time to Live", ttl, a + 8, 1))
+        .child(Field::uint("ip.proto", "Protocol", proto, a + 9, 1))
+        .child(hex(
+            Field::uint("ip.checksum", "Header Checksum", sum, a + 10, 2),
+            4,
+        ))
+        .child(Field::ipv4("ip.src", "Source Address", src, a + 12))
+        .child(Field::ipv4("ip.dst", "Destination Address", dst, a + 16));
+        self.push("ip", tree);
+        if hdr_len < 20 || hdr_len > s.len() {
+            return;
+        }
+        // The packet ends at its total length, unless the frame ends first.
+        let end = if usize::from(len) >= hdr_len {
+            s.end.min(a + usize::from(len))
+        } else {
+            s.end
+        };
+        // A first fragment cut short by the capture is decoded as far as it goes, as tshark
+        // (and the dissector) do: it could never be reassembled right.
+        let cut = a + usize::from(len) > s.end;
+        if offset != 0 || (flags & 1 != 0 && !cut) {
+            self.out.protocols.push("data");
+            return;
+        }
+        self.transport(
+            proto,
+            Span {
+                at: a + hdr_len,
+                end,
+            },
+            depth,
+        );
+    }
+
+    fn ipv6(&mut self, s: Span, depth: u8) {
+        let a = s.at;
+        let (Some(w), Some(plen), Some(nxt), Some(hlim), Some(src), Some(dst)) = (
+            self.be32(a, s),
+            self.be16(a + 4, s),
+            self.u8(a + 6, s),
+            self.u8(a + 7, s),
+            self.v6(a + 8, s),
+            self.v6(a + 24, s),
+        ) else {
+            self.out.protocols.push("ipv6");
+            return;
+        };
+        let tree = Field::node(
+            "ipv6",
+            format!("Internet Protocol Version 6, Src: {src}, Dst: {dst}"),
+            a,
+            40,
+        )
+        .child(Field::uint("ipv6.version", "Version", w >> 28, a, 1))
+        // tshark gives IPv6 packets an ip.version too.
+        .child(Field::uint("ip.version", "Version", w >> 28, a, 1))
+        .child(hex(
+            Field::uint("ipv6.tclass", "Traffic Class", (w >> 20) & 0xff, a, 4),
+            8,
+        ))
+        .child(hex(
+            Field::uint("ipv6.flow", "Flow Label", w & 0xfffff, a + 1, 3),
+            6,
+        ))
+        .child(Field::uint("ipv6.plen", "Payload Length", plen, a + 4, 2))
+        .child(Field::uint("ipv6.nxt", "Next Header", nxt, a + 6, 1))
+        .child(Field::uint("ipv6.hlim", "Hop Limit", hlim, a + 7, 1))
+        .child(Field::ipv6("ipv6.src", "Source Address", src, a + 8))
+        .child(Field::ipv6("ipv6.dst", "Destination Address", dst, a + 24));
+        self.push("ipv6", tree);
+        let end = s.end.min(a + 40 + usize::from(plen));
+        let mut at = a + 40;
+        let mut next = nxt;
+        for _ in 0..MAX_EXTENSIONS {
+            let s = Span { at, end };
+            let (name, len) = match next {
+                0 | 43 | 60 | 135 | 139 | 140 => {
+                    let name = match next {
+                        0 => "ipv6.hopopts",
+                        43 => "ipv6.routing",
+                        60 => "ipv6.dstopts",
+                        _ => "ipv6.ext",
+                    };
+                    let Some(l) = self.u8(at + 1, s) else { return };
+                    (name, (usize::from(l) + 1) * 8)
+                }
+                51 => {
+                    let Some(l) = self.u8(at + 1, s) else { return };
+                    ("ah", (usize::from(l) + 2) * 4)
+                }
+                44 => {
+                    self.out.protocols.push("ipv6.fraghdr");
+                    let Some(off) = self.be16(at + 2, s) else {
+                        return;
+                    };
+                    if off & 0xfff9 != 0 {
+                        self.out.protocols.push("data");
+                        return;
+                    }
+                    let Some(n) = self.u8(at, s) else { return };
+                    next = n;
+                    at += 8;
+                    continue;
+                }
+                _ => break,
+            };
+            self.out.protocols.push(name);
+            let Some(n) = self.u8(at, s) else { return };
+            next = n;
+            at += len;
+            if at > end {
+                return;
+            }
+        }
+        self.transport(next, Span { at, end }, depth);
+    }
+
+    fn transport(&mut self, proto: u8, s: Span, depth: u8) {
+        match proto {
+            PROTO_UDP => self.udp(s, depth),
+            PROTO_TCP => self.tcp(s),
+            PROTO_SCTP => self.sctp(s),
+            PROTO_ICMP => self.icmp(s, false, depth),
+            PROTO_ICMPV6 => self.icmp(s, true, depth),
+            PROTO_IGMP => self.out.protocols.push("igmp"),
+            PROTO_IPIP if depth < MAX_ENCAPSULATIONS => self.ipv4(s, depth + 1),
+            PROTO_IPV6 if depth < MAX_ENCAPSULATIONS => self.ipv6(s, depth + 1),
+            PROTO_GRE if depth < MAX_ENCAPSULATIONS => self.gre(s, depth + 1),
+            _ => {}
+        }
+    }
+
+    fn udp(&mut self, s: Span, depth: u8) {
+        let a = s.at;
+        let (Some(sport), Some(dport), Some(len), Some(sum)) = (
+            self.be16(a, s),
+            self.be16(a + 2, s),
+            self.be16(a + 4, s),
+            self.be16(a + 6, s),
+        ) else {
+            self.out.protocols.push("udp");
+            return;
+        };
+        let tree = Field::node(
+            "udp",
+            format!("User Datagram Protocol, Src Port: {sport}, Dst Port: {dport}"),
+            a,
+            8,
+        )
+        .child(Field::uint("udp.srcport", "Source Port", sport, a, 2))
+        .child(Field::uint(
+            "udp.dstport",
+            "Destination Port",
+            dport,
+            a + 2,
+            2,
+        ))
+        .child(Field::uint("udp.length", "Length", len, a + 4, 2))
+        .child(hex(
+            Field::uint("udp.checksum", "Checksum", sum, a + 6, 2),
+            4,
+        ));
+        self.push("udp", tree);
+        let end = if usize::from(len) >= 8 {
+            s.end.min(a + usize::from(len))
+        } else {
+            s.end
+        };
+        let payload = Span { at: a + 8, end };
+        if depth < MAX_ENCAPSULATIONS && dport == VXLAN_PORT {
+            self.vxlan(payload, depth + 1);
+        } else if depth < MAX_ENCAPSULATIONS && dport == GENEVE_PORT {
+            self.geneve(payload, depth + 1);
+        } else if sport == UDP_ENCAPSULATION_PORT || dport == UDP_ENCAPSULATION_PORT {
+            self.sctp(payload);
+        }
+    }
+
+    fn tcp(&mut self, s: Span) {
+        let a = s.at;
+        let (Some(sport), Some(dport), Some(seq), Some(ack), Some(off), Some(win)) = (
+            self.be16(a, s),
+            self.be16(a + 2, s),
+            self.be32(a + 4, s),
+            self.be32(a + 8, s),
+            self.be16(a + 12, s),
+            self.be16(a + 14, s),
+        ) else {
+            self.out.protocols.push("tcp");
+            return;
+        };
+        let (Some(sum), Some(urg)) = (self.be16(a + 16, s), self.be16(a + 18, s)) else {
+            self.out.protocols.push("tcp");
+            return;
+        };
+        let hdr_len = usize::from(off >> 12) * 4;
+        let flags = off & 0x0fff;
+        let seg_len = s.len().saturating_sub(hdr_len);
+        let bit =
+            |name, label, mask: u16| Field::boolean(name, label, flags & mask != 0, a + 12, 2);
+        let tree = Field::node(
+            "tcp",
+            format!(
+                "Transmission Control Protocol, Src Port: {sport}, Dst Port: {dport}, Len: {seg_len}"
+            ),
+            a,
+            hdr_len.max(20),
+        )
+        .child(Field::uint("tcp.srcport", "Source Port", sport, a, 2))
+        .child(Field::uint("tcp.dstport", "Destination Port", dport, a + 2, 2))
+        .child(Field::uint("tcp.len", "TCP Segment Len", seg_len as u64, a, 0))
+        .child(Field::uint("tcp.seq_raw", "Sequence Number (raw)", seq, a + 4, 4))
+        .child(Field::uint("tcp.ack_raw", "Acknowledgment number (raw)", ack, a + 8, 4))
+        .child(Field::uint("tcp.hdr_len", "Header Length", hdr_len as u64, a + 12, 1).unit(" bytes"))
+        .child(
+            hex(Field::uint("tcp.flags", "Flags", flags, a + 12, 2), 4)
+                .child(bit("tcp.flags.urg", "Urgent", 0x20))
+                .child(bit("tcp.flags.ack", "Acknowledgment", 0x10))
+                .child(bit("tcp.flags.push", "Push", 0x08))
+                .child(bit("tcp.flags.reset", "Reset", 0x04))
+                .child(bit("tcp.flags.syn", "Syn", 0x02))
+                .child(bit("tcp.flags.fin", "Fin", 0x01)),
+        )
+        .child(Field::uint("tcp.window_size_value", "Window", win, a + 14, 2))
+        .child(hex(Field::uint("tcp.checksum", "Checksum", sum, a + 16, 2), 4))
+        .child(Field::uint("tcp.urgent_pointer", "Urgent Pointer", urg, a + 18, 2));
+        self.push("tcp", tree);
+    }
+
+    fn sctp(&mut self, s: Span) {
+        let a = s.at;
+        let (Some(sport), Some(dport), Some(vtag), Some(sum)) = (
+            self.be16(a, s),
+            self.be16(a + 2, s),
+            self.be32(a + 4, s),
+            self.be32(a + 8, s),
+        ) else {
+            self.out.protocols.push("sctp");
+            return;
+        };
+        let mut tree = Field::node(
+            "sctp",
+            format!(
+                "Stream Control Transmission Protocol, Src Port: {sport} ({sport}), Dst Port: \
+                 {dport} ({dport})"
+            ),
+            a,
+            s.len(),
+        )
+        .child(Field::uint("sctp.srcport", "Source port", sport, a, 2))
+        .child(Field::uint(
+            "sctp.dstport",
+            "Destination port",
+            dport,
+            a + 2,
+            2,
+        ))
+        .child(hex(
+            Field::uint("sctp.verification_tag", "Verification tag", vtag, a + 4, 4),
+            8,
+        ))
+        .child(hex(
+            Field::uint("sctp.checksum", "Checksum", sum, a + 8, 4),
+            8,
+        ));
+        let mut at = a + 12;
+        // Each chunk is at least 4 bytes long, so the walk ends within the packet.
+        while let (Some(t), Some(flags), Some(len)) =
+            (self.u8(at, s), self.u8(at + 1, s), self.be16(at + 2, s))
+        {
+            tree = tree.child(self.chunk(at, t, flags, len, s));
+            let len = usize::from(len);
+            if len < 4 {
+                break;
+            }
+            at += (len + 3) & !3;
+        }
+        self.push("sctp", tree);
+    }
+
+    /// One SCTP chunk: its type, flags and length, and the header of a DATA or SACK chunk.
+    fn chunk(&self, at: usize, t: u8, flags: u8, len: u16, s: Span) -> Field {
+        let name = match t {
+            0 => "DATA",
+            1 => "INIT",
+            2 => "INIT_ACK",
+            3 => "SACK",
+            4 => "HEARTBEAT",
+            5 => "HEARTBEAT_ACK",
+            6 => "ABORT",
+            7 => "SHUTDOWN",
+            8 => "SHUTDOWN_ACK",
+            9 => "ERROR",
+            10 => "COOKIE_ECHO",
+            11 => "COOKIE_ACK",
+            14 => "SHUTDOWN_COMPLETE",
+            15 => "AUTH",
+            64 => "I_DATA",
+            128 => "ASCONF_ACK",
+            130 => "RE_CONFIG",
+            132 => "PAD",
+            192 => "FORWARD_TSN",
+            193 => "ASCONF",
+            194 => "I_FORWARD_TSN",
+            _ => "UNKNOWN",
+        };
+        let chunk = Span {
+            at,
+            end: s.end.min(at + usize::from(len).max(4)),
+        };
+        let mut flags_f = hex(
+            Field::uint("sctp.chunk_flags", "Chunk flags", flags, at + 1, 1),
+            2,
+        );
+        if t == 0 || t == 64 {
+            let bit =
+                |name, label, mask: u8| Field::boolean(name, label, flags & mask != 0, at + 1, 1);
+            flags_f = flags_f
+                .child(bit("sctp.data_i_bit", "I-Bit", 8))
+                .child(bit("sctp.data_u_bit", "U-Bit", 4))
+                .child(bit("sctp.data_b_bit", "B-Bit", 2))
+                .child(bit("sctp.data_e_bit", "E-Bit", 1));
+        }
+        let mut f = Field::node("", format!("{name} chunk"), at, usize::from(len))
+            .child(Field::uint("sctp.chunk_type", "Chunk type", t, at, 1).note(name))
+            .child(flags_f)
+            .child(Field::uint(
+                "sctp.chunk_length",
+                "Chunk length",
+                len,
+                at + 2,
+                2,
+            ));
+        match t {
+            // DATA, and I-DATA (RFC 8260): its PPID only in a message's first fragment.
+            0 | 64 => {
+                if let Some(tsn) = self.be32(at + 4, chunk) {
+                    f = f.child(Field::uint(
+                        "sctp.data_tsn_raw",
+                        "Transmission sequence number (absolute)",
+                        tsn,
+                        at + 4,
+                        4,
+                    ));
+                }
+                if let Some(sid) = self.be16(at + 8, chunk) {
+                    f = f.child(hex(
+                        Field::uint("sctp.data_sid", "Stream identifier", sid, at + 8, 2),
+                        4,
+                    ));
+                }
+                let ssn = if t == 0 {
+                    self.be16(at + 10, chunk)
+                } else {
+                    None
+                };
+                if let Some(ssn) = ssn {
+                    f = f.child(Field::uint(
+                        "sctp.data_ssn",
+                        "Stream sequence number",
+                        ssn,
+                        at + 10,
+                        2,
+                    ));
+                }
+                let ppid_at = if t == 0 { at + 12 } else { at + 16 };
+                let ppid = if t == 0 || flags & 2 != 0 {
+                    self.be32(ppid_at, chunk)
+                } else {
+                    None
+                };
+                if let Some(ppid) = ppid {
+                    f = f.child(Field::uint(
+                        "sctp.data_payload_proto_id",
+                        "Payload protocol identifier",
+                        ppid,
+                        ppid_at,
+                        4,
+                    ));
+                }
+            }
+            3 => {
+                if let Some(cum) = self.be32(at + 4, chunk) {
+                    f = f.child(Field::uint(
+                        "sctp.sack_cumulative_tsn_ack_raw",
+                        "Cumulative TSN ACK (absolute)",
+                        cum,
+                        at + 4,
+                        4,
+                    ));
+                }
+                if let Some(rwnd) = self.be32(at + 8, chunk) {
+                    f = f.child(Field::uint(
+                        "sctp.sack_a_rwnd",
+                        "Advertised receiver window credit (a_rwnd)",
+                        rwnd,
+                        at + 8,
+                        4,
+                    ));
+                }
+            }
+            _ => {}
+        }
+        f
+    }
+
+    /// ICMP or ICMPv6: type, code, checksum; then the packet an error message quotes (not in a
+    /// quoted packet: quotes in quotes end there), or an echo's data.
+    fn icmp(&mut self, s: Span, v6: bool, depth: u8) {
+        let a = s.at;
+        let (proto, title, p) = if v6 {
+            ("icmpv6", "Internet Control Message Protocol v6", "icmpv6.")
+        } else {
+            ("icmp", "Internet Control Message Protocol", "icmp.")
+        };
+        let mut tree = Field::node(proto, title, a, s.len());
+        let names: [&'static str; 3] = if p == "icmp." {
+            ["icmp.type", "icmp.code", "icmp.checksum"]
+        } else {
+            ["icmpv6.type", "icmpv6.code", "icmpv6.checksum"]
+        };
+        if let Some(t) = self.u8(a, s) {
+            tree = tree.child(Field::uint(names[0], "Type", t, a, 1));
+        }
+        if let Some(c) = self.u8(a + 1, s) {
+            tree = tree.child(Field::uint(names[1], "Code", c, a + 1, 1));
+        }
+        if let Some(c) = self.be16(a + 2, s) {
+            tree = tree.child(hex(Field::uint(names[2], "Checksum", c, a + 2, 2), 4));
+        }
+        self.push(proto, tree);
+        let Some(t) = self.u8(a, s) else { return };
+        let body = s.from(8);
+        if body.len() == 0 {
+            return;
+        }
+        let quote = !self.quoting;
+        match (v6, t) {
+            (false, 3 | 4 | 5 | 11 | 12) if quote => {
+                self.quoting = true;
+                self.ipv4(body, depth);
+            }
+            (true, 1..=4) if quote => {
+                self.quoting = true;
+                self.ipv6(body, depth);
+            }
+            (false, 0 | 8) | (true, 128 | 129) => self.out.protocols.push("data"),
+            _ => {}
+        }
+    }
+
+    fn gre(&mut self, s: Span, depth: u8) {
+        let a = s.at;
+        let (Some(fv), Some(proto)) = (self.be16(a, s), self.be16(a + 2, s)) else {
+            self.out.protocols.push("gre");
+            return;
+        };
+        let what = match proto {
+            ETHERTYPE_IPV4 => "IP",
+            ETHERTYPE_IPV6 => "IPv6",
+            ETHERTYPE_TEB => "Transparent Ethernet bridging",
+            ETHERTYPE_MPLS => "MPLS label switched packet",
+            _ => "Unknown",
+        };
+        let mut tree = Field::node(
+            "gre",
+            format!("Generic Routing Encapsulation ({what})"),
+            a,
+            4,
+        )
+        .child(hex(
+            Field::uint("gre.flags_and_version", "Flags and Version", fv, a, 2),
+            4,
+        ))
+        .child(hex(
+            Field::uint("gre.proto", "Protocol Type", proto, a + 2, 2),
+            4,
+        ));
+        let (c, r, k, sq, version) = (
+            fv & 0x8000 != 0,
+            fv & 0x4000 != 0,
+            fv & 0x2000 != 0,
+            fv & 0x1000 != 0,
+            fv & 7,
+        );
+        let mut at = a + 4;
+        let mut whole = true;
+        if c {
+            match self.be16(at, s) {
+                Some(sum) => {
+                    tree = tree.child(hex(Field::uint("gre.checksum", "Checksum", sum, at, 2), 4))
+                }
+                None => whole = false,
+            }
+            at += 4;
+        }
+        if k {
+            match self.be32(at, s) {
+                Some(key) => tree = tree.child(hex(Field::uint("gre.key", "Key", key, at, 4), 8)),
+                None => whole = false,
+            }
+            at += 4;
+        }
+        if sq {
+            match self.be32(at, s) {
+                Some(n) => {
+                    tree = tree.child(Field::uint(
+                        "gre.sequence_number",
+                        "Sequence Number",
+                        n,
+                        at,
+                        4,
+                    ))
+                }
+                None => whole = false,
+            }
+            at += 4;
+        }
+        tree.len = at - a;
+        self.push("gre", tree);
+        // Version 1 (PPTP) and source routes are not decoded further, as the dissector does.
+        if whole && !r && version == 0 {
+            self.ethertype(proto, s.from(at - a), depth);
+        }
+    }
+
+    fn vxlan(&mut self, s: Span, depth: u8) {
+        let a = s.at;
+        let (Some(flags), Some(vni)) = (self.be16(a, s), self.be24(a + 4, s)) else {
+            self.out.protocols.push("vxlan");
+            return;
+        };
+        let tree = Field::node("vxlan", "Virtual eXtensible Local Area Network", a, 8)
+            .child(hex(Field::uint("vxlan.flags", "Flags", flags, a, 2), 4))
+            .child(Field::uint(
+                "vxlan.vni",
+                "VXLAN Network Identifier (VNI)",
+                vni,
+                a + 4,
+                3,
+            ));
+        self.push("vxlan", tree);
+        if s.len() >= 8 {
+            self.ethernet(s.from(8), depth);
+        }
+    }
+
+    fn geneve(&mut self, s: Span, depth: u8) {
+        let a = s.at;
+        let (Some(b0), Some(proto), Some(vni)) =
+            (self.u8(a, s), self.be16(a + 2, s), self.be24(a + 4, s))
+        else {
+            self.out.protocols.push("geneve");
+            return;
+        };
+        let header = 8 + usize::from(b0 & 0x3f) * 4;
+        let tree = Field::node(
+            "geneve",
+            "Generic Network Virtualization Encapsulation",
+            a,
+            header,
+        )
+        .child(Field::uint("geneve.version", "Version", b0 >> 6, a, 1))
+        .child(hex(
+            Field::uint("geneve.proto_type", "Protocol Type", proto, a + 2, 2),
+            4,
+        ))
+        .child(hex(
+            Field::uint(
+                "geneve.vni",
+                "Virtual Network Identifier (VNI)",
+                vni,
+                a + 4,
+                3,
+            ),
+            6,
+        ));
+        self.push("geneve", tree);
+        if b0 >> 6 == 0 && s.len() >= header {
+            self.ethertype(proto, s.from(header), depth);
+        }
+    }
+
+    /// An MPLS label stack, then IPv4 or IPv6 by the first nibble after it, as tshark guesses.
+    fn mpls(&mut self, s: Span, depth: u8) {
+        if depth >= MAX_ENCAPSULATIONS {
+            return;
+        }
+        self.out.protocols.push("mpls");
+        let mut at = s.at;
+        for _ in 0..MAX_LABELS {
+            let Some(w) = self.be32(at, s) else { return };
+            let (label, exp, bottom, ttl) = (w >> 12, (w >> 9) & 7, (w >> 8) & 1, w & 0xff);
+            let tree = Field::node(
+                "mpls",
+                format!(
+                    "MultiProtocol Label Switching Header, Label: {label}, Exp: {exp}, S: \
+                     {bottom}, TTL: {ttl}"
+                ),
+                at,
+                4,
+            )
+            .child(Field::uint("mpls.label", "MPLS Label", label, at, 4))
+            .child(Field::uint(
+                "mpls.exp",
+                "MPLS Experimental Bits",
+                exp,
+                at,
+                4,
+            ))
+            .child(Field::uint(
+                "mpls.bottom",
+                "MPLS Bottom Of Label Stack",
+                bottom,
+                at,
+                4,
+            ))
+            .child(Field::uint("mpls.ttl", "MPLS TTL", ttl, at, 4));
+            self.out.trees.push(tree);
+            at += 4;
+            if bottom == 1 {
+                let rest = s.from(at - s.at);
+                match self.u8(at, s).map(|b| b >> 4) {
+                    Some(4) => self.ipv4(rest, depth + 1),
+                    Some(6) => self.ipv6(rest, depth + 1),
+                    _ => {}
+                }
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::field::find_all;
+
+    fn values(l: &Layers, name: &str) -> Vec<String> {
+        find_all(&l.trees, name)
+            .iter()
+            .map(|f| f.display_value())
+            .collect()
+    }
+
+    /// An Ethernet + IPv4 + SCTP frame with a DATA chunk (PPID 11) and a SACK.
+    fn sctp_frame() -> Vec<u8> {
+        let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
+        let sctp_len = 12 + 20 + 16;
+        let total = 20 + sctp_len;
+        f.extend_from_slice(&[
+            0x45,
+            0xb8,
+            (total >> 8) as u8,
+            total as u8,
+            0x12,
+            0x34,
+            0x40,
+            0,
+        ]);
+        f.extend_from_slice(&[64, 132, 0xab, 0xcd, 192, 0, 2, 1, 192, 0, 2, 2]);
+        f.extend_from_slice(&[0x8b, 0x24, 0x0f, 0x17, 1, 2, 3, 4, 0xf4, 0, 0xb0, 0xe9]);
+        // DATA: flags B|E, length 20 (4 bytes of payload), TSN 100, SID 1, SSN 7, PPID 11.
+        f.extend_from_slice(&[
+            0, 3, 0, 20, 0, 0, 0, 100, 0, 1, 0, 7, 0, 0, 0, 11, 1, 2, 3, 4,
+        ]);
+        // SACK: cumulative TSN 99, a_rwnd 65536, no gaps.
+        f.extend_from_slice(&[3, 0, 0, 16, 0, 0, 0, 99, 0, 1, 0, 0, 0, 0, 0, 0]);
+        f
+    }
+
+    #[test]
+    fn ethernet_ipv4_sctp() {
+        let l = decode(linktype::ETHERNET, &sctp_frame());
+        assert_eq!(l.protocols, ["eth", "ethertype", "ip", "sctp"]);
+        assert_eq!(
+            values(&l, "eth.addr"),
+            ["02:00:00:00:00:02", "02:00:00:00:00:01"]
+        );
+        assert_eq!(values(&l, "eth.type"), ["0x0800"]);
+        assert_eq!(values(&l, "ip.dsfield"), ["0xb8"]);
+        assert_eq!(values(&l, "ip.dsfield.dscp"), ["46"]);
+        assert_eq!(values(&l, "ip.flags"), ["0x02"]);
+        assert_eq!(values(&l, "ip.flags.df"), ["true"]);
+        assert_eq!(values(&l, "ip.id"), ["0x1234"]);
+        assert_eq!(values(&l, "ip.hdr_len"), ["20"]);
+        assert_eq!(values(&l, "sctp.verification_tag"), ["0x01020304"]);
+        assert_eq!(values(&l, "sctp.chunk_type"), ["0", "3"]);
+        assert_eq!(values(&l, "sctp.chunk_length"), ["20", "16"]);
+        assert_eq!(values(&l, "sctp.data_payload_proto_id"), ["11"]);
+        assert_eq!(values(&l, "sctp.data_sid"), ["0x0001"]);
+        assert_eq!(values(&l, "sctp.data_b_bit"), ["true"]);
+        assert_eq!(values(&l, "sctp.sack_a_rwnd"), ["65536"]);
+    }
+
+    #[test]
+    fn every_cut_decodes_what_is_whole_and_never_panics() {
+        let f = sctp_frame();
+        for cut in 0..f.len() {
+            let l = decode(linktype::ETHERNET, &f[..cut]);
+            let whole = |n: usize| cut >= n;
+            assert_eq!(!values(&l, "eth.src").is_empty(), whole(14), "cut {cut}");
+            assert_eq!(!values(&l, "ip.dst").is_empty(), whole(34), "cut {cut}");
+            assert_eq!(
+                !values(&l, "sctp.checksum").is_empty(),
+                whole(46),
+                "cut {cut}"
+            );
+            assert_eq!(
+                !values(&l, "sctp.data_payload_proto_id").is_empty(),
+                whole(62),
+                "cut {cut}"
+            );
+        }
+        // Every link type over every prefix of every byte pattern tried.
+        for lt in [0, 1, 12, 101, 108, 113, 228, 229, 276, 9999] {
+            for fill in [0u8, 0x45, 0x60, 0xff, 0x81, 0x08] {
+                let mut b = f.clone();
+                for (i, x) in b.iter_mut().enumerate().skip(12) {
+                    if i % 3 == 0 {
+                        *x = fill;
+                    }
+                }
+                for cut in 0..b.len() {
+                    let _ = decode(lt, &b[..cut]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_lengths_stop_the_walk() {
+        let mut f = sctp_frame();
+        // An IHL of 2 (8 bytes): the IP fields are given, nothing after them.
+        f[14] = 0x42;
+        let l = decode(linktype::ETHERNET, &f);
+        assert_eq!(l.protocols, ["eth", "ethertype", "ip"]);
+        assert_eq!(values(&l, "ip.hdr_len"), ["8"]);
+        // A chunk length of 0: the chunk is given, the walk stops.
+        let mut f = sctp_frame();
+        f[48] = 0;
+        f[49] = 0;
+        let l = decode(linktype::ETHERNET, &f);
+        assert_eq!(values(&l, "sctp.chunk_length"), ["0"]);
+        // A fragment: its payload is data.
+        let mut f = sctp_frame();
+        f[20] = 0x20;
+        let l = decode(linktype::ETHERNET, &f);
+        assert_eq!(l.protocols, ["eth", "ethertype", "ip", "data"]);
+    }
+
+    #[test]
+    fn vlan_tags_and_tunnels_nest_to_the_bound() {
+        // 802.1Q tag 10 priority 5, then IPv4 carrying IPv4 in IP five times.
+        let mut f = vec![
+            2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x81, 0x00, 0xa0, 10, 0x08, 0x00,
+        ];
+        for _ in 0..6 {
+            f.extend_from_slice(&[
+                0x45, 0, 0, 0, 0, 0, 0, 0, 64, 4, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+            ]);
+        }
+        let l = decode(linktype::ETHERNET, &f);
+        assert_eq!(values(&l, "vlan.id"), ["10"]);
+        assert_eq!(values(&l, "vlan.priority"), ["5"]);
+        assert_eq!(values(&l, "vlan.etype"), ["0x0800"]);
+        // The frame's own IP layer and four encapsulated ones.
+        assert_eq!(values(&l, "ip.ttl").len(), 5);
+    }
+}
