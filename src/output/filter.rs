@@ -30,12 +30,12 @@
 //! `sctp.data_payload_proto_id`, `gre.key`, `vxlan.vni`, `mpls.label`, ..., and the protocols
 //! `frame`, `eth`, `vlan`, `gre`, `vxlan`, ...), which the caller decodes from the frame's bytes
 //! into [`FrameView::layers`] only when [`Filter::needs_layers`] or [`Column::needs_layers`] says
-//! so; they are looked up as the messages' fields are, outermost layer first. A VALUE is a number (decimal or `0x` hex), an
-//! address (`192.0.2.0/24` is the subnet), bytes (`00:1a:2b`, `00-1a-2b`, `001a2b`, or quoted text
-//! for its own bytes, with Wireshark's escapes, or `r"..."` without), `true` or `false`, text (in
-//! double quotes when it has spaces), or the name of a numeric field's value
-//! (`dhcpv6.msgtype == Solicit`). An unquoted right-hand side that starts with a protocol's name
-//! (`udp.srcport`) is a field, as in tshark: every pair of occurrences is compared. Slices and
+//! so; they are looked up as the messages' fields are, outermost layer first. A VALUE is a number
+//! (decimal or `0x` hex), an address (`192.0.2.0/24` is the subnet), bytes (`00:1a:2b`, `00-1a-2b`,
+//! `001a2b`, or quoted text for its own bytes, with Wireshark's escapes, or `r"..."` without),
+//! `true` or `false`, text (in double quotes when it has spaces), or the name of a numeric field's
+//! value (`dhcpv6.msgtype == Solicit`). An unquoted right-hand side that starts with a protocol's
+//! name (`udp.srcport`) is a field, as in tshark: every pair of occurrences is compared. Slices and
 //! functions: see [`derived`].
 //!
 //! The operators mean what they mean in tshark 4.0: `==`, `>`, `<`, `>=`, `<=`, `contains` and
@@ -1614,16 +1614,48 @@ const LOWER_PROTOCOLS: [&str; 17] = [
     "mpls",
 ];
 
+/// The lower layers' names kept in the frame's summary, by protocol (the rest are
+/// [`layers::FIELDS`]).
+const SUMMARY_FIELDS: &[(&str, &[&str])] = &[
+    (
+        "frame",
+        &[
+            "frame.number",
+            "frame.len",
+            "frame.cap_len",
+            "frame.time_epoch",
+            "frame.time_relative",
+        ],
+    ),
+    ("ip", &["ip.src", "ip.dst", "ip.addr"]),
+    ("ipv6", &["ipv6.src", "ipv6.dst", "ipv6.addr"]),
+    ("udp", &["udp.port", "udp.srcport", "udp.dstport"]),
+    ("tcp", &["tcp.port", "tcp.srcport", "tcp.dstport"]),
+    ("sctp", &["sctp.port", "sctp.srcport", "sctp.dstport"]),
+];
+
+/// A lower layer's field poolshark does not decode: which of that protocol's it does.
 fn not_kept(name: &str) -> String {
+    let proto = name.split('.').next().unwrap_or(name);
+    let prefix = format!("{proto}.");
+    let mut known: Vec<&str> = SUMMARY_FIELDS
+        .iter()
+        .filter(|(p, _)| *p == proto)
+        .flat_map(|(_, f)| f.iter().copied())
+        .collect();
+    known.extend(layers::FIELDS.iter().filter(|f| f.starts_with(&prefix)));
+    let stateful = match proto {
+        "tcp" | "sctp" | "udp" => {
+            " (tshark's relative TCP sequence numbers, SCTP TSNs and stream indices need state \
+             poolshark does not keep: tcp.seq_raw, tcp.ack_raw, sctp.data_tsn_raw and \
+             sctp.sack_cumulative_tsn_ack_raw are the numbers on the wire)"
+        }
+        _ => "",
+    };
     format!(
-        "'{name}' is not kept by poolshark: of the lower layers, filters and columns see \
-         frame.number, frame.len, frame.cap_len, frame.time_epoch, frame.time_relative, \
-         ip/ipv6 .src .dst .addr, udp/tcp/sctp .port .srcport .dstport, the protocols frame, \
-         ip, ipv6, arp, udp, tcp, sctp, and these fields decoded from the frame's bytes: {} \
-         (tshark's relative TCP sequence numbers, SCTP TSNs and stream indices need state \
-         poolshark does not keep: tcp.seq_raw, tcp.ack_raw, sctp.data_tsn_raw and \
-         sctp.sack_cumulative_tsn_ack_raw are the numbers on the wire)",
-        layers::FIELDS.join(", ")
+        "'{name}' is not kept by poolshark: of {proto}'s fields, filters and columns see \
+         {}{stateful}",
+        known.join(", ")
     )
 }
 
@@ -2421,6 +2453,11 @@ mod tests {
             ("icmpv6.mtu == 1280", 0, "'icmpv6.mtu' is not kept"),
             ("igmp.type == 1", 0, "'igmp' is not a protocol"),
             ("arp.isgratuitous", 0, "'arp.isgratuitous' is not kept"),
+            (
+                "eth.lg == 1",
+                0,
+                "of eth's fields, filters and columns see eth.dst, eth.src, eth.addr, eth.type",
+            ),
             ("poolshark", 0, "poolshark.*"),
             ("dhcpv6 AND asap", 7, "keywords are lowercase: 'and'"),
             ("NOT asap", 0, "keywords are lowercase ('not')"),
