@@ -276,6 +276,8 @@ mod tests {
             cap_len: 60,
             time: Timestamp::new(100, 0),
             first: Timestamp::new(99, 0),
+            prev: Timestamp::new(99, 0),
+            prev_displayed: Timestamp::new(99, 0),
             summary: &summary,
             records: &records,
         };
@@ -365,6 +367,8 @@ mod tests {
             cap_len: 1,
             time: Timestamp::default(),
             first: Timestamp::default(),
+            prev: Timestamp::default(),
+            prev_displayed: Timestamp::default(),
             summary: &summary,
             records: &records,
         };
