@@ -131,19 +131,22 @@ fn write_fraction(out: &mut String, nanos: u32, digits: u8) {
     }
 }
 
-/// Signed seconds with `digits` decimals: `-0.500000`, `12.000000`.
+/// Signed seconds with `digits` decimals: `-0.500000`, `12.000000`. As in tshark, the sign is
+/// left out when what is shown is zero (-0.000999 with three decimals shows `0.000`).
 fn write_seconds(out: &mut String, ns: i128, digits: u8) {
-    if ns < 0 {
+    let abs = ns.unsigned_abs();
+    let shown = abs / 10u128.pow(9 - u32::from(digits));
+    if ns < 0 && shown > 0 {
         out.push('-');
     }
-    let abs = ns.unsigned_abs();
     let _ = write!(out, "{}", abs / 1_000_000_000);
     // Below 10^9: fits.
     write_fraction(out, (abs % 1_000_000_000) as u32, digits);
 }
 
-/// tshark's `-u hms`: `- 13m 19.999998s`, `24h  0m  0.000006s`, ` 0.500000s` (the seconds two
-/// wide when minutes or hours come first, as in tshark).
+/// tshark's `-u hms`: `- 13m 19.999998s`, `24h  0m  0.000006s`, `0.500000s` (the seconds two
+/// wide when minutes or hours come first, as in tshark; the sign even when what is shown is zero,
+/// `- 0.000s`, as tshark writes it here).
 fn write_hms(out: &mut String, ns: i128, digits: u8) {
     if ns < 0 {
         out.push_str("- ");
@@ -528,6 +531,14 @@ mod tests {
         assert_eq!(column(Relative, Seconds, times(ns, 3, base)), "0.999");
         assert_eq!(column(Relative, Seconds, times(ns, 0, base)), "0");
         assert_eq!(column(Relative, Hms, times(ns, 0, base)), "0s");
+        // Back by less than what is shown: no sign in seconds, a sign with -u hms.
+        let back = times(
+            Timestamp::new(1_709_164_799, 999_000_001),
+            3,
+            Timestamp::new(1_709_164_800, 0),
+        );
+        assert_eq!(column(Relative, Seconds, back), "0.000");
+        assert_eq!(column(Relative, Hms, back), "- 0.000s");
         // Hours and minutes, and a negative difference past a minute.
         let later = Timestamp::new(1_709_164_800 + 86_400, 6_000);
         assert_eq!(
