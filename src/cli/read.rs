@@ -71,7 +71,8 @@ pub struct DisplayFilterArgs {
     /// Show only the frames that pass this display filter, in Wireshark's syntax: protocols
     /// (`asap`, `enrp`, `dhcp`, `dhcpv6`, `dhcpfo`, `ip`, `ipv6`, `udp`, `tcp`, `sctp`), the
     /// fields of `read -V` and the JSON records compared to values (`==`, `!=`, `>`, `<`, `>=`,
-    /// `<=`, `contains`), `frame.number`, `ip.addr`, `udp.port`, ..., with `&&`, `||`, `!` and
+    /// `<=`, `contains`), `frame.number`, `frame.time > "2026-12-02 14:21:51"`,
+    /// `frame.time_delta > 0.5`, `ip.addr`, `udp.port`, ..., with `&&`, `||`, `!` and
     /// parentheses, e.g. `-Y 'asap.message_type == 3 && ip.src == 192.0.2.0/24'`.
     #[arg(short = 'Y', long = "display-filter", value_name = "FILTER")]
     pub filter: Option<String>,
@@ -107,8 +108,9 @@ impl TimeArgs {
 #[derive(clap::Args, Debug, Default)]
 pub struct FieldArgs {
     /// With -T fields: a field to show, by the name a display filter uses (`read -V` and the
-    /// JSON records show them; also frame.number, frame.time_epoch, frame.time_relative,
-    /// frame.len, ip.src, udp.srcport, ...), repeatable, in the order given.
+    /// JSON records show them; also frame.number, frame.time, frame.time_utc, frame.time_epoch,
+    /// frame.time_relative, frame.time_delta, frame.time_delta_displayed, frame.len, ip.src,
+    /// udp.srcport, ...), repeatable, in the order given.
     #[arg(short = 'e', long = "field", value_name = "NAME")]
     pub fields: Vec<String>,
 
