@@ -45,6 +45,7 @@ fn dissect(c: &mut Criterion) {
                         let frame = Frame {
                             number: i as u64 + 1,
                             ts: *ts,
+                            ts_digits: 6,
                             linktype: linktype::ETHERNET,
                             orig_len: data.len() as u32,
                             interface: 0,

@@ -24,6 +24,7 @@ fuzz_target!(|data: &[u8]| {
         let frame = Frame {
             number: i as u64 + 1,
             ts,
+            ts_digits: 6,
             linktype: r.linktype,
             orig_len: r.data.len() as u32,
             interface: 0,

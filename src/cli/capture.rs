@@ -17,7 +17,7 @@ use super::anyhow_like::{Error, Result};
 use super::check::{self, AnalysisArgs, CheckFormat, CheckSink};
 use super::exit;
 use super::input::DecodeArgs;
-use super::read::{DisplayFilterArgs, FieldArgs, ReadSink};
+use super::read::{DisplayFilterArgs, FieldArgs, ReadSink, TimeArgs};
 use crate::analyse::finding::Severity;
 use crate::analyse::Report;
 use crate::dissect::FrameSummary;
@@ -61,6 +61,9 @@ pub struct LiveArgs {
 
     #[command(flatten)]
     pub fields: FieldArgs,
+
+    #[command(flatten)]
+    pub time: TimeArgs,
 
     /// Show the whole field tree of every message.
     #[arg(short = 'V', long)]
@@ -344,7 +347,7 @@ pub fn run(args: LiveArgs) -> Result<i32> {
         ReadSink::new(io::stdout().lock(), args.format, args.verbose).columns(columns)
     };
     let mut sink = CaptureSink {
-        read: read.filter(display),
+        read: read.time_column(args.time.column()).filter(display),
         check,
         recorder,
         last_flush: Instant::now(),

@@ -397,7 +397,8 @@ fn dhcp_lb_analyser(args: &DhcpLbArgs, profiles: &Profiles) -> Result<DhcpLbAnal
     Ok(DhcpLbAnalyser::new(Settings::resolve(file.as_ref(), &cli)?))
 }
 
-pub fn run(args: CheckArgs) -> Result<i32> {
+pub fn run(mut args: CheckArgs) -> Result<i32> {
+    args.input.take_read();
     let opts = args.input.analysis_options()?;
     args.input.check_files()?;
     // Bad analysis options are reported once, before any file is read.

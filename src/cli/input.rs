@@ -13,7 +13,17 @@ use crate::source::file::FileSource;
 #[derive(Args, Debug, Clone)]
 pub struct CaptureArgs {
     /// Capture file: pcap or pcapng, optionally gzip-compressed; `-` reads standard input.
-    pub file: String,
+    #[arg(value_name = "FILE", required_unless_present = "read")]
+    pub file: Option<String>,
+
+    /// The capture file, as tshark names it (`-r FILE`): instead of FILE, not with it.
+    #[arg(
+        short = 'r',
+        long = "read",
+        value_name = "FILE",
+        conflicts_with = "file"
+    )]
+    pub read: Option<String>,
 
     #[command(flatten)]
     pub decode: DecodeArgs,
@@ -25,8 +35,13 @@ pub struct CaptureArgs {
 pub struct CaptureFilesArgs {
     /// Capture files: pcap or pcapng, optionally gzip-compressed; `-` reads standard input (at
     /// most once). Several files are analysed in parallel and reported one after the other.
-    #[arg(value_name = "FILE", required = true, num_args = 1..)]
+    #[arg(value_name = "FILE", required_unless_present = "read", num_args = 1..)]
     pub files: Vec<String>,
+
+    /// A capture file, as tshark names it (`-r FILE`); repeatable, and with FILEs too: the files
+    /// of -r come first, in their order, then the others.
+    #[arg(short = 'r', long = "read", value_name = "FILE")]
+    pub read: Vec<String>,
 
     /// Threads: files analysed at once; with threads to spare `check` reads and dissects a file
     /// on one and replays its RSerPool and its DHCP traffic on one more each [default: the cores
@@ -66,9 +81,17 @@ impl CaptureFilesArgs {
     /// The arguments of one file, as the single-file commands take them.
     pub fn capture(&self, file: &str) -> CaptureArgs {
         CaptureArgs {
-            file: file.to_string(),
+            file: Some(file.to_string()),
+            read: None,
             decode: self.decode.clone(),
         }
+    }
+
+    /// The files of `-r` put before the others, in [`Self::files`] (done once, first thing).
+    pub fn take_read(&mut self) {
+        let positional = std::mem::take(&mut self.files);
+        self.files = std::mem::take(&mut self.read);
+        self.files.extend(positional);
     }
 
     /// Standard input can be read once: `-` may be given once.
@@ -119,13 +142,15 @@ impl CaptureArgs {
         self.decode.options()
     }
 
+    /// The capture file: FILE or `-r FILE` (clap requires one and refuses both).
+    pub fn file(&self) -> &str {
+        self.file.as_deref().or(self.read.as_deref()).unwrap_or("-")
+    }
+
     pub fn open(&self) -> Result<FileSource> {
-        FileSource::open(&self.file).map_err(|e| {
-            let name = if self.file == "-" {
-                "standard input"
-            } else {
-                self.file.as_str()
-            };
+        let file = self.file();
+        FileSource::open(file).map_err(|e| {
+            let name = if file == "-" { "standard input" } else { file };
             Error::msg(format!("cannot read {name}: {e}"))
         })
     }

@@ -1,5 +1,6 @@
-//! `poolshark read FILE [-V] [--format text|json|jsonl|fields] [-Y FILTER] [-c N] [-w OUT [-P]]`:
-//! decode a capture, or write the frames a filter keeps to a pcapng file.
+//! `poolshark read FILE|-r FILE [-V] [--format text|json|jsonl|fields] [-Y FILTER] [-c N]
+//! [-t FORMAT] [-u s|hms] [-w OUT [-P]]`: decode a capture, or write the frames a filter keeps to
+//! a pcapng file.
 
 use std::fs::File;
 use std::io::{self, IsTerminal, Write};
@@ -17,6 +18,7 @@ use crate::output::fields::{Columns, FieldsOptions};
 use crate::output::filter::{Filter, FrameView};
 use crate::output::json::JsonRecords;
 use crate::output::text::{write_line, write_tree, FrameLine};
+use crate::output::time::{FrameTimes, SecondsFormat, TimeColumn, TimeFormat};
 use crate::output::{Format, Record};
 use crate::pipeline::{Decoded, Sink};
 use crate::source::{Frame, SourceError, Timestamp};
@@ -41,6 +43,9 @@ pub struct ReadArgs {
 
     #[command(flatten)]
     pub display: DisplayFilterArgs,
+
+    #[command(flatten)]
+    pub time: TimeArgs,
 
     /// Stop after reading N frames.
     #[arg(short = 'c', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -69,22 +74,49 @@ pub struct DisplayFilterArgs {
     /// (`asap`, `enrp`, `dhcp`, `dhcpv6`, `dhcpfo`, `eth`, `vlan`, `ip`, `ipv6`, `udp`, `tcp`,
     /// `sctp`, `gre`, `vxlan`, ...), the fields of `read -V` and the JSON records compared to
     /// values (`==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `matches`), `frame.number`,
-    /// `ip.addr`, `udp.port`, the lower layers' fields (`eth.src`, `vlan.id`, `ip.ttl`,
-    /// `tcp.flags.syn`, `sctp.data_payload_proto_id`, `gre.key`, `vxlan.vni`, `mpls.label`,
-    /// `frame.protocols`, ...), with `&&`, `||`, `!` and parentheses, e.g.
+    /// `frame.time > "2026-12-02 14:21:51"`, `frame.time_delta > 0.5`, `ip.addr`, `udp.port`,
+    /// the lower layers' fields (`eth.src`, `vlan.id`, `ip.ttl`, `tcp.flags.syn`,
+    /// `sctp.data_payload_proto_id`, `gre.key`, `vxlan.vni`, `mpls.label`, `frame.protocols`,
+    /// ...), with `&&`, `||`, `!` and parentheses, e.g.
     /// `-Y 'asap.message_type == 3 && ip.src == 192.0.2.0/24'`.
     #[arg(short = 'Y', long = "display-filter", value_name = "FILTER")]
     pub filter: Option<String>,
+}
+
+/// `-t` and `-u`: the listing's time column (`read`, `capture`), as tshark's.
+#[derive(clap::Args, Debug, Default)]
+pub struct TimeArgs {
+    /// The listing's time column, as tshark's -t: r seconds since the first frame (the default),
+    /// d since the frame read before, dd since the frame shown before (which -Y decides), e since
+    /// the epoch; a local time of day, ad with the date, adoy with the year's day (in the time
+    /// zone of TZ, else the system's; UTC off Linux); u, ud, udoy the same in UTC. Decimals as
+    /// the capture's clock gives (6 for microseconds, 9 for nanoseconds).
+    #[arg(short = 't', long = "time-format", value_enum, value_name = "FORMAT")]
+    pub time_format: Option<TimeFormat>,
+
+    /// How -t r, d and dd show seconds, as tshark's -u: s (`3725.000000`) or hms
+    /// (`1h  2m  5.000000s`).
+    #[arg(short = 'u', long = "seconds-format", value_enum, value_name = "s|hms")]
+    pub seconds_format: Option<SecondsFormat>,
+}
+
+impl TimeArgs {
+    pub fn column(&self) -> TimeColumn {
+        TimeColumn {
+            format: self.time_format.unwrap_or_default(),
+            seconds: self.seconds_format.unwrap_or_default(),
+        }
+    }
 }
 
 /// `-e` and `-E`: the fields of `-T fields` (`read`, `capture`).
 #[derive(clap::Args, Debug, Default)]
 pub struct FieldArgs {
     /// With -T fields: a field to show, by the name a display filter uses (`read -V` and the
-    /// JSON records show them; also frame.number, frame.time_epoch, frame.time_relative,
-    /// frame.len, ip.src, udp.srcport, and the lower layers' fields: frame.protocols, eth.src,
-    /// vlan.id, ip.ttl, tcp.flags, sctp.data_payload_proto_id, vxlan.vni, ...), repeatable, in
-    /// the order given.
+    /// JSON records show them; also frame.number, frame.time, frame.time_utc, frame.time_epoch,
+    /// frame.time_relative, frame.time_delta, frame.time_delta_displayed, frame.len, ip.src,
+    /// udp.srcport, and the lower layers' fields: frame.protocols, eth.src, vlan.id, ip.ttl,
+    /// tcp.flags, sctp.data_payload_proto_id, vxlan.vni, ...), repeatable, in the order given.
     #[arg(short = 'e', long = "field", value_name = "NAME")]
     pub fields: Vec<String>,
 
@@ -132,7 +164,11 @@ pub fn run(args: ReadArgs) -> Result<i32> {
         ));
     }
     let capture_file = match &args.write {
-        Some(path) => Some(open_capture_file(path, &args.input.file, filter.is_some())?),
+        Some(path) => Some(open_capture_file(
+            path,
+            args.input.file(),
+            filter.is_some(),
+        )?),
         None => None,
     };
     let print = capture_file.is_none() || args.print;
@@ -144,10 +180,18 @@ pub fn run(args: ReadArgs) -> Result<i32> {
     } else {
         ReadSink::new(stdout, Format::Text, false)
     }
+    .time_column(args.time.column())
     .filter(filter)
     .count(args.count)
     .capture_file(capture_file, print);
-    let (stats, fatal) = run_file(&args.input.file, &args.input, &opts, &bars, None, &mut sink)?;
+    let (stats, fatal) = run_file(
+        args.input.file(),
+        &args.input,
+        &opts,
+        &bars,
+        None,
+        &mut sink,
+    )?;
     let mut write_failed = false;
     if let (Some(mut file), Some(path)) = (sink.take_capture_file(), &args.write) {
         let name = if path == Path::new("-") {
@@ -182,7 +226,7 @@ pub fn run(args: ReadArgs) -> Result<i32> {
     eprintln!("poolshark: {}", stats.summary_line());
     match fatal {
         Some(e) => {
-            eprintln!("poolshark: stopped reading {}: {e}", args.input.file);
+            eprintln!("poolshark: stopped reading {}: {e}", args.input.file());
             Ok(exit::USAGE)
         }
         None if write_failed => Ok(exit::USAGE),
@@ -226,6 +270,11 @@ pub(crate) struct ReadSink<W: Write> {
     json: Option<JsonRecords>,
     buf: Vec<u8>,
     first: Option<Timestamp>,
+    /// The frame read before, and the frame shown before (the last the filter kept).
+    prev: Option<Timestamp>,
+    prev_displayed: Option<Timestamp>,
+    /// The listing's time column (`-t`, `-u`).
+    time: TimeColumn,
     /// The current frame's messages: (protocol column, info, tree).
     pending: Vec<Record>,
     error: Option<io::Error>,
@@ -256,6 +305,9 @@ impl<W: Write> ReadSink<W> {
             },
             buf: Vec::with_capacity(1 << 16),
             first: None,
+            prev: None,
+            prev_displayed: None,
+            time: TimeColumn::default(),
             pending: Vec::new(),
             error: None,
             filter: None,
@@ -297,6 +349,12 @@ impl<W: Write> ReadSink<W> {
         }
         self.columns = columns;
         self.needs()
+    }
+
+    /// Shows the listing's time column so (`-t`, `-u`).
+    pub(crate) fn time_column(mut self, time: TimeColumn) -> Self {
+        self.time = time;
+        self
     }
 
     /// Shows only the frames that pass `filter`.
@@ -403,17 +461,24 @@ impl<W: Write> Sink for ReadSink<W> {
         } else {
             Vec::new()
         };
+        let prev = self.prev.replace(frame.ts).unwrap_or(frame.ts);
+        let prev_displayed = self.prev_displayed.unwrap_or(frame.ts);
         let view = FrameView {
             number: frame.number,
             len: u64::from(frame.orig_len),
             cap_len: frame.data.len() as u64,
             time: frame.ts,
             first,
+            prev,
+            prev_displayed,
             summary,
             records: &self.pending,
             layers: &layers,
         };
         let keep = self.filter.as_mut().is_none_or(|f| f.matches(&view));
+        if keep {
+            self.prev_displayed = Some(frame.ts);
+        }
         if let Some(file) = &mut self.capture_file {
             let depends_on = self.pending.iter().flat_map(|r| r.reassembled_from.iter());
             file.frame(frame, keep, depends_on.copied());
@@ -471,11 +536,22 @@ impl<W: Write> Sink for ReadSink<W> {
             };
             let src = addr(&summary.src);
             let dst = addr(&summary.dst);
+            let mut time = String::new();
+            self.time.write(
+                &mut time,
+                &FrameTimes {
+                    time: frame.ts,
+                    digits: frame.ts_digits,
+                    first,
+                    prev,
+                    prev_displayed,
+                },
+            );
             write_line(
                 &mut self.buf,
                 &FrameLine {
                     number: frame.number,
-                    relative: frame.ts.since(first),
+                    time: &time,
                     src: &src,
                     dst: &dst,
                     protocol,

@@ -103,7 +103,8 @@ impl Sink for StatsSink {
     }
 }
 
-pub fn run(args: StatsArgs) -> Result<i32> {
+pub fn run(mut args: StatsArgs) -> Result<i32> {
+    args.input.take_read();
     let opts = args.input.analysis_options()?;
     args.input.check_files()?;
     // Bad analysis options are reported once, before any file is read.

@@ -25,8 +25,12 @@ const RECENT_FRAMES: usize = 2000;
 #[derive(clap::Args, Debug)]
 pub struct TuiArgs {
     /// Capture file: pcap or pcapng, optionally gzip-compressed; `-` reads standard input.
-    #[arg(required_unless_present = "interface")]
+    #[arg(value_name = "FILE", required_unless_present_any = ["interface", "read"])]
     pub file: Option<String>,
+
+    /// The capture file, as tshark names it (`-r FILE`): instead of FILE, not with it.
+    #[arg(short = 'r', long = "read", value_name = "FILE", conflicts_with_all = ["file", "interface"])]
+    pub read: Option<String>,
 
     /// Capture live on this interface instead of reading a file.
     #[arg(short = 'i', long, value_name = "IFACE", conflicts_with = "file")]
@@ -78,9 +82,14 @@ pub fn run(args: TuiArgs) -> Result<i32> {
     if let Some(interface) = args.interface.clone() {
         return run_live(args, &interface);
     }
-    let file = args.file.clone().unwrap_or_else(|| "-".into());
+    let file = args
+        .file
+        .clone()
+        .or_else(|| args.read.clone())
+        .unwrap_or_else(|| "-".into());
     let capture = CaptureArgs {
-        file: file.clone(),
+        file: Some(file.clone()),
+        read: None,
         decode: args.decode.clone(),
     };
     let options = capture.options()?;

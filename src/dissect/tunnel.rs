@@ -306,6 +306,7 @@ mod tests {
                     let frame = Frame {
                         number: i as u64 + 1,
                         ts: Timestamp::new(0, 0),
+                        ts_digits: 6,
                         linktype: linktype::ETHERNET,
                         orig_len: f.len() as u32,
                         interface: 0,

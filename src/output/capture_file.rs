@@ -230,6 +230,7 @@ mod tests {
                 secs: 1_700_000_000 + number as i64,
                 nanos: 123_456_789,
             },
+            ts_digits: 6,
             linktype,
             orig_len: data.len() as u32 + 10,
             interface,

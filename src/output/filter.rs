@@ -21,12 +21,15 @@
 //! protocol (`asap`, `enrp`, `dhcp`, `dhcpv6`, `dhcpfo`; the frame's `ip`, `ipv6`, `arp`, `udp`,
 //! `tcp`, `sctp`), a field of the messages' trees (the names of `read -V` and of the JSON records,
 //! e.g. `asap.message_type`, `dhcpv6.xid`), a field of the frame (`frame.number`, `frame.len`,
-//! `frame.cap_len`, `frame.time_epoch`, `frame.time_relative`) or of its addresses and ports
-//! (`ip.src`, `ip.dst`, `ip.addr`, `ipv6.*` likewise, `udp.port`, `udp.srcport`, `udp.dstport`,
-//! `tcp.*` and `sctp.*` likewise: the layer the listing shows, the deepest decoded; in a tunnelled
-//! frame the outer IP layers and the UDP ports of VXLAN or Geneve come first, outermost first, as
-//! tshark lists them: [`FrameSummary::outer`]), or a field of the lower layers' trees
-//! ([`layers::FIELDS`]: `frame.protocols`, `eth.src`, `vlan.id`, `ip.ttl`, `tcp.flags.syn`,
+//! `frame.cap_len`, `frame.time_epoch`, `frame.time_relative`, `frame.time_delta`,
+//! `frame.time_delta_displayed` in seconds; `frame.time` and `frame.time_utc` compared with a date
+//! and time, `frame.time > "2026-12-02 14:21:51"`, local unless it names a zone: the forms of
+//! [`super::time::parse_absolute`]) or of its addresses and ports (`ip.src`, `ip.dst`, `ip.addr`,
+//! `ipv6.*` likewise, `udp.port`, `udp.srcport`, `udp.dstport`, `tcp.*` and `sctp.*` likewise: the
+//! layer the listing shows, the deepest decoded; in a tunnelled frame the outer IP layers and the
+//! UDP ports of VXLAN or Geneve come first, outermost first, as tshark lists them:
+//! [`FrameSummary::outer`]), or a field of the lower layers' trees ([`layers::FIELDS`]:
+//! `frame.protocols`, `eth.src`, `vlan.id`, `ip.ttl`, `tcp.flags.syn`,
 //! `sctp.data_payload_proto_id`, `gre.key`, `vxlan.vni`, `mpls.label`, ..., and the protocols
 //! `frame`, `eth`, `vlan`, `gre`, `vxlan`, ...), which the caller decodes from the frame's bytes
 //! into [`FrameView::layers`] only when [`Filter::needs_layers`] or [`Column::needs_layers`] says
@@ -344,7 +347,12 @@ impl Subject {
     /// messages).
     fn sort(&self) -> Option<Sort> {
         match self {
-            Subject::Frame(FrameField::TimeEpoch | FrameField::TimeRelative) => Some(Sort::Float),
+            Subject::Frame(
+                FrameField::TimeEpoch
+                | FrameField::TimeRelative
+                | FrameField::TimeDelta
+                | FrameField::TimeDeltaDisplayed,
+            ) => Some(Sort::Float),
             Subject::Frame(_) | Subject::Port { .. } => Some(Sort::Number),
             Subject::Addr { v6: false, .. } => Some(Sort::Ipv4),
             Subject::Addr { v6: true, .. } => Some(Sort::Ipv6),
@@ -384,6 +392,12 @@ enum FrameField {
     /// Seconds since the epoch, and since the first frame read.
     TimeEpoch,
     TimeRelative,
+    /// Seconds since the frame read before, and since the frame shown before.
+    TimeDelta,
+    TimeDeltaDisplayed,
+    /// The date and time, local and in UTC (compared with dates: nanoseconds since the epoch).
+    Time,
+    TimeUtc,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -435,6 +449,11 @@ pub struct FrameView<'a> {
     pub time: Timestamp,
     /// The time of the first frame read (`frame.time_relative` counts from it).
     pub first: Timestamp,
+    /// The time of the frame read before (`frame.time_delta`), and of the frame shown before
+    /// (`frame.time_delta_displayed`: the last one the filter kept); this frame's own time when
+    /// there was none, as tshark gives 0 then.
+    pub prev: Timestamp,
+    pub prev_displayed: Timestamp,
     pub summary: &'a FrameSummary,
     pub records: &'a [Record],
     /// The lower layers' trees, `frame` first ([`crate::dissect::layers`]); empty unless the
@@ -687,6 +706,12 @@ impl Column {
             }
             Subject::Frame(FrameField::TimeEpoch) => each(f.time.to_string()),
             Subject::Frame(FrameField::TimeRelative) => each(seconds_between(f.first, f.time)),
+            Subject::Frame(FrameField::TimeDelta) => each(seconds_between(f.prev, f.time)),
+            Subject::Frame(FrameField::TimeDeltaDisplayed) => {
+                each(seconds_between(f.prev_displayed, f.time))
+            }
+            Subject::Frame(FrameField::Time) => each(super::time::absolute_text(f.time, false)),
+            Subject::Frame(FrameField::TimeUtc) => each(super::time::absolute_text(f.time, true)),
             Subject::Field(name) => {
                 for r in f.records {
                     occurrences(&r.fields, name, &mut |fld| {
@@ -1170,8 +1195,8 @@ impl Parser {
         }
         let Some(op) = op else {
             self.at += if negated_in { 2 } else { 1 };
-            let items = self.set()?;
-            for (lo, hi) in &items {
+            let mut items = self.set()?;
+            for (lo, hi) in &mut items {
                 for l in std::iter::once(lo).chain(hi) {
                     check_value(&subject, &text, l)?;
                 }
@@ -1191,7 +1216,12 @@ impl Parser {
                     what: format!(
                         "'{}' does not apply to {text}, which holds {}",
                         op.rel.word(),
-                        sort.describe()
+                        match subject {
+                            Subject::Frame(FrameField::Time | FrameField::TimeUtc) => {
+                                "dates and times"
+                            }
+                            _ => sort.describe(),
+                        }
                     ),
                 });
             }
@@ -1211,8 +1241,8 @@ impl Parser {
             let right = self.term(&t)?;
             return field_pair((subject, text), op, op_at, right, t.offset);
         }
-        let value = self.value()?;
-        check_value(&subject, &text, &value)?;
+        let mut value = self.value()?;
+        check_value(&subject, &text, &mut value)?;
         Ok(Expr::Value(subject, op, Box::new(value)))
     }
 
@@ -1424,7 +1454,20 @@ fn valid_name(name: &str) -> bool {
 
 /// A value against a frame-level subject, whose type is known: an error (at the value's byte)
 /// when it cannot be one, as tshark gives. Tree fields are checked on the messages instead.
-fn check_value(s: &Subject, name: &str, lit: &Literal) -> Result<(), FilterError> {
+fn check_value(s: &Subject, name: &str, lit: &mut Literal) -> Result<(), FilterError> {
+    if let Subject::Frame(FrameField::Time | FrameField::TimeUtc) = s {
+        // A date and time, read now (in the local time zone unless it names one).
+        return match super::time::parse_absolute(&lit.text) {
+            Ok(ns) => {
+                lit.int = Some(ns);
+                Ok(())
+            }
+            Err(why) => Err(FilterError {
+                offset: lit.offset,
+                what: format!("'{}' for {name}: {why}", lit.text),
+            }),
+        };
+    }
     let Some(sort) = s.sort() else {
         return Ok(());
     };
@@ -1451,7 +1494,12 @@ fn check_value(s: &Subject, name: &str, lit: &Literal) -> Result<(), FilterError
         format!("{name} holds {}, not quoted text", sort.describe())
     } else {
         match s {
-            Subject::Frame(FrameField::TimeEpoch | FrameField::TimeRelative) => {
+            Subject::Frame(
+                FrameField::TimeEpoch
+                | FrameField::TimeRelative
+                | FrameField::TimeDelta
+                | FrameField::TimeDeltaDisplayed,
+            ) => {
                 if plain_decimal(&lit.text) {
                     return Ok(());
                 }
@@ -1583,6 +1631,10 @@ fn subject(name: &str) -> Result<Subject, String> {
         ("frame.cap_len", ..) => Subject::Frame(FrameField::CapLen),
         ("frame.time_epoch", ..) => Subject::Frame(FrameField::TimeEpoch),
         ("frame.time_relative", ..) => Subject::Frame(FrameField::TimeRelative),
+        ("frame.time_delta", ..) => Subject::Frame(FrameField::TimeDelta),
+        ("frame.time_delta_displayed", ..) => Subject::Frame(FrameField::TimeDeltaDisplayed),
+        ("frame.time", ..) => Subject::Frame(FrameField::Time),
+        ("frame.time_utc", ..) => Subject::Frame(FrameField::TimeUtc),
         (_, "ip" | "ipv6", Some(which)) if !rest.ends_with("port") => Subject::Addr {
             v6: proto == "ipv6",
             which,
@@ -1623,8 +1675,12 @@ const SUMMARY_FIELDS: &[(&str, &[&str])] = &[
             "frame.number",
             "frame.len",
             "frame.cap_len",
+            "frame.time",
+            "frame.time_utc",
             "frame.time_epoch",
             "frame.time_relative",
+            "frame.time_delta",
+            "frame.time_delta_displayed",
         ],
     ),
     ("ip", &["ip.src", "ip.dst", "ip.addr"]),
@@ -1876,6 +1932,12 @@ fn lower_values(s: &Subject, f: &FrameView<'_>, each: &mut impl FnMut(Value)) {
             FrameField::CapLen => Value::Uint(f.cap_len),
             FrameField::TimeEpoch => Value::Float(f.time.as_f64()),
             FrameField::TimeRelative => Value::Float(f.time.since(f.first)),
+            FrameField::TimeDelta => Value::Float(f.time.since(f.prev)),
+            FrameField::TimeDeltaDisplayed => Value::Float(f.time.since(f.prev_displayed)),
+            FrameField::Time | FrameField::TimeUtc => Value::Int(
+                i64::try_from(i128::from(f.time.secs) * 1_000_000_000 + i128::from(f.time.nanos))
+                    .unwrap_or(i64::MAX),
+            ),
         }),
         Subject::Addr { v6, which } => {
             // A tunnel's layers first, outermost first, as tshark lists the occurrences.
@@ -2166,6 +2228,8 @@ mod tests {
             cap_len: 100,
             time: Timestamp::new(1_700_000_002, 500_000_000),
             first: Timestamp::new(1_700_000_000, 0),
+            prev: Timestamp::new(1_700_000_000, 0),
+            prev_displayed: Timestamp::new(1_700_000_000, 0),
             summary,
             records,
             layers: &[],

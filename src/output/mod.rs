@@ -6,6 +6,7 @@ pub mod filter;
 pub mod json;
 pub mod stats;
 pub mod text;
+pub mod time;
 
 use crate::error::DecodeError;
 use crate::field::Field;

@@ -8,8 +8,9 @@ use crate::field::Field;
 /// What the one-line listing shows of a frame.
 pub struct FrameLine<'a> {
     pub number: u64,
-    /// Seconds since the first frame.
-    pub relative: f64,
+    /// The time column's text ([`super::time::TimeColumn`]): by default the seconds since the
+    /// first frame.
+    pub time: &'a str,
     pub src: &'a str,
     pub dst: &'a str,
     /// Protocol column, e.g. `ASAP`, `DHCPv6`.
@@ -18,12 +19,14 @@ pub struct FrameLine<'a> {
     pub info: &'a str,
 }
 
-/// `    1   0.000000    192.0.2.2 → 192.0.2.2    ASAP 118 ASAP Registration`
+/// `    1    0.000000    192.0.2.2 → 192.0.2.2    ASAP 118 ASAP Registration`: the time right-aligned
+/// in 11 columns, a longer one (a date, a large number of seconds) pushing the rest of the line
+/// along, as in tshark.
 pub fn write_line(out: &mut Vec<u8>, l: &FrameLine<'_>) {
     let _ = writeln!(
         out,
-        "{:>5} {:>11.6} {:>12} → {:<12} {:>6} {:>4} {}",
-        l.number, l.relative, l.src, l.dst, l.protocol, l.len, l.info
+        "{:>5} {:>11} {:>12} → {:<12} {:>6} {:>4} {}",
+        l.number, l.time, l.src, l.dst, l.protocol, l.len, l.info
     );
 }
 
@@ -90,7 +93,7 @@ mod tests {
             &mut out,
             &FrameLine {
                 number: 31,
-                relative: 1.507441,
+                time: "1.507441",
                 src: "192.0.2.2",
                 dst: "192.0.2.2",
                 protocol: "ASAP",

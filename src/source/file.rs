@@ -527,6 +527,7 @@ impl FrameSource for FileSource {
                     i64::from(secs) + i64::from(frac / per_sec),
                     (frac % per_sec) * (1_000_000_000 / per_sec),
                 ),
+                ts_digits: if nanosecond { 9 } else { 6 },
                 linktype,
                 orig_len: word(12),
                 interface: 0,
@@ -565,6 +566,7 @@ impl FrameSource for FileSource {
                 Frame {
                     number,
                     ts: i.timestamp(epb.ts_high, epb.ts_low),
+                    ts_digits: super::ts_digits(i.units_per_sec),
                     linktype: i.linktype,
                     orig_len: epb.origlen,
                     interface: epb.if_id,
@@ -585,6 +587,7 @@ impl FrameSource for FileSource {
                     number,
                     // A simple packet block has no timestamp.
                     ts: Timestamp::default(),
+                    ts_digits: super::ts_digits(i.units_per_sec),
                     linktype: i.linktype,
                     orig_len: spb.origlen,
                     interface: 0,
@@ -624,6 +627,7 @@ impl FrameSource for FileSource {
                 Frame {
                     number,
                     ts: i.timestamp(high, low),
+                    ts_digits: super::ts_digits(i.units_per_sec),
                     linktype: i.linktype,
                     orig_len: orig,
                     interface: u32::from(if_id),

@@ -43,6 +43,20 @@ impl fmt::Display for Timestamp {
     }
 }
 
+/// Decimals of the second a clock counting `units_per_sec` gives, as Wireshark 4.0 rounds it
+/// down to the precisions it knows: 9 from 10^9 units a second, 6 from 10^6, 3 from 10^3, then
+/// 2, 1 and 0 (a pcapng interface counting 2^20 units a second gives 6).
+pub fn ts_digits(units_per_sec: u64) -> u8 {
+    match units_per_sec {
+        1_000_000_000.. => 9,
+        1_000_000.. => 6,
+        1_000.. => 3,
+        100.. => 2,
+        10.. => 1,
+        _ => 0,
+    }
+}
+
 /// Link-layer header types (the tcpdump.org LINKTYPE_ numbers).
 pub mod linktype {
     pub const NULL: u32 = 0;
@@ -61,6 +75,10 @@ pub struct Frame<'a> {
     /// 1-based, as Wireshark numbers frames.
     pub number: u64,
     pub ts: Timestamp,
+    /// Decimals of the second the capture's clock gives, 0 to 9: 6 for microseconds (pcap,
+    /// pcapng's default, live captures), 9 for nanoseconds, 3 for a pcapng interface counting
+    /// milliseconds ([`ts_digits`]). The listing shows times with as many, as tshark does.
+    pub ts_digits: u8,
     /// LINKTYPE_ of the interface the frame was captured on.
     pub linktype: u32,
     /// Length on the wire (may exceed `data.len()` when the capture was cut by a snap length).
@@ -75,6 +93,7 @@ pub struct Frame<'a> {
 pub struct FrameMeta {
     pub number: u64,
     pub ts: Timestamp,
+    pub ts_digits: u8,
     pub linktype: u32,
     pub orig_len: u32,
     pub interface: u32,
@@ -85,6 +104,7 @@ impl Frame<'_> {
         FrameMeta {
             number: self.number,
             ts: self.ts,
+            ts_digits: self.ts_digits,
             linktype: self.linktype,
             orig_len: self.orig_len,
             interface: self.interface,
@@ -98,6 +118,7 @@ impl FrameMeta {
         Frame {
             number: self.number,
             ts: self.ts,
+            ts_digits: self.ts_digits,
             linktype: self.linktype,
             orig_len: self.orig_len,
             interface: self.interface,

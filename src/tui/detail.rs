@@ -297,6 +297,7 @@ mod tests {
         Frame {
             number,
             ts: Timestamp::default(),
+            ts_digits: 6,
             linktype: 1,
             orig_len: data.len() as u32,
             interface: 0,

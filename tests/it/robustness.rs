@@ -60,6 +60,7 @@ fn real_frames_cut_at_every_byte_give_errors_not_panics() {
                 let f = Frame {
                     number: n as u64 + 1,
                     ts: Timestamp::new(n as i64, 0),
+                    ts_digits: 6,
                     linktype: lt,
                     orig_len: data.len() as u32,
                     interface: 0,
@@ -203,6 +204,7 @@ fn randomly_damaged_frames_never_panic() {
         let frame = Frame {
             number: i + 1,
             ts: Timestamp::new((i / 100) as i64, 0),
+            ts_digits: 6,
             linktype: lt,
             orig_len: f.len() as u32,
             interface: 0,

@@ -414,6 +414,7 @@ mod tests {
         let frame = Frame {
             number,
             ts: Timestamp::new(secs, 0),
+            ts_digits: 6,
             linktype: 1,
             orig_len: 0,
             interface: 0,
@@ -447,6 +448,7 @@ mod tests {
         let frame = Frame {
             number: 1,
             ts: Timestamp::new(1000, 0),
+            ts_digits: 6,
             linktype: 1,
             orig_len: 0,
             interface: 0,

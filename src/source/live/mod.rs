@@ -409,6 +409,8 @@ impl LiveSource {
             Step::Got(g) => Ok(Polled::Frame(Frame {
                 number: self.stats.captured,
                 ts: g.ts,
+                // tshark's live captures show microseconds.
+                ts_digits: 6,
                 linktype: self.info.linktype,
                 orig_len: g.orig_len,
                 interface: 0,
@@ -520,6 +522,7 @@ impl FrameSource for LiveSource {
                     return Ok(Some(Frame {
                         number: self.stats.captured,
                         ts: g.ts,
+                        ts_digits: 6,
                         linktype: self.info.linktype,
                         orig_len: g.orig_len,
                         interface: 0,

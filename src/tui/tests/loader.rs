@@ -183,6 +183,7 @@ impl FrameSource for PausingSource {
         Ok(Some(Frame {
             number: *number,
             ts: *ts,
+            ts_digits: 6,
             linktype: *linktype,
             orig_len: *orig_len,
             interface: 0,
