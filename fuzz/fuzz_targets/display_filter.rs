@@ -49,6 +49,8 @@ fuzz_target!(|data: &[u8]| {
         cap_len: message.len() as u64,
         time: Timestamp::new(1_700_000_001, 5),
         first: Timestamp::new(1_700_000_000, 0),
+        prev: Timestamp::new(1_700_000_000, 500_000_000),
+        prev_displayed: Timestamp::new(1_700_000_000, 0),
         summary: &summary,
         records: &records,
         layers: &layers,
