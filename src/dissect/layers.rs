@@ -888,30 +888,7 @@ impl Walk<'_> {
 
     /// One SCTP chunk: its type, flags and length, and the header of a DATA or SACK chunk.
     fn chunk(&self, at: usize, t: u8, flags: u8, len: u16, s: Span) -> Field {
-        let name = match t {
-            0 => "DATA",
-            1 => "INIT",
-            2 => "INIT_ACK",
-            3 => "SACK",
-            4 => "HEARTBEAT",
-            5 => "HEARTBEAT_ACK",
-            6 => "ABORT",
-            7 => "SHUTDOWN",
-            8 => "SHUTDOWN_ACK",
-            9 => "ERROR",
-            10 => "COOKIE_ECHO",
-            11 => "COOKIE_ACK",
-            14 => "SHUTDOWN_COMPLETE",
-            15 => "AUTH",
-            64 => "I_DATA",
-            128 => "ASCONF_ACK",
-            130 => "RE_CONFIG",
-            132 => "PAD",
-            192 => "FORWARD_TSN",
-            193 => "ASCONF",
-            194 => "I_FORWARD_TSN",
-            _ => "UNKNOWN",
-        };
+        let name = super::sctp::chunk_name(t).unwrap_or("UNKNOWN");
         let chunk = Span {
             at,
             end: s.end.min(at + usize::from(len).max(4)),

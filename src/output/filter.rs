@@ -1639,32 +1639,25 @@ fn subject(name: &str) -> Result<Subject, String> {
             v6: proto == "ipv6",
             which,
         },
-        (_, p, _) if LOWER_PROTOCOLS.contains(&p) => return Err(not_kept(name)),
+        (_, p, _) if lower_protocol(p) => return Err(not_kept(name)),
         _ => Subject::Field(name.to_string()),
     })
 }
 
-/// The protocols below the applications: a name of theirs that is not known is refused (the
-/// applications' names are looked for in the messages instead).
-const LOWER_PROTOCOLS: [&str; 17] = [
-    "frame",
-    "eth",
-    "vlan",
-    "ieee8021ad",
-    "sll",
-    "arp",
-    "ip",
-    "ipv6",
-    "icmp",
-    "icmpv6",
-    "udp",
-    "tcp",
-    "sctp",
-    "gre",
-    "vxlan",
-    "geneve",
-    "mpls",
-];
+/// Whether `p` is one of [`PROTOCOLS`] below the applications: a name of theirs that is not known
+/// is refused (the applications' names are looked for in the messages instead).
+fn lower_protocol(p: &str) -> bool {
+    const NOT_LOWER: [&str; 7] = [
+        "asap",
+        "enrp",
+        "dhcp",
+        "dhcpv4",
+        "dhcpv6",
+        "dhcpfo",
+        "poolshark",
+    ];
+    PROTOCOLS.contains(&p) && !NOT_LOWER.contains(&p)
+}
 
 /// The lower layers' names kept in the frame's summary, by protocol (the rest are
 /// [`layers::FIELDS`]).
