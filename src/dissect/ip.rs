@@ -27,7 +27,7 @@ const MOBILITY: u8 = 135;
 const HIP: u8 = 139;
 const SHIM6: u8 = 140;
 /// Chains of extension headers longer than this are taken for garbage.
-const MAX_EXTENSIONS: usize = 16;
+pub(super) const MAX_EXTENSIONS: usize = 16;
 
 /// Where a fragment belongs in its datagram.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

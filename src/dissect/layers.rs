@@ -16,8 +16,10 @@
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use super::ip::{PROTO_ICMP, PROTO_ICMPV6, PROTO_IGMP, PROTO_SCTP, PROTO_TCP, PROTO_UDP};
-use super::link::{ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6};
+use super::ip::{
+    MAX_EXTENSIONS, PROTO_ICMP, PROTO_ICMPV6, PROTO_IGMP, PROTO_SCTP, PROTO_TCP, PROTO_UDP,
+};
+use super::link::{ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, MAX_VLAN_TAGS, VLAN_TPIDS};
 use super::sctp::UDP_ENCAPSULATION_PORT;
 use super::tunnel::{
     ETHERTYPE_MPLS, ETHERTYPE_MPLS_MULTICAST, ETHERTYPE_TEB, GENEVE_PORT, MAX_ENCAPSULATIONS,
@@ -144,11 +146,9 @@ pub fn is_field(name: &str) -> bool {
     FIELDS.contains(&name)
 }
 
-/// MPLS labels beyond this many are taken for garbage (as are VLAN tags beyond eight and IPv6
-/// extension headers beyond sixteen, as the dissector does).
+/// MPLS labels beyond this many are taken for garbage (VLAN tags and IPv6 extension headers are
+/// bounded by the dissector's own limits, [`MAX_VLAN_TAGS`] and [`MAX_EXTENSIONS`]).
 const MAX_LABELS: usize = 16;
-const MAX_VLAN_TAGS: usize = 8;
-const MAX_EXTENSIONS: usize = 16;
 
 /// A frame's lower layers.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -319,7 +319,7 @@ impl Walk<'_> {
     /// VLAN tags (802.1Q, and 802.1ad's service tags) before `t`'s payload at `s`.
     fn vlans(&mut self, mut t: u16, mut s: Span, depth: u8) {
         let mut tags = 0;
-        while matches!(t, 0x8100 | 0x88a8 | 0x9100) && tags < MAX_VLAN_TAGS {
+        while VLAN_TPIDS.contains(&t) && tags < MAX_VLAN_TAGS {
             let (Some(tci), Some(next)) = (self.be16(s.at, s), self.be16(s.at + 2, s)) else {
                 return;
             };

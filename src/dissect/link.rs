@@ -9,9 +9,9 @@ use crate::source::linktype;
 pub const ETHERTYPE_IPV4: u16 = 0x0800;
 pub const ETHERTYPE_ARP: u16 = 0x0806;
 pub const ETHERTYPE_IPV6: u16 = 0x86dd;
-const VLAN_TPIDS: [u16; 3] = [0x8100, 0x88a8, 0x9100];
+pub(super) const VLAN_TPIDS: [u16; 3] = [0x8100, 0x88a8, 0x9100];
 /// Stacked tags beyond this are taken for garbage rather than walked forever.
-const MAX_VLAN_TAGS: usize = 8;
+pub(super) const MAX_VLAN_TAGS: usize = 8;
 
 /// What the link layer carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
