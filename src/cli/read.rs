@@ -77,9 +77,16 @@ pub struct DisplayFilterArgs {
     /// `frame.time > "2026-12-02 14:21:51"`, `frame.time_delta > 0.5`, `ip.addr`, `udp.port`,
     /// the lower layers' fields (`eth.src`, `vlan.id`, `ip.ttl`, `tcp.flags.syn`,
     /// `sctp.data_payload_proto_id`, `gre.key`, `vxlan.vni`, `mpls.label`, `frame.protocols`,
-    /// ...), with `&&`, `||`, `!` and parentheses, e.g.
+    /// ...), arithmetic (`frame.len - 14 > ip.len`, `tcp.flags & 0x12 == 0x12`, braces to
+    /// group), with `&&`, `||`, `!` and parentheses, e.g.
     /// `-Y 'asap.message_type == 3 && ip.src == 192.0.2.0/24'`.
-    #[arg(short = 'Y', long = "display-filter", value_name = "FILTER")]
+    // A filter may start with a minus (`-frame.len < 0`): it is the value, not an option.
+    #[arg(
+        short = 'Y',
+        long = "display-filter",
+        value_name = "FILTER",
+        allow_hyphen_values = true
+    )]
     pub filter: Option<String>,
 }
 

@@ -58,8 +58,10 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
+mod arith;
 mod derived;
 
+use arith::{ArithOp, Calc, Operand};
 use derived::{Derive, Derived};
 
 use super::Record;
@@ -340,6 +342,8 @@ enum Subject {
     Layer(&'static str),
     /// A slice of a field's bytes, or a function of fields.
     Derived(Box<Derived>),
+    /// Arithmetic on fields (`frame.len - 14`, `tcp.flags & 0x12`).
+    Calc(Box<Calc>),
 }
 
 impl Subject {
@@ -357,6 +361,7 @@ impl Subject {
             Subject::Addr { v6: false, .. } => Some(Sort::Ipv4),
             Subject::Addr { v6: true, .. } => Some(Sort::Ipv6),
             Subject::Derived(d) => d.sort(),
+            Subject::Calc(c) => c.expr.sort(),
             _ => None,
         }
     }
@@ -366,6 +371,11 @@ impl Subject {
         match self {
             Subject::Layer(_) => true,
             Subject::Derived(d) => d.args.iter().any(Subject::needs_layers),
+            Subject::Calc(c) => {
+                let mut needs = false;
+                c.expr.terms(&mut |s| needs = needs || s.needs_layers());
+                needs
+            }
             _ => false,
         }
     }
@@ -464,10 +474,17 @@ pub struct FrameView<'a> {
 impl Filter {
     pub fn parse(text: &str) -> Result<Filter, FilterError> {
         let tokens = tokenize(text)?;
+        if let Some(t) = tokens.get(MAX_TOKENS) {
+            return Err(FilterError {
+                offset: t.offset,
+                what: format!("the filter is longer than {MAX_TOKENS} names, values and symbols"),
+            });
+        }
         let mut p = Parser {
             tokens,
             at: 0,
             end: text.len(),
+            depth: 0,
         };
         let expr = p.or()?;
         if let Some(t) = p.tokens.get(p.at) {
@@ -587,17 +604,20 @@ fn tree_name(s: &Subject) -> Option<&str> {
         Subject::Field(name) => Some(name),
         Subject::Layer(name) => Some(name),
         Subject::Derived(d) => Some(&d.text),
+        Subject::Calc(c) => Some(&c.text),
         _ => None,
     }
 }
 
-/// A slice or function that no occurrence it met could take.
+/// A slice, function or arithmetic that no occurrence it met could take.
 fn derived_problem(s: &Subject, out: &mut Vec<String>) {
-    if let Some(p) = match s {
-        Subject::Derived(d) => d.problem(),
-        _ => None,
-    } {
-        out.push(p);
+    match s {
+        Subject::Derived(d) => out.extend(d.problem()),
+        Subject::Calc(c) => {
+            c.expr.terms(&mut |t| derived_problem(t, out));
+            out.extend(c.problem());
+        }
+        _ => {}
     }
 }
 
@@ -786,6 +806,7 @@ fn collect_fields(e: &Expr, out: &mut Vec<(String, bool)>) {
                 out.push((name.clone(), false));
             }
             Subject::Derived(d) => d.args.iter().for_each(|a| add(a, out)),
+            Subject::Calc(c) => c.expr.terms(&mut |a| add(a, out)),
             _ => {}
         }
     }
@@ -824,6 +845,9 @@ enum Kind {
     Comma,
     /// `[..]` after a name: a slice (its text with the brackets).
     Slice,
+    /// `+`, `*`, `%` or `&` (`-` and `/` are words: the parser takes them as operators where
+    /// one may be).
+    Arith(ArithOp),
 }
 
 #[derive(Clone, Debug)]
@@ -878,6 +902,7 @@ fn tokenize(s: &str) -> Result<Vec<Token>, FilterError> {
                 "{" => Kind::SetOpen,
                 "}" => Kind::SetClose,
                 "," => Kind::Comma,
+                "+" | "*" | "%" | "&" => Kind::Arith(ArithOp::of(text)?),
                 t if !t.bytes().any(|c| c.is_ascii_alphanumeric()) => Kind::Op(operator(t)?),
                 _ => return None,
             };
@@ -1016,11 +1041,19 @@ fn quoted(s: &str, at: usize, raw: bool) -> Result<(Vec<u8>, usize), FilterError
     })
 }
 
+/// The longest filter read, in tokens, and the deepest nesting of parentheses, braces, `not`
+/// and minus signs: the parser, the evaluation and the dropping of a filter recurse into it, so
+/// both bound the stack they take (a filter of 20,000 parentheses overflowed it).
+const MAX_TOKENS: usize = 4096;
+const MAX_NESTING: usize = 256;
+
 struct Parser {
     tokens: Vec<Token>,
     at: usize,
     /// The filter's length: where "expected ..." points when it ends early.
     end: usize,
+    /// How deep the parser is in nested parentheses, braces, `not`s and minus signs.
+    depth: usize,
 }
 
 impl Parser {
@@ -1057,6 +1090,28 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<Expr, FilterError> {
+        self.enter()?;
+        let e = self.unary_within();
+        self.depth -= 1;
+        e
+    }
+
+    /// One level deeper, or an error where that is too deep.
+    fn enter(&mut self) -> Result<(), FilterError> {
+        if self.depth >= MAX_NESTING {
+            return Err(FilterError {
+                offset: self.here(),
+                what: format!(
+                    "the filter nests deeper than {MAX_NESTING} parentheses, braces, 'not's and \
+                     minus signs"
+                ),
+            });
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    fn unary_within(&mut self) -> Result<Expr, FilterError> {
         let Some(t) = self.peek().cloned() else {
             return Err(FilterError {
                 offset: self.end,
@@ -1082,6 +1137,9 @@ impl Parser {
                     }),
                 }
             }
+            // Arithmetic that starts with a brace or a minus (`{a + b} > 3`, `-a < 0`).
+            Kind::SetOpen => self.calc_test(),
+            Kind::Word if t.text.starts_with('-') => self.calc_test(),
             Kind::Word => {
                 self.at += 1;
                 self.test(&t)
@@ -1176,8 +1234,161 @@ impl Parser {
                     .is_some_and(|n| n.kind == Kind::Open))
     }
 
+    /// A test from its first word (already taken): a term, or arithmetic on it, and what it
+    /// is compared with if anything.
     fn test(&mut self, name: &Token) -> Result<Expr, FilterError> {
+        let start = self.at.saturating_sub(1);
         let (subject, text) = self.term(name)?;
+        if self.arith_ahead().is_none() {
+            return self.compare(subject, text);
+        }
+        self.at = start;
+        self.calc_test()
+    }
+
+    /// A test whose left side is arithmetic.
+    fn calc_test(&mut self) -> Result<Expr, FilterError> {
+        let at = self.here();
+        let (e, text) = self.calc(0)?;
+        let subject = match e {
+            // `{frame.len}`: the field itself.
+            Operand::Term(s, _) => s,
+            e if !e.has_term() => {
+                return Err(FilterError {
+                    offset: at,
+                    what: format!(
+                        "the left side of a test must be a field or a function, not only \
+                         values: {text}"
+                    ),
+                })
+            }
+            e => Subject::Calc(Box::new(Calc::new(e, text.clone(), at))),
+        };
+        self.compare(subject, text)
+    }
+
+    /// The arithmetic operator next, if one is.
+    fn arith_ahead(&self) -> Option<ArithOp> {
+        let t = self.peek()?;
+        match t.kind {
+            Kind::Arith(op) => Some(op),
+            Kind::Word if t.text == "-" || t.text == "/" => ArithOp::of(&t.text),
+            _ => None,
+        }
+    }
+
+    /// Whether the right side of a comparison is arithmetic or a field (rather than a value):
+    /// it starts with a brace, a field, a negated field, or a value an operator follows.
+    fn calc_or_term_ahead(&self) -> bool {
+        let Some(t) = self.peek() else {
+            return false;
+        };
+        let negated = t.kind == Kind::Word
+            && t.text.len() > 1
+            && t.text.starts_with('-')
+            && parse_int(&t.text).is_none()
+            && t.text[1..].starts_with(|c: char| c.is_ascii_alphabetic());
+        let next = self.tokens.get(self.at + 1).is_some_and(|n| match n.kind {
+            Kind::Arith(_) => true,
+            Kind::Word => n.text == "-" || n.text == "/",
+            _ => false,
+        });
+        t.kind == Kind::SetOpen || negated || next || self.term_ahead()
+    }
+
+    /// Arithmetic from here, operators binding tighter than `min` and tighter first, and its
+    /// text as written.
+    fn calc(&mut self, min: u8) -> Result<(Operand, String), FilterError> {
+        let (mut left, mut text) = self.operand()?;
+        while let Some(op) = self.arith_ahead().filter(|op| op.precedence() >= min) {
+            let at = self.here();
+            self.at += 1;
+            let (right, right_text) = self.calc(op.precedence() + 1)?;
+            left = Operand::bin(op, left, right, at)?;
+            text = arith::joined(&text, op, &right_text);
+        }
+        Ok((left, text))
+    }
+
+    /// One side of an arithmetic operator: a braced expression, a (negated) field or function,
+    /// or a value.
+    fn operand(&mut self) -> Result<(Operand, String), FilterError> {
+        self.enter()?;
+        let e = self.operand_within();
+        self.depth -= 1;
+        e
+    }
+
+    fn operand_within(&mut self) -> Result<(Operand, String), FilterError> {
+        let Some(t) = self.peek().cloned() else {
+            return Err(FilterError {
+                offset: self.end,
+                what: "expected a field or a value but the filter ends".into(),
+            });
+        };
+        match t.kind {
+            Kind::SetOpen => {
+                self.at += 1;
+                let (e, text) = self.calc(0)?;
+                if self.peek().map(|c| &c.kind) != Some(&Kind::SetClose) {
+                    return Err(FilterError {
+                        offset: self.here(),
+                        what: format!("expected '}}' for the '{{' at byte {}", t.offset),
+                    });
+                }
+                self.at += 1;
+                Ok((e, format!("{{{text}}}")))
+            }
+            Kind::Word if t.text == "-" => {
+                self.at += 1;
+                let (e, text) = self.operand()?;
+                Ok((Operand::neg(e, t.offset)?, format!("-{text}")))
+            }
+            Kind::Word if t.text.starts_with('-') && parse_int(&t.text).is_none() => {
+                // `-frame.len`, `-abs(x)`: the minus and the name are one word.
+                let rest = Token {
+                    text: t.text[1..].to_string(),
+                    offset: t.offset + 1,
+                    ..t.clone()
+                };
+                self.at += 1;
+                let (s, text) = self.term(&rest)?;
+                let e = self.term_operand(s, &text, rest.offset)?;
+                Ok((Operand::neg(e, t.offset)?, format!("-{text}")))
+            }
+            Kind::Word if self.term_ahead() => {
+                self.at += 1;
+                let (s, text) = self.term(&t)?;
+                Ok((self.term_operand(s, &text, t.offset)?, text))
+            }
+            Kind::Word | Kind::Quoted => {
+                let lit = self.value()?;
+                let text = match t.kind {
+                    Kind::Quoted => format!("\"{}\"", t.text),
+                    _ => t.text,
+                };
+                Ok((Operand::Const(Box::new(lit)), text))
+            }
+            _ => Err(FilterError {
+                offset: t.offset,
+                what: format!("expected a field or a value, found '{}'", t.text),
+            }),
+        }
+    }
+
+    /// A field or function as an operand: not a protocol, which has no value.
+    fn term_operand(&self, s: Subject, text: &str, at: usize) -> Result<Operand, FilterError> {
+        if s.is_protocol() {
+            return Err(FilterError {
+                offset: at,
+                what: format!("'{text}' is a protocol: it has no value to compute with"),
+            });
+        }
+        Ok(Operand::Term(s, text.to_string()))
+    }
+
+    /// What follows a test's left side: nothing (it is there), a comparison or `in`.
+    fn compare(&mut self, subject: Subject, text: String) -> Result<Expr, FilterError> {
         let kind = |p: &Self, ahead: usize| p.tokens.get(p.at + ahead).map(|t| t.kind.clone());
         let negated_in = kind(self, 0) == Some(Kind::Not) && kind(self, 1) == Some(Kind::In);
         let op = match kind(self, 0) {
@@ -1187,6 +1398,23 @@ impl Parser {
             _ => return Ok(Expr::Has(subject)),
         };
         let op_at = self.here();
+        if let (
+            Subject::Calc(_),
+            None
+            | Some(Op {
+                rel: Rel::Contains | Rel::Matches,
+                ..
+            }),
+        ) = (&subject, op)
+        {
+            return Err(FilterError {
+                offset: op_at,
+                what: format!(
+                    "arithmetic ({text}) is compared with ==, !=, >, <, >= or <=, not with '{}'",
+                    self.peek().map_or("", |t| t.text.as_str())
+                ),
+            });
+        }
         if subject.is_protocol() {
             return Err(FilterError {
                 offset: op_at,
@@ -1229,17 +1457,21 @@ impl Parser {
         if op.rel == Rel::Matches {
             return self.regex(subject, op);
         }
-        // An unquoted name starting with a protocol is a field, as in tshark.
-        if self.term_ahead() {
-            let Some(t) = self.peek().cloned() else {
-                return Err(FilterError {
-                    offset: self.end,
-                    what: "expected a value".into(),
-                });
+        // An unquoted name starting with a protocol is a field, as in tshark; arithmetic may
+        // follow it, or a value.
+        if self.calc_or_term_ahead() {
+            let at = self.here();
+            let (e, right_text) = self.calc(0)?;
+            let right = match e {
+                Operand::Term(s, _) => s,
+                Operand::Const(lit) => {
+                    let mut value = *lit;
+                    check_value(&subject, &text, &mut value)?;
+                    return Ok(Expr::Value(subject, op, Box::new(value)));
+                }
+                e => Subject::Calc(Box::new(Calc::new(e, right_text.clone(), at))),
             };
-            self.at += 1;
-            let right = self.term(&t)?;
-            return field_pair((subject, text), op, op_at, right, t.offset);
+            return field_pair((subject, text), op, op_at, (right, right_text), at);
         }
         let mut value = self.value()?;
         check_value(&subject, &text, &mut value)?;
@@ -1467,6 +1699,9 @@ fn check_value(s: &Subject, name: &str, lit: &mut Literal) -> Result<(), FilterE
                 what: format!("'{}' for {name}: {why}", lit.text),
             }),
         };
+    }
+    if let Subject::Calc(c) = s {
+        return c.check_literal(lit);
     }
     let Some(sort) = s.sort() else {
         return Ok(());
@@ -1885,6 +2120,8 @@ fn present(s: &Subject, f: &FrameView<'_>) -> bool {
             .iter()
             .any(|r| occurrences(&r.fields, name, &mut |_| true)),
         Subject::Layer(name) => occurrences(f.layers, name, &mut |_| true),
+        // Arithmetic alone holds where it is not zero (`tcp.flags & 0x02`), as in tshark.
+        Subject::Calc(c) => c.nonzero(f),
     }
 }
 
@@ -1905,6 +2142,7 @@ fn each(
             test(&fld.value, fld.note.as_deref(), fld.len)
         }),
         Subject::Derived(d) => d.each(f, test),
+        Subject::Calc(c) => c.each(f, test),
         _ => {
             let mut hit = false;
             lower_values(s, f, &mut |v| {
@@ -2773,5 +3011,126 @@ mod tests {
         assert!(!run_on(&mut f, &records));
         assert_eq!(f.problems().len(), 1);
         assert!(f.problems()[0].contains("dhcpv6.xid holds whole numbers"));
+    }
+    /// Arithmetic on the frame's numbers (frame 7, 120 bytes, 100 captured, ports 547 and 546,
+    /// 2.5 s after the first) and on a tree field that occurs twice: tshark's precedence (`&`
+    /// last), braces, unary minus, no wrapping, no value for a division by zero, a value per
+    /// occurrence and per pair of occurrences, and arithmetic alone as a test of not zero.
+    #[test]
+    fn arithmetic_binds_and_computes_as_tshark_does() {
+        let v6 = dhcpv6();
+        for (filter, holds) in [
+            ("frame.len - 20 == frame.cap_len", true),
+            ("frame.len - 20 == frame.cap_len + 1", false),
+            ("frame.len & 1 + 7 == 8", true), // 120 & 8
+            ("{frame.len & 1} + 7 == 7", true),
+            ("frame.len + 2 * 3 == 126", true),
+            ("{frame.len + 2} * 3 == 366", true),
+            ("frame.len - 10 - 10 == 100", true), // from the left
+            ("frame.len / 7 == 17", true),
+            ("frame.len % 7 == 1", true),
+            ("frame.len / 0 == 0", false),
+            ("frame.len / 0 != 0", false),
+            ("frame.len - 200 < 0", true),
+            ("-frame.len == -120", true),
+            ("- frame.len < -119", true),
+            ("frame.len & 0x07", false),
+            ("frame.len & 0x08", true),
+            ("not frame.len & 0x07", true),
+            ("frame.number * 2", true),
+            ("frame.number - 7", false),
+            ("frame.time_relative + 0.5 == 3", true),
+            ("frame.time_relative - 3 < 0", true),
+            ("udp.port + udp.port == 1093", true), // 547 + 546
+            ("udp.port + udp.port == 1094", true), // 547 + 547
+            ("udp.port + udp.port == 1095", false),
+            ("udp.srcport - udp.dstport == 1", true),
+            ("ip.src & 255.255.255.0 == 192.0.2.0", true),
+            ("ip.dst & 0.0.0.255 == 0.0.0.200", true),
+            ("ip.src & 0.0.0.0", false),
+            ("dhcpv6.msgtype + 1 == 2", true),
+            ("dhcpv6.iaaddr.ip & ::ff == ::9", true),
+            ("dhcpv6.iaaddr.ip & ::ff == ::7", false),
+            ("dhcpv6.duid.bytes & 00:ff == 00:03", true),
+            ("frame.len > dhcpv6.msgtype + 118", true),
+            ("frame.len > dhcpv6.msgtype + 119", false),
+        ] {
+            assert_eq!(check(filter, &v6), holds, "{filter}");
+        }
+    }
+
+    /// `open` 1,000 times, `inner`, `close` as often.
+    fn nested(open: &str, inner: &str, close: &str) -> String {
+        format!("{}{inner}{}", open.repeat(1000), close.repeat(1000))
+    }
+
+    /// What arithmetic cannot take is refused when the filter is read, where the kind is known
+    /// then, and named at the end where it is a tree field's.
+    #[test]
+    fn arithmetic_that_cannot_apply_says_so() {
+        for (filter, at, said) in [
+            ("ip.src + 1 == 1", 7, "ip.src holds IPv4 addresses"),
+            ("frame.time_relative * 2 > 1", 20, "only '+' and '-' apply"),
+            ("frame.time + 1 > 2", 11, "take no arithmetic"),
+            (
+                "frame.len & 1.5",
+                12,
+                "'1.5' is not one of the whole numbers that frame.len",
+            ),
+            (
+                "frame.time_relative + x > 1",
+                22,
+                "'x' is not one of the numbers",
+            ),
+            (
+                "1 + 2 == 3",
+                0,
+                "'1' is neither a field nor a protocol name",
+            ),
+            (
+                "{1 + 2} == 3",
+                0,
+                "must be a field or a function, not only values: {1 + 2}",
+            ),
+            ("frame.len + 1 contains 3", 14, "not with 'contains'"),
+            ("frame.len + 1 in {2}", 14, "not with 'in'"),
+            (
+                "{frame.len + 1 == 2",
+                15,
+                "expected '}' for the '{' at byte 0",
+            ),
+            (
+                "frame.len + == 2",
+                12,
+                "expected a field or a value, found '=='",
+            ),
+            ("frame.len + udp == 2", 12, "'udp' is a protocol"),
+            // Bounds on the stack the parser and the evaluation take.
+            (&nested("(", "frame", ")"), 256, "nests deeper than 256"),
+            (&nested("{", "frame.len", "}"), 255, "nests deeper than 256"),
+            (&nested("not ", "frame", ""), 1024, "nests deeper than 256"),
+            (&nested("- ", "frame.len", ""), 510, "nests deeper than 256"),
+            (
+                &vec!["frame"; 3000].join(" && "),
+                18432,
+                "longer than 4096 names",
+            ),
+        ] {
+            let shown = &filter[..filter.len().min(60)];
+            let e = Filter::parse(filter).expect_err(shown);
+            assert!(e.what.contains(said), "{shown}: {e}");
+            assert_eq!(e.offset, at, "{shown}: {e}");
+        }
+        let v6 = dhcpv6();
+        let mut f = Filter::parse("dhcpv6.duid.bytes * 2 == 4").unwrap();
+        assert!(!run_on(&mut f, &v6));
+        let problems = f.problems();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("computes dhcpv6.duid.bytes * 2 (byte 0)")
+                    && p.contains("holds bytes")),
+            "{problems:?}"
+        );
     }
 }
