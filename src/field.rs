@@ -187,7 +187,13 @@ impl Field {
     }
 
     pub fn children(mut self, fs: Vec<Field>) -> Self {
-        self.children.extend(fs);
+        // The usual case, a node given all its children at once, keeps their vector as it is
+        // rather than moving them into a new one.
+        if self.children.is_empty() {
+            self.children = fs;
+        } else {
+            self.children.extend(fs);
+        }
         self
     }
 

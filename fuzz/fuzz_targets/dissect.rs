@@ -51,6 +51,10 @@ fuzz_target!(|data: &[u8]| {
             assert!(!e.what.is_empty());
         }
         let layers = poolshark::dissect::layers::decode(r.linktype, r.data);
+        // What filters and columns decode is the same walk, without the labels.
+        let values = poolshark::dissect::layers::decode_values(r.linktype, r.data);
+        assert_eq!(values.protocols, layers.protocols);
+        assert_eq!(values.trees.len(), layers.trees.len());
         for t in &layers.trees {
             t.walk(&mut |f| {
                 assert!(

@@ -2,6 +2,7 @@
 //! [-t FORMAT] [-u s|hms] [-w OUT [-P]]`: decode a capture, or write the frames a filter keeps to
 //! a pcapng file.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -298,6 +299,10 @@ pub(crate) struct ReadSink<W: Write> {
     /// Whether each frame's lower layers are decoded into trees ([`frame_layers`]): only when
     /// the filter or a column names one of their fields, or `-V` prints them.
     layers: bool,
+    /// Whether those trees need the labels formatted from their values: only when `-V` prints
+    /// them or a column is a protocol's header line (`-e eth`); filters and other columns read
+    /// the values alone.
+    labels: bool,
 }
 
 impl<W: Write> ReadSink<W> {
@@ -324,6 +329,7 @@ impl<W: Write> ReadSink<W> {
             capture_file: None,
             print: true,
             layers: false,
+            labels: false,
         }
         .needs()
     }
@@ -334,6 +340,8 @@ impl<W: Write> ReadSink<W> {
         self.layers = (self.verbose && self.json.is_none())
             || self.filter.as_ref().is_some_and(Filter::needs_layers)
             || self.columns.as_ref().is_some_and(Columns::needs_layers);
+        self.labels = (self.verbose && self.json.is_none())
+            || self.columns.as_ref().is_some_and(Columns::needs_labels);
         self
     }
 
@@ -464,7 +472,7 @@ impl<W: Write> Sink for ReadSink<W> {
         self.frames += 1;
         let first = *self.first.get_or_insert(frame.ts);
         let layers = if self.layers {
-            frame_layers(frame, &self.pending)
+            frame_layers(frame, &self.pending, self.labels)
         } else {
             Vec::new()
         };
@@ -601,9 +609,14 @@ impl<W: Write> Sink for ReadSink<W> {
 }
 
 /// The frame's lower layers as trees, under a `frame` root that holds `frame.protocols` (the
-/// layers' protocols, then one per message of `records`, as tshark lists them).
-fn frame_layers(frame: &Frame<'_>, records: &[Record]) -> Vec<Field> {
-    let l = layers::decode(frame.linktype, frame.data);
+/// layers' protocols, then one per message of `records`, as tshark lists them). Without
+/// `labels`, the labels formatted from the values (the header lines) are left empty.
+fn frame_layers(frame: &Frame<'_>, records: &[Record], labels: bool) -> Vec<Field> {
+    let l = if labels {
+        layers::decode(frame.linktype, frame.data)
+    } else {
+        layers::decode_values(frame.linktype, frame.data)
+    };
     let mut protocols = l.protocols.join(":");
     // tshark names each message of a SCTP packet or UDP datagram, but a protocol once per TCP
     // segment, however many messages it ends.
@@ -625,18 +638,17 @@ fn frame_layers(frame: &Frame<'_>, records: &[Record]) -> Vec<Field> {
     }
     let cap = frame.data.len();
     let len = frame.orig_len;
-    let root = Field::node(
-        "frame",
-        format!(
+    let title = if labels {
+        Cow::Owned(format!(
             "Frame {}: {len} bytes on wire ({} bits), {cap} bytes captured ({} bits)",
             frame.number,
             u64::from(len) * 8,
             cap as u64 * 8
-        ),
-        0,
-        cap,
-    )
-    .child(Field::string(
+        ))
+    } else {
+        Cow::Borrowed("")
+    };
+    let root = Field::node("frame", title, 0, cap).child(Field::string(
         "frame.protocols",
         "Protocols in frame",
         protocols,

@@ -14,6 +14,7 @@
 //!
 //! Offsets are the frame's. The trees come outermost first, as tshark lists occurrences.
 
+use std::borrow::Cow;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use super::ip::{
@@ -159,12 +160,32 @@ pub struct Layers {
     pub protocols: Vec<&'static str>,
 }
 
-/// Decodes the lower layers of a frame captured with LINKTYPE_ `lt`.
+/// Decodes the lower layers of a frame captured with LINKTYPE_ `lt`, with every label `read -V`
+/// prints.
 pub fn decode(lt: u32, data: &[u8]) -> Layers {
+    walk(lt, data, true)
+}
+
+/// The trees of [`decode`] without the labels that would have to be formatted from the values
+/// (the header lines such as "Internet Protocol Version 4, Src: ..., Dst: ...", and the SCTP
+/// chunks' titles, are left empty): for display filters and `-T fields` columns, which read the
+/// fields' names, values, notes, offsets and lengths but not these labels. Formatting them was
+/// most of what decoding cost. A column of a protocol itself (`-e eth`) writes its header line,
+/// so it needs [`decode`].
+pub fn decode_values(lt: u32, data: &[u8]) -> Layers {
+    walk(lt, data, false)
+}
+
+fn walk(lt: u32, data: &[u8], labels: bool) -> Layers {
     let mut w = Walk {
         data,
-        out: Layers::default(),
+        // Room for the usual stack (Ethernet, IP, transport and what it carries) up front.
+        out: Layers {
+            trees: Vec::with_capacity(4),
+            protocols: Vec::with_capacity(6),
+        },
         quoting: false,
+        labels,
     };
     w.link(lt);
     w.out
@@ -175,6 +196,9 @@ struct Walk<'a> {
     out: Layers,
     /// Within the packet an ICMP error quotes (whose own ICMP errors are not followed).
     quoting: bool,
+    /// Whether the labels formatted from the values are written ([`decode`]) or left empty
+    /// ([`decode_values`]).
+    labels: bool,
 }
 
 /// Where a header is: from `at` to `end` (exclusive) in the frame.
@@ -202,6 +226,16 @@ fn hex(f: Field, digits: u8) -> Field {
 }
 
 impl Walk<'_> {
+    /// A label made of the values: `text()` when the labels are wanted, else empty (and never
+    /// formatted).
+    fn label(&self, text: impl FnOnce() -> String) -> Cow<'static, str> {
+        if self.labels {
+            Cow::Owned(text())
+        } else {
+            Cow::Borrowed("")
+        }
+    }
+
     fn u8(&self, at: usize, s: Span) -> Option<u8> {
         (at < s.end).then(|| self.data.get(at).copied()).flatten()
     }
@@ -286,27 +320,32 @@ impl Walk<'_> {
             return;
         };
         let addr = |name, label, m: [u8; 6], at| {
-            Field::new(name, label, Value::Mac(m), at, 6).child(Field::new(
+            // `vec!` allocates room for the one child, where a push would make room for four.
+            Field::new(name, label, Value::Mac(m), at, 6).children(vec![Field::new(
                 "eth.addr",
                 "Address",
                 Value::Mac(m),
                 at,
                 6,
-            ))
+            )])
         };
         let tree = Field::node(
             "eth",
-            format!(
-                "Ethernet II, Src: {s} ({s}), Dst: {d} ({d})",
-                s = mac(&src),
-                d = mac(&dst)
-            ),
+            self.label(|| {
+                format!(
+                    "Ethernet II, Src: {s} ({s}), Dst: {d} ({d})",
+                    s = mac(&src),
+                    d = mac(&dst)
+                )
+            }),
             s.at,
             14,
         )
-        .child(addr("eth.dst", "Destination", dst, s.at))
-        .child(addr("eth.src", "Source", src, s.at + 6))
-        .child(hex(Field::uint("eth.type", "Type", t, s.at + 12, 2), 4));
+        .children(vec![
+            addr("eth.dst", "Destination", dst, s.at),
+            addr("eth.src", "Source", src, s.at + 6),
+            hex(Field::uint("eth.type", "Type", t, s.at + 12, 2), 4),
+        ]);
         self.push("eth", tree);
         if t <= 1500 {
             // IEEE 802.3 with a length: LLC, not decoded.
@@ -336,13 +375,15 @@ impl Walk<'_> {
             };
             let mut tree = Field::node(
                 proto,
-                format!("{title}, PRI: {pri}, DEI: {}, ID: {id}", u8::from(dei)),
+                self.label(|| format!("{title}, PRI: {pri}, DEI: {}, ID: {id}", u8::from(dei))),
                 s.at,
                 4,
             )
-            .child(Field::uint(pri_n, "Priority", pri, s.at, 2))
-            .child(Field::boolean(dei_n, "DEI", dei, s.at, 2))
-            .child(Field::uint(id_n, "ID", id, s.at, 2));
+            .children(vec![
+                Field::uint(pri_n, "Priority", pri, s.at, 2),
+                Field::boolean(dei_n, "DEI", dei, s.at, 2),
+                Field::uint(id_n, "ID", id, s.at, 2),
+            ]);
             if t != 0x88a8 {
                 tree = tree.child(hex(Field::uint("vlan.etype", "Type", next, s.at + 2, 2), 4));
             }
@@ -377,22 +418,11 @@ impl Walk<'_> {
         ) else {
             return;
         };
-        let mut tree = Field::node("sll", "Linux cooked capture v1", 0, 16)
-            .child(Field::uint("sll.pkttype", "Packet type", pkttype, 0, 2))
-            .child(Field::uint(
-                "sll.hatype",
-                "Link-layer address type",
-                hatype,
-                2,
-                2,
-            ))
-            .child(Field::uint(
-                "sll.halen",
-                "Link-layer address length",
-                halen,
-                4,
-                2,
-            ));
+        let mut tree = Field::node("sll", "Linux cooked capture v1", 0, 16).children(vec![
+            Field::uint("sll.pkttype", "Packet type", pkttype, 0, 2),
+            Field::uint("sll.hatype", "Link-layer address type", hatype, 2, 2),
+            Field::uint("sll.halen", "Link-layer address length", halen, 4, 2),
+        ]);
         if let (1, 6, Some(m)) = (hatype, halen, self.mac(6, s)) {
             tree = tree.child(Field::new("sll.src.eth", "Source", Value::Mac(m), 6, 6));
         }
@@ -415,23 +445,12 @@ impl Walk<'_> {
         ) else {
             return;
         };
-        let mut tree = Field::node("sll", "Linux cooked capture v2", 0, 20)
-            .child(hex(Field::uint("sll.etype", "Protocol", t, 0, 2), 4))
-            .child(Field::uint(
-                "sll.hatype",
-                "Link-layer address type",
-                hatype,
-                8,
-                2,
-            ))
-            .child(Field::uint("sll.pkttype", "Packet type", pkttype, 10, 1))
-            .child(Field::uint(
-                "sll.halen",
-                "Link-layer address length",
-                halen,
-                11,
-                1,
-            ));
+        let mut tree = Field::node("sll", "Linux cooked capture v2", 0, 20).children(vec![
+            hex(Field::uint("sll.etype", "Protocol", t, 0, 2), 4),
+            Field::uint("sll.hatype", "Link-layer address type", hatype, 8, 2),
+            Field::uint("sll.pkttype", "Packet type", pkttype, 10, 1),
+            Field::uint("sll.halen", "Link-layer address length", halen, 11, 1),
+        ]);
         if let (1, 6, Some(m)) = (hatype, halen, self.mac(12, s)) {
             tree = tree.child(Field::new("sll.src.eth", "Source", Value::Mac(m), 12, 6));
         }
@@ -463,24 +482,20 @@ impl Walk<'_> {
         };
         let mut tree = Field::node(
             "arp",
-            format!("Address Resolution Protocol ({what})"),
+            self.label(|| format!("Address Resolution Protocol ({what})")),
             a,
             8 + 2 * (usize::from(hlen) + usize::from(plen)),
         )
-        .child(Field::uint("arp.hw.type", "Hardware type", htype, a, 2))
-        .child(hex(
-            Field::uint("arp.proto.type", "Protocol type", ptype, a + 2, 2),
-            4,
-        ))
-        .child(Field::uint("arp.hw.size", "Hardware size", hlen, a + 4, 1))
-        .child(Field::uint(
-            "arp.proto.size",
-            "Protocol size",
-            plen,
-            a + 5,
-            1,
-        ))
-        .child(Field::uint("arp.opcode", "Opcode", op, a + 6, 2));
+        .children(vec![
+            Field::uint("arp.hw.type", "Hardware type", htype, a, 2),
+            hex(
+                Field::uint("arp.proto.type", "Protocol type", ptype, a + 2, 2),
+                4,
+            ),
+            Field::uint("arp.hw.size", "Hardware size", hlen, a + 4, 1),
+            Field::uint("arp.proto.size", "Protocol size", plen, a + 5, 1),
+            Field::uint("arp.opcode", "Opcode", op, a + 6, 2),
+        ]);
         if (htype, hlen, ptype, plen) == (1, 6, ETHERTYPE_IPV4, 4) {
             let b = a + 8;
             if let Some(m) = self.mac(b, s) {
@@ -546,73 +561,50 @@ impl Walk<'_> {
         let offset = frag & 0x1fff;
         let tree = Field::node(
             "ip",
-            format!("Internet Protocol Version 4, Src: {src}, Dst: {dst}"),
+            self.label(|| format!("Internet Protocol Version 4, Src: {src}, Dst: {dst}")),
             a,
             hdr_len,
         )
-        .child(Field::uint("ip.version", "Version", b0 >> 4, a, 1))
-        .child(Field::uint("ip.hdr_len", "Header Length", hdr_len as u64, a, 1).unit(" bytes"))
-        .child(
+        .children(vec![
+            Field::uint("ip.version", "Version", b0 >> 4, a, 1),
+            Field::uint("ip.hdr_len", "Header Length", hdr_len as u64, a, 1).unit(" bytes"),
             hex(
                 Field::uint("ip.dsfield", "Differentiated Services Field", tos, a + 1, 1),
                 2,
             )
-            .child(Field::uint(
-                "ip.dsfield.dscp",
-                "Differentiated Services Codepoint",
-                tos >> 2,
-                a + 1,
-                1,
-            ))
-            .child(Field::uint(
-                "ip.dsfield.ecn",
-                "Explicit Congestion Notification",
-                tos & 3,
-                a + 1,
-                1,
-            )),
-        )
-        .child(Field::uint("ip.len", "Total Length", len, a + 2, 2))
-        .child(hex(Field::uint("ip.id", "Identification", id, a + 4, 2), 4))
-        .child(
-            hex(Field::uint("ip.flags", "Flags", flags, a + 6, 1), 2)
-                .child(Field::boolean(
-                    "ip.flags.rb",
-                    "Reserved bit",
-                    flags & 4 != 0,
-                    a + 6,
+            .children(vec![
+                Field::uint(
+                    "ip.dsfield.dscp",
+                    "Differentiated Services Codepoint",
+                    tos >> 2,
+                    a + 1,
                     1,
-                ))
-                .child(Field::boolean(
-                    "ip.flags.df",
-                    "Don't fragment",
-                    flags & 2 != 0,
-                    a + 6,
+                ),
+                Field::uint(
+                    "ip.dsfield.ecn",
+                    "Explicit Congestion Notification",
+                    tos & 3,
+                    a + 1,
                     1,
-                ))
-                .child(Field::boolean(
-                    "ip.flags.mf",
-                    "More fragments",
-                    flags & 1 != 0,
-                    a + 6,
-                    1,
-                )),
-        )
-        .child(Field::uint(
-            "ip.frag_offset",
-            "Fragment Offset",
-            offset,
-            a + 6,
-            2,
-        ))
-        .child(Field::uint("ip.ttl", "Time to Live", ttl, a + 8, 1))
-        .child(Field::uint("ip.proto", "Protocol", proto, a + 9, 1))
-        .child(hex(
-            Field::uint("ip.checksum", "Header Checksum", sum, a + 10, 2),
-            4,
-        ))
-        .child(Field::ipv4("ip.src", "Source Address", src, a + 12))
-        .child(Field::ipv4("ip.dst", "Destination Address", dst, a + 16));
+                ),
+            ]),
+            Field::uint("ip.len", "Total Length", len, a + 2, 2),
+            hex(Field::uint("ip.id", "Identification", id, a + 4, 2), 4),
+            hex(Field::uint("ip.flags", "Flags", flags, a + 6, 1), 2).children(vec![
+                Field::boolean("ip.flags.rb", "Reserved bit", flags & 4 != 0, a + 6, 1),
+                Field::boolean("ip.flags.df", "Don't fragment", flags & 2 != 0, a + 6, 1),
+                Field::boolean("ip.flags.mf", "More fragments", flags & 1 != 0, a + 6, 1),
+            ]),
+            Field::uint("ip.frag_offset", "Fragment Offset", offset, a + 6, 2),
+            Field::uint("ip.ttl", "Time to Live", ttl, a + 8, 1),
+            Field::uint("ip.proto", "Protocol", proto, a + 9, 1),
+            hex(
+                Field::uint("ip.checksum", "Header Checksum", sum, a + 10, 2),
+                4,
+            ),
+            Field::ipv4("ip.src", "Source Address", src, a + 12),
+            Field::ipv4("ip.dst", "Destination Address", dst, a + 16),
+        ]);
         self.push("ip", tree);
         if hdr_len < 20 || hdr_len > s.len() {
             return;
@@ -655,26 +647,28 @@ impl Walk<'_> {
         };
         let tree = Field::node(
             "ipv6",
-            format!("Internet Protocol Version 6, Src: {src}, Dst: {dst}"),
+            self.label(|| format!("Internet Protocol Version 6, Src: {src}, Dst: {dst}")),
             a,
             40,
         )
-        .child(Field::uint("ipv6.version", "Version", w >> 28, a, 1))
         // tshark gives IPv6 packets an ip.version too.
-        .child(Field::uint("ip.version", "Version", w >> 28, a, 1))
-        .child(hex(
-            Field::uint("ipv6.tclass", "Traffic Class", (w >> 20) & 0xff, a, 4),
-            8,
-        ))
-        .child(hex(
-            Field::uint("ipv6.flow", "Flow Label", w & 0xfffff, a + 1, 3),
-            6,
-        ))
-        .child(Field::uint("ipv6.plen", "Payload Length", plen, a + 4, 2))
-        .child(Field::uint("ipv6.nxt", "Next Header", nxt, a + 6, 1))
-        .child(Field::uint("ipv6.hlim", "Hop Limit", hlim, a + 7, 1))
-        .child(Field::ipv6("ipv6.src", "Source Address", src, a + 8))
-        .child(Field::ipv6("ipv6.dst", "Destination Address", dst, a + 24));
+        .children(vec![
+            Field::uint("ipv6.version", "Version", w >> 28, a, 1),
+            Field::uint("ip.version", "Version", w >> 28, a, 1),
+            hex(
+                Field::uint("ipv6.tclass", "Traffic Class", (w >> 20) & 0xff, a, 4),
+                8,
+            ),
+            hex(
+                Field::uint("ipv6.flow", "Flow Label", w & 0xfffff, a + 1, 3),
+                6,
+            ),
+            Field::uint("ipv6.plen", "Payload Length", plen, a + 4, 2),
+            Field::uint("ipv6.nxt", "Next Header", nxt, a + 6, 1),
+            Field::uint("ipv6.hlim", "Hop Limit", hlim, a + 7, 1),
+            Field::ipv6("ipv6.src", "Source Address", src, a + 8),
+            Field::ipv6("ipv6.dst", "Destination Address", dst, a + 24),
+        ]);
         self.push("ipv6", tree);
         let end = s.end.min(a + 40 + usize::from(plen));
         let mut at = a + 40;
@@ -751,23 +745,16 @@ impl Walk<'_> {
         };
         let tree = Field::node(
             "udp",
-            format!("User Datagram Protocol, Src Port: {sport}, Dst Port: {dport}"),
+            self.label(|| format!("User Datagram Protocol, Src Port: {sport}, Dst Port: {dport}")),
             a,
             8,
         )
-        .child(Field::uint("udp.srcport", "Source Port", sport, a, 2))
-        .child(Field::uint(
-            "udp.dstport",
-            "Destination Port",
-            dport,
-            a + 2,
-            2,
-        ))
-        .child(Field::uint("udp.length", "Length", len, a + 4, 2))
-        .child(hex(
-            Field::uint("udp.checksum", "Checksum", sum, a + 6, 2),
-            4,
-        ));
+        .children(vec![
+            Field::uint("udp.srcport", "Source Port", sport, a, 2),
+            Field::uint("udp.dstport", "Destination Port", dport, a + 2, 2),
+            Field::uint("udp.length", "Length", len, a + 4, 2),
+            hex(Field::uint("udp.checksum", "Checksum", sum, a + 6, 2), 4),
+        ]);
         self.push("udp", tree);
         let end = if usize::from(len) >= 8 {
             s.end.min(a + usize::from(len))
@@ -808,30 +795,34 @@ impl Walk<'_> {
             |name, label, mask: u16| Field::boolean(name, label, flags & mask != 0, a + 12, 2);
         let tree = Field::node(
             "tcp",
-            format!(
-                "Transmission Control Protocol, Src Port: {sport}, Dst Port: {dport}, Len: {seg_len}"
-            ),
+            self.label(|| {
+                format!(
+                    "Transmission Control Protocol, Src Port: {sport}, Dst Port: {dport}, Len: \
+                     {seg_len}"
+                )
+            }),
             a,
             hdr_len.max(20),
         )
-        .child(Field::uint("tcp.srcport", "Source Port", sport, a, 2))
-        .child(Field::uint("tcp.dstport", "Destination Port", dport, a + 2, 2))
-        .child(Field::uint("tcp.len", "TCP Segment Len", seg_len as u64, a, 0))
-        .child(Field::uint("tcp.seq_raw", "Sequence Number (raw)", seq, a + 4, 4))
-        .child(Field::uint("tcp.ack_raw", "Acknowledgment number (raw)", ack, a + 8, 4))
-        .child(Field::uint("tcp.hdr_len", "Header Length", hdr_len as u64, a + 12, 1).unit(" bytes"))
-        .child(
-            hex(Field::uint("tcp.flags", "Flags", flags, a + 12, 2), 4)
-                .child(bit("tcp.flags.urg", "Urgent", 0x20))
-                .child(bit("tcp.flags.ack", "Acknowledgment", 0x10))
-                .child(bit("tcp.flags.push", "Push", 0x08))
-                .child(bit("tcp.flags.reset", "Reset", 0x04))
-                .child(bit("tcp.flags.syn", "Syn", 0x02))
-                .child(bit("tcp.flags.fin", "Fin", 0x01)),
-        )
-        .child(Field::uint("tcp.window_size_value", "Window", win, a + 14, 2))
-        .child(hex(Field::uint("tcp.checksum", "Checksum", sum, a + 16, 2), 4))
-        .child(Field::uint("tcp.urgent_pointer", "Urgent Pointer", urg, a + 18, 2));
+        .children(vec![
+            Field::uint("tcp.srcport", "Source Port", sport, a, 2),
+            Field::uint("tcp.dstport", "Destination Port", dport, a + 2, 2),
+            Field::uint("tcp.len", "TCP Segment Len", seg_len as u64, a, 0),
+            Field::uint("tcp.seq_raw", "Sequence Number (raw)", seq, a + 4, 4),
+            Field::uint("tcp.ack_raw", "Acknowledgment number (raw)", ack, a + 8, 4),
+            Field::uint("tcp.hdr_len", "Header Length", hdr_len as u64, a + 12, 1).unit(" bytes"),
+            hex(Field::uint("tcp.flags", "Flags", flags, a + 12, 2), 4).children(vec![
+                bit("tcp.flags.urg", "Urgent", 0x20),
+                bit("tcp.flags.ack", "Acknowledgment", 0x10),
+                bit("tcp.flags.push", "Push", 0x08),
+                bit("tcp.flags.reset", "Reset", 0x04),
+                bit("tcp.flags.syn", "Syn", 0x02),
+                bit("tcp.flags.fin", "Fin", 0x01),
+            ]),
+            Field::uint("tcp.window_size_value", "Window", win, a + 14, 2),
+            hex(Field::uint("tcp.checksum", "Checksum", sum, a + 16, 2), 4),
+            Field::uint("tcp.urgent_pointer", "Urgent Pointer", urg, a + 18, 2),
+        ]);
         self.push("tcp", tree);
     }
 
@@ -848,29 +839,26 @@ impl Walk<'_> {
         };
         let mut tree = Field::node(
             "sctp",
-            format!(
-                "Stream Control Transmission Protocol, Src Port: {sport} ({sport}), Dst Port: \
-                 {dport} ({dport})"
-            ),
+            self.label(|| {
+                format!(
+                    "Stream Control Transmission Protocol, Src Port: {sport} ({sport}), Dst Port: \
+                     {dport} ({dport})"
+                )
+            }),
             a,
             s.len(),
         )
-        .child(Field::uint("sctp.srcport", "Source port", sport, a, 2))
-        .child(Field::uint(
-            "sctp.dstport",
-            "Destination port",
-            dport,
-            a + 2,
-            2,
-        ))
-        .child(hex(
-            Field::uint("sctp.verification_tag", "Verification tag", vtag, a + 4, 4),
-            8,
-        ))
-        .child(hex(
-            Field::uint("sctp.checksum", "Checksum", sum, a + 8, 4),
-            8,
-        ));
+        .children(vec![
+            Field::uint("sctp.srcport", "Source port", sport, a, 2),
+            Field::uint("sctp.dstport", "Destination port", dport, a + 2, 2),
+            hex(
+                Field::uint("sctp.verification_tag", "Verification tag", vtag, a + 4, 4),
+                8,
+            ),
+            hex(Field::uint("sctp.checksum", "Checksum", sum, a + 8, 4), 8),
+        ]);
+        // Room for a few chunks at once rather than growing the vector chunk by chunk.
+        tree.children.reserve(4);
         let mut at = a + 12;
         // Each chunk is at least 4 bytes long, so the walk ends within the packet.
         while let (Some(t), Some(flags), Some(len)) =
@@ -900,22 +888,24 @@ impl Walk<'_> {
         if t == 0 || t == 64 {
             let bit =
                 |name, label, mask: u8| Field::boolean(name, label, flags & mask != 0, at + 1, 1);
-            flags_f = flags_f
-                .child(bit("sctp.data_i_bit", "I-Bit", 8))
-                .child(bit("sctp.data_u_bit", "U-Bit", 4))
-                .child(bit("sctp.data_b_bit", "B-Bit", 2))
-                .child(bit("sctp.data_e_bit", "E-Bit", 1));
+            flags_f = flags_f.children(vec![
+                bit("sctp.data_i_bit", "I-Bit", 8),
+                bit("sctp.data_u_bit", "U-Bit", 4),
+                bit("sctp.data_b_bit", "B-Bit", 2),
+                bit("sctp.data_e_bit", "E-Bit", 1),
+            ]);
         }
-        let mut f = Field::node("", format!("{name} chunk"), at, usize::from(len))
-            .child(Field::uint("sctp.chunk_type", "Chunk type", t, at, 1).note(name))
-            .child(flags_f)
-            .child(Field::uint(
-                "sctp.chunk_length",
-                "Chunk length",
-                len,
-                at + 2,
-                2,
-            ));
+        let mut f = Field::node(
+            "",
+            self.label(|| format!("{name} chunk")),
+            at,
+            usize::from(len),
+        )
+        .children(vec![
+            Field::uint("sctp.chunk_type", "Chunk type", t, at, 1).note(name),
+            flags_f,
+            Field::uint("sctp.chunk_length", "Chunk length", len, at + 2, 2),
+        ]);
         match t {
             // DATA, and I-DATA (RFC 8260): its PPID only in a message's first fragment.
             0 | 64 => {
@@ -1049,18 +1039,20 @@ impl Walk<'_> {
         };
         let mut tree = Field::node(
             "gre",
-            format!("Generic Routing Encapsulation ({what})"),
+            self.label(|| format!("Generic Routing Encapsulation ({what})")),
             a,
             4,
         )
-        .child(hex(
-            Field::uint("gre.flags_and_version", "Flags and Version", fv, a, 2),
-            4,
-        ))
-        .child(hex(
-            Field::uint("gre.proto", "Protocol Type", proto, a + 2, 2),
-            4,
-        ));
+        .children(vec![
+            hex(
+                Field::uint("gre.flags_and_version", "Flags and Version", fv, a, 2),
+                4,
+            ),
+            hex(
+                Field::uint("gre.proto", "Protocol Type", proto, a + 2, 2),
+                4,
+            ),
+        ]);
         let (c, r, k, sq, version) = (
             fv & 0x8000 != 0,
             fv & 0x4000 != 0,
@@ -1115,15 +1107,11 @@ impl Walk<'_> {
             self.out.protocols.push("vxlan");
             return;
         };
-        let tree = Field::node("vxlan", "Virtual eXtensible Local Area Network", a, 8)
-            .child(hex(Field::uint("vxlan.flags", "Flags", flags, a, 2), 4))
-            .child(Field::uint(
-                "vxlan.vni",
-                "VXLAN Network Identifier (VNI)",
-                vni,
-                a + 4,
-                3,
-            ));
+        let tree =
+            Field::node("vxlan", "Virtual eXtensible Local Area Network", a, 8).children(vec![
+                hex(Field::uint("vxlan.flags", "Flags", flags, a, 2), 4),
+                Field::uint("vxlan.vni", "VXLAN Network Identifier (VNI)", vni, a + 4, 3),
+            ]);
         self.push("vxlan", tree);
         if s.len() >= 8 {
             self.ethernet(s.from(8), depth);
@@ -1145,21 +1133,23 @@ impl Walk<'_> {
             a,
             header,
         )
-        .child(Field::uint("geneve.version", "Version", b0 >> 6, a, 1))
-        .child(hex(
-            Field::uint("geneve.proto_type", "Protocol Type", proto, a + 2, 2),
-            4,
-        ))
-        .child(hex(
-            Field::uint(
-                "geneve.vni",
-                "Virtual Network Identifier (VNI)",
-                vni,
-                a + 4,
-                3,
+        .children(vec![
+            Field::uint("geneve.version", "Version", b0 >> 6, a, 1),
+            hex(
+                Field::uint("geneve.proto_type", "Protocol Type", proto, a + 2, 2),
+                4,
             ),
-            6,
-        ));
+            hex(
+                Field::uint(
+                    "geneve.vni",
+                    "Virtual Network Identifier (VNI)",
+                    vni,
+                    a + 4,
+                    3,
+                ),
+                6,
+            ),
+        ]);
         self.push("geneve", tree);
         if b0 >> 6 == 0 && s.len() >= header {
             self.ethertype(proto, s.from(header), depth);
@@ -1178,29 +1168,21 @@ impl Walk<'_> {
             let (label, exp, bottom, ttl) = (w >> 12, (w >> 9) & 7, (w >> 8) & 1, w & 0xff);
             let tree = Field::node(
                 "mpls",
-                format!(
-                    "MultiProtocol Label Switching Header, Label: {label}, Exp: {exp}, S: \
-                     {bottom}, TTL: {ttl}"
-                ),
+                self.label(|| {
+                    format!(
+                        "MultiProtocol Label Switching Header, Label: {label}, Exp: {exp}, S: \
+                         {bottom}, TTL: {ttl}"
+                    )
+                }),
                 at,
                 4,
             )
-            .child(Field::uint("mpls.label", "MPLS Label", label, at, 4))
-            .child(Field::uint(
-                "mpls.exp",
-                "MPLS Experimental Bits",
-                exp,
-                at,
-                4,
-            ))
-            .child(Field::uint(
-                "mpls.bottom",
-                "MPLS Bottom Of Label Stack",
-                bottom,
-                at,
-                4,
-            ))
-            .child(Field::uint("mpls.ttl", "MPLS TTL", ttl, at, 4));
+            .children(vec![
+                Field::uint("mpls.label", "MPLS Label", label, at, 4),
+                Field::uint("mpls.exp", "MPLS Experimental Bits", exp, at, 4),
+                Field::uint("mpls.bottom", "MPLS Bottom Of Label Stack", bottom, at, 4),
+                Field::uint("mpls.ttl", "MPLS TTL", ttl, at, 4),
+            ]);
             self.out.trees.push(tree);
             at += 4;
             if bottom == 1 {
@@ -1332,6 +1314,64 @@ mod tests {
         f[20] = 0x20;
         let l = decode(linktype::ETHERNET, &f);
         assert_eq!(l.protocols, ["eth", "ethertype", "ip", "data"]);
+    }
+
+    /// Whether `v` is `full` with only the labels `full` formatted left empty.
+    fn same_but_labels(full: &Field, v: &Field) -> bool {
+        let label =
+            v.label == full.label || (v.label.is_empty() && matches!(full.label, Cow::Owned(_)));
+        label
+            && Field {
+                label: full.label.clone(),
+                children: Vec::new(),
+                ..v.clone()
+            } == Field {
+                children: Vec::new(),
+                ..full.clone()
+            }
+            && v.children.len() == full.children.len()
+            && full
+                .children
+                .iter()
+                .zip(&v.children)
+                .all(|(f, v)| same_but_labels(f, v))
+    }
+
+    #[test]
+    fn the_values_alone_are_the_same_trees() {
+        let mut frames = vec![sctp_frame()];
+        let mut f = sctp_frame();
+        // A TCP segment, a UDP datagram, an ICMP echo.
+        for proto in [6, 17, 1] {
+            f[23] = proto;
+            frames.push(f.clone());
+        }
+        // An 802.1Q tag, and an MPLS label before the IPv4 packet.
+        let mut tagged = sctp_frame();
+        tagged.splice(12..12, [0x81, 0x00, 0xa0, 10]);
+        frames.push(tagged);
+        let mut mpls = sctp_frame();
+        mpls.splice(12..14, [0x88, 0x47, 0, 1, 0x41, 64]);
+        frames.push(mpls);
+        for f in &frames {
+            for cut in 0..=f.len() {
+                let (full, values) = (
+                    decode(linktype::ETHERNET, &f[..cut]),
+                    decode_values(linktype::ETHERNET, &f[..cut]),
+                );
+                assert_eq!(full.protocols, values.protocols, "cut {cut}");
+                assert_eq!(full.trees.len(), values.trees.len(), "cut {cut}");
+                for (a, b) in full.trees.iter().zip(&values.trees) {
+                    assert!(same_but_labels(a, b), "cut {cut}: {a:?} / {b:?}");
+                }
+            }
+        }
+        let l = decode_values(linktype::ETHERNET, &sctp_frame());
+        assert!(l
+            .trees
+            .iter()
+            .all(|t| t.name.is_empty() || t.label.is_empty()));
+        assert_eq!(values(&l, "ip.ttl"), ["64"]);
     }
 
     #[test]

@@ -186,6 +186,12 @@ impl Columns {
         self.columns.iter().any(Column::needs_layers)
     }
 
+    /// Whether a column writes a lower layer's label (a protocol's own column, `-e eth`, is its
+    /// header line), which the trees then must hold ([`crate::dissect::layers::decode`]).
+    pub fn needs_labels(&self) -> bool {
+        self.columns.iter().any(Column::needs_labels)
+    }
+
     /// The line of one frame.
     pub fn write_row(&mut self, frame: &FrameView<'_>, out: &mut Vec<u8>) {
         for i in 0..self.columns.len() {

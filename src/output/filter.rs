@@ -704,6 +704,13 @@ impl Column {
         self.subject.needs_layers()
     }
 
+    /// Whether the column writes a lower layer's label: a protocol of the lower layers' trees
+    /// (`-e eth`, `-e frame`) is written as its header line ([`Column::values`]), where any
+    /// other column writes values.
+    pub fn needs_labels(&self) -> bool {
+        matches!(self.subject, Subject::Layer(name) if !name.contains('.'))
+    }
+
     /// Whether the frame has it (for a tree field: whether a message has one).
     pub fn present(&self, f: &FrameView<'_>) -> bool {
         present(&self.subject, f)
@@ -2559,6 +2566,23 @@ mod tests {
         assert!(Column::parse("1x").is_err());
         assert!(Column::parse("dhcpv6.xid").is_ok_and(|c| c.is_tree_field()));
         assert!(Column::parse("frame.number").is_ok_and(|c| !c.is_tree_field()));
+        // Only a lower layer's protocol is written as its label (its header line).
+        for (name, labels) in [
+            ("eth", true),
+            ("vlan", true),
+            ("frame", true),
+            ("eth.src", false),
+            ("ip.ttl", false),
+            ("ip", false),
+            ("frame.protocols", false),
+            ("dhcpv6", false),
+        ] {
+            assert_eq!(
+                Column::parse(name).map(|c| c.needs_labels()),
+                Ok(labels),
+                "{name}"
+            );
+        }
         // The frame's times are there for filters too.
         assert!(check(
             "frame.time_relative > 2 && frame.time_relative < 3",
