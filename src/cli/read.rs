@@ -11,6 +11,7 @@ use super::exit;
 use super::files::run_file;
 use super::input::{CaptureArgs, ProgressArgs};
 use super::progress::Bars;
+use crate::dissect::streams::Streams;
 use crate::dissect::{layers, FrameSummary};
 use crate::field::Field;
 use crate::output::capture_file::CaptureFile;
@@ -291,6 +292,9 @@ pub(crate) struct ReadSink<W: Write> {
     /// Whether each frame's lower layers are decoded into trees ([`frame_layers`]): only when
     /// the filter or a column names one of their fields, or `-V` prints them.
     layers: bool,
+    /// The conversations seen so far, for the stream indices and relative TCP sequence numbers
+    /// of the layers' trees: made with the first frame whose layers are decoded.
+    streams: Option<Box<Streams>>,
 }
 
 impl<W: Write> ReadSink<W> {
@@ -317,6 +321,7 @@ impl<W: Write> ReadSink<W> {
             capture_file: None,
             print: true,
             layers: false,
+            streams: None,
         }
         .needs()
     }
@@ -457,7 +462,8 @@ impl<W: Write> Sink for ReadSink<W> {
         self.frames += 1;
         let first = *self.first.get_or_insert(frame.ts);
         let layers = if self.layers {
-            frame_layers(frame, &self.pending)
+            let streams = self.streams.get_or_insert_with(Box::default);
+            frame_layers(frame, &self.pending, streams)
         } else {
             Vec::new()
         };
@@ -594,9 +600,11 @@ impl<W: Write> Sink for ReadSink<W> {
 }
 
 /// The frame's lower layers as trees, under a `frame` root that holds `frame.protocols` (the
-/// layers' protocols, then one per message of `records`, as tshark lists them).
-fn frame_layers(frame: &Frame<'_>, records: &[Record]) -> Vec<Field> {
-    let l = layers::decode(frame.linktype, frame.data);
+/// layers' protocols, then one per message of `records`, as tshark lists them), with the fields
+/// `streams` works out from the frames before (stream indices, relative TCP numbers).
+fn frame_layers(frame: &Frame<'_>, records: &[Record], streams: &mut Streams) -> Vec<Field> {
+    let mut l = layers::decode(frame.linktype, frame.data);
+    streams.annotate(&mut l);
     let mut protocols = l.protocols.join(":");
     // tshark names each message of a SCTP packet or UDP datagram, but a protocol once per TCP
     // segment, however many messages it ends.
