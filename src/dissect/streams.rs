@@ -406,4 +406,36 @@ mod tests {
         // It taught the conversation nothing: the next segment is the first.
         assert_eq!(numbers(&mut s, &tcp(true, 777, 99, ACK, 0)).1, 1);
     }
+
+    #[test]
+    fn every_cut_of_a_frame_is_annotated_without_panicking() {
+        use crate::dissect::layers;
+        // Ethernet, IPv4, an ICMP error quoting IPv4 and TCP, so both a quoted and a bogus header
+        // are met as the frame is cut, and a UDP datagram.
+        let mut tcp = vec![0, 3, 0, 4, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1, 0x40, 0x12];
+        tcp.extend_from_slice(&[0xff, 0xff, 0, 0, 0, 0]);
+        let mut quoted = vec![
+            0x45, 0, 0, 40, 0, 1, 0, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+        ];
+        quoted.extend_from_slice(&tcp);
+        let mut icmp = vec![3, 3, 0, 0, 0, 0, 0, 0];
+        icmp.extend_from_slice(&quoted);
+        let mut frame = vec![0u8; 12];
+        frame.extend_from_slice(&[0x08, 0x00, 0x45, 0, 0, 76, 0, 1, 0, 0, 64, 1, 0, 0]);
+        frame.extend_from_slice(&[10, 0, 0, 2, 10, 0, 0, 1]);
+        frame.extend_from_slice(&icmp);
+        let mut s = Streams::new(4);
+        for cut in 0..=frame.len() {
+            let mut l = layers::decode(crate::source::linktype::ETHERNET, &frame[..cut]);
+            s.annotate(&mut l);
+            let mut tcp_frame = frame[..cut].to_vec();
+            // The same bytes as a TCP segment of its own (IP protocol 6), whose header length
+            // (16) is bogus.
+            if let Some(p) = tcp_frame.get_mut(23) {
+                *p = 6;
+            }
+            let mut l = layers::decode(crate::source::linktype::ETHERNET, &tcp_frame);
+            s.annotate(&mut l);
+        }
+    }
 }

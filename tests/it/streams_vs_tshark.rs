@@ -420,7 +420,7 @@ const FILTERS: &[&str] = &[
     "tcp.stream == 1",
     "tcp.stream",
     "tcp.stream >= 3 && tcp.stream < 6",
-    "udp.stream in {0 2}",
+    "udp.stream in {0, 2}",
     "udp.stream == 0 || tcp.stream == 0",
     "!udp.stream && udp",
     "tcp.seq == 1",
