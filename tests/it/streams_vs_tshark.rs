@@ -218,11 +218,9 @@ fn icmp_error(quoted: &[u8]) -> Vec<u8> {
     ethernet(0x0800, &ipv4(B, A, 1, &m))
 }
 
-fn write_capture(name: &str, frames: &[Vec<u8>]) -> PathBuf {
+fn write_capture(dir: &Path, name: &str, frames: &[Vec<u8>]) -> PathBuf {
     use poolshark::generate::{PcapWriter, TsResolution};
     use poolshark::source::Timestamp;
-    let dir = std::env::temp_dir().join(format!("poolshark-streams-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temporary folder");
     let path = dir.join(name);
     let f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
     let mut w = PcapWriter::new(f, 1, TsResolution::Micro).expect("pcap header");
@@ -235,7 +233,10 @@ fn write_capture(name: &str, frames: &[Vec<u8>]) -> PathBuf {
 }
 
 /// The crafted captures: what tshark's rules are learnt from, where the real captures are silent.
-fn crafted() -> Vec<PathBuf> {
+/// Written in a folder of the caller's `test` (the tests run at once, and each removes its own).
+fn crafted(test: &str) -> Vec<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("poolshark-streams-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary folder");
     let p = (40000, 80);
     let q = (80, 40000);
     let reuse = vec![
@@ -331,9 +332,9 @@ fn crafted() -> Vec<PathBuf> {
         ethernet(0x0800, &ipv4(B, A, 17, &udp((2, 1), &[]))),
     ];
     vec![
-        write_capture("crafted-reuse.pcap", &reuse),
-        write_capture("crafted-midstream.pcap", &midstream),
-        write_capture("crafted-icmp.pcap", &icmp),
+        write_capture(&dir, "crafted-reuse.pcap", &reuse),
+        write_capture(&dir, "crafted-midstream.pcap", &midstream),
+        write_capture(&dir, "crafted-icmp.pcap", &icmp),
     ]
 }
 
@@ -362,7 +363,7 @@ fn stream_fields_are_tsharks_in_every_capture() {
     if let Some(shared) = common::shared_dir() {
         caps.extend(common::captures_under(&shared.join("captures")));
     }
-    let made = crafted();
+    let made = crafted("every-capture");
     let generated = generated();
     caps.extend(made.iter().cloned());
     caps.push(generated.clone());
@@ -444,7 +445,7 @@ fn display_filters_on_stream_fields_keep_tsharks_frames() {
     if let Some(c) = common::shared_capture("dhcp-failover/isc-dhcpd-4.4.3-failover.pcap") {
         caps.push(c);
     }
-    let made = crafted();
+    let made = crafted("filters");
     caps.extend(made.iter().take(2).cloned());
     let mut selective = 0;
     for filter in FILTERS {
