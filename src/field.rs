@@ -74,6 +74,9 @@ pub struct Field {
     pub offset: usize,
     /// Length in bytes on the wire.
     pub len: usize,
+    /// Worked out rather than read from the bytes (a stream index, a relative sequence number):
+    /// `read -V` shows it in brackets, as tshark does.
+    pub generated: bool,
     pub children: Vec<Field>,
 }
 
@@ -94,6 +97,7 @@ impl Field {
             unit: None,
             offset,
             len,
+            generated: false,
             children: Vec::new(),
         }
     }
@@ -176,6 +180,12 @@ impl Field {
     }
 
     /// A unit written right after the value (include a leading space if one is wanted).
+    /// Marks the field as worked out rather than read ([`Field::generated`]).
+    pub fn generated(mut self) -> Self {
+        self.generated = true;
+        self
+    }
+
     pub fn unit(mut self, unit: &'static str) -> Self {
         self.unit = Some(unit);
         self

@@ -12,6 +12,7 @@ use super::exit;
 use super::files::run_file;
 use super::input::{CaptureArgs, ProgressArgs};
 use super::progress::Bars;
+use crate::dissect::streams::Streams;
 use crate::dissect::{layers, FrameSummary};
 use crate::field::Field;
 use crate::output::capture_file::CaptureFile;
@@ -303,6 +304,9 @@ pub(crate) struct ReadSink<W: Write> {
     /// them or a column is a protocol's header line (`-e eth`); filters and other columns read
     /// the values alone.
     labels: bool,
+    /// The conversations seen so far, for the stream indices and relative TCP sequence numbers
+    /// of the layers' trees: made with the first frame whose layers are decoded.
+    streams: Option<Box<Streams>>,
 }
 
 impl<W: Write> ReadSink<W> {
@@ -330,6 +334,7 @@ impl<W: Write> ReadSink<W> {
             print: true,
             layers: false,
             labels: false,
+            streams: None,
         }
         .needs()
     }
@@ -472,7 +477,8 @@ impl<W: Write> Sink for ReadSink<W> {
         self.frames += 1;
         let first = *self.first.get_or_insert(frame.ts);
         let layers = if self.layers {
-            frame_layers(frame, &self.pending, self.labels)
+            let streams = self.streams.get_or_insert_with(Box::default);
+            frame_layers(frame, &self.pending, self.labels, streams)
         } else {
             Vec::new()
         };
@@ -609,14 +615,21 @@ impl<W: Write> Sink for ReadSink<W> {
 }
 
 /// The frame's lower layers as trees, under a `frame` root that holds `frame.protocols` (the
-/// layers' protocols, then one per message of `records`, as tshark lists them). Without
+/// layers' protocols, then one per message of `records`, as tshark lists them), with the fields
+/// `streams` works out from the frames before (stream indices, relative TCP numbers). Without
 /// `labels`, the labels formatted from the values (the header lines) are left empty.
-fn frame_layers(frame: &Frame<'_>, records: &[Record], labels: bool) -> Vec<Field> {
-    let l = if labels {
+fn frame_layers(
+    frame: &Frame<'_>,
+    records: &[Record],
+    labels: bool,
+    streams: &mut Streams,
+) -> Vec<Field> {
+    let mut l = if labels {
         layers::decode(frame.linktype, frame.data)
     } else {
         layers::decode_values(frame.linktype, frame.data)
     };
+    streams.annotate(&mut l);
     let mut protocols = l.protocols.join(":");
     // tshark names each message of a SCTP packet or UDP datagram, but a protocol once per TCP
     // segment, however many messages it ends.

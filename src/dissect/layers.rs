@@ -4,9 +4,10 @@
 //! chunks, ICMP, ICMPv6, ARP, GRE, VXLAN, Geneve, MPLS), with Wireshark 4.0's names, types and
 //! bases.
 //!
-//! [`decode`] is a pure function of the link type and the bytes: it keeps no state (so no
-//! relative TCP sequence numbers or SCTP TSNs, no stream indices, no reassembly: a fragment's
-//! payload is `data`, as tshark shows a fragment it has not reassembled), never panics, and walks
+//! [`decode`] is a pure function of the link type and the bytes: it keeps no state (no
+//! reassembly: a fragment's payload is `data`, as tshark shows a fragment it has not reassembled;
+//! the stateful fields, TCP and UDP stream indices and relative TCP sequence numbers, are added
+//! afterwards by [`super::streams`] from the [`Layers::transports`] noted here), never panics, and walks
 //! as the dissector does, through at most [`tunnel::MAX_ENCAPSULATIONS`] encapsulations, stopping
 //! at the application payload. A header cut short gives the fields that are whole. The
 //! dissector's hot path ([`super::Dissector`], [`super::FrameSummary`]) does none of this: `read`
@@ -15,7 +16,7 @@
 //! Offsets are the frame's. The trees come outermost first, as tshark lists occurrences.
 
 use std::borrow::Cow;
-use std::net::{Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use super::ip::{
     MAX_EXTENSIONS, PROTO_ICMP, PROTO_ICMPV6, PROTO_IGMP, PROTO_SCTP, PROTO_TCP, PROTO_UDP,
@@ -76,6 +77,11 @@ pub const FIELDS: &[&str] = &[
     "ipv6.hlim",
     "udp.length",
     "udp.checksum",
+    "udp.stream",
+    "tcp.stream",
+    "tcp.seq",
+    "tcp.nxtseq",
+    "tcp.ack",
     "tcp.seq_raw",
     "tcp.ack_raw",
     "tcp.hdr_len",
@@ -158,6 +164,39 @@ pub struct Layers {
     pub trees: Vec<Field>,
     /// The protocols of `frame.protocols`, as tshark names them, up to the application's.
     pub protocols: Vec<&'static str>,
+    /// The TCP and UDP headers among the trees, outermost first: what [`super::streams`] needs to
+    /// give them their conversation's fields.
+    pub transports: Vec<Transport>,
+}
+
+/// A TCP or UDP header of the frame and the addresses of the IP packet around it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transport {
+    /// Its tree, an index into [`Layers::trees`].
+    pub tree: usize,
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    pub sport: u16,
+    pub dport: u16,
+    /// Within the packet an ICMP error quotes: tshark gives it a stream but leaves its numbers
+    /// as they are on the wire and learns nothing from them.
+    pub quoted: bool,
+    /// `None` for UDP.
+    pub tcp: Option<TcpHeader>,
+}
+
+/// What the relative sequence numbers of a TCP segment are made of.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TcpHeader {
+    pub seq: u32,
+    pub ack: u32,
+    /// The 12 bits of flags (SYN 0x002, ACK 0x010, FIN 0x001, ...).
+    pub flags: u16,
+    /// The header length in bytes (the data offset times four), which may be bogus (below 20).
+    pub hdr_len: usize,
+    /// The payload's length, `None` when it is not known: when the packet is shorter than its
+    /// header says, or is an IP fragment (tshark then shows the numbers on the wire).
+    pub seg_len: Option<u32>,
 }
 
 /// Decodes the lower layers of a frame captured with LINKTYPE_ `lt`, with every label `read -V`
@@ -183,9 +222,12 @@ fn walk(lt: u32, data: &[u8], labels: bool) -> Layers {
         out: Layers {
             trees: Vec::with_capacity(4),
             protocols: Vec::with_capacity(6),
+            transports: Vec::new(),
         },
         quoting: false,
         labels,
+        addrs: None,
+        fragment: false,
     };
     w.link(lt);
     w.out
@@ -199,6 +241,11 @@ struct Walk<'a> {
     /// Whether the labels formatted from the values are written ([`decode`]) or left empty
     /// ([`decode_values`]).
     labels: bool,
+    /// The source and destination of the innermost IP header so far, for [`Transport`].
+    addrs: Option<(IpAddr, IpAddr)>,
+    /// Within the first fragment of an IPv4 packet (one cut short by the capture, the only kind
+    /// whose transport is decoded).
+    fragment: bool,
 }
 
 /// Where a header is: from `at` to `end` (exclusive) in the frame.
@@ -273,6 +320,21 @@ impl Walk<'_> {
         }
         let b: [u8; 16] = self.data.get(at..at + 16)?.try_into().ok()?;
         Some(Ipv6Addr::from(b))
+    }
+
+    /// Notes the TCP or UDP header whose tree is pushed next, with the addresses around it.
+    fn note_transport(&mut self, sport: u16, dport: u16, tcp: Option<TcpHeader>) {
+        if let Some((src, dst)) = self.addrs {
+            self.out.transports.push(Transport {
+                tree: self.out.trees.len(),
+                src,
+                dst,
+                sport,
+                dport,
+                quoted: self.quoting,
+                tcp,
+            });
+        }
     }
 
     fn push(&mut self, proto: &'static str, tree: Field) {
@@ -622,6 +684,8 @@ impl Walk<'_> {
             self.out.protocols.push("data");
             return;
         }
+        self.addrs = Some((src.into(), dst.into()));
+        self.fragment = flags & 1 != 0;
         self.transport(
             proto,
             Span {
@@ -714,6 +778,8 @@ impl Walk<'_> {
                 return;
             }
         }
+        self.addrs = Some((src.into(), dst.into()));
+        self.fragment = false;
         self.transport(next, Span { at, end }, depth);
     }
 
@@ -755,6 +821,7 @@ impl Walk<'_> {
             Field::uint("udp.length", "Length", len, a + 4, 2),
             hex(Field::uint("udp.checksum", "Checksum", sum, a + 6, 2), 4),
         ]);
+        self.note_transport(sport, dport, None);
         self.push("udp", tree);
         let end = if usize::from(len) >= 8 {
             s.end.min(a + usize::from(len))
@@ -791,9 +858,13 @@ impl Walk<'_> {
         let hdr_len = usize::from(off >> 12) * 4;
         let flags = off & 0x0fff;
         let seg_len = s.len().saturating_sub(hdr_len);
+        // tshark shows the payload's length only when it knows it: not in a packet shorter than
+        // its header says, an IP fragment or a packet an ICMP error quotes.
+        let known_len = (s.len() >= hdr_len && !self.fragment && !self.quoting)
+            .then(|| u32::try_from(seg_len).unwrap_or(u32::MAX));
         let bit =
             |name, label, mask: u16| Field::boolean(name, label, flags & mask != 0, a + 12, 2);
-        let tree = Field::node(
+        let mut tree = Field::node(
             "tcp",
             self.label(|| {
                 format!(
@@ -807,7 +878,11 @@ impl Walk<'_> {
         .children(vec![
             Field::uint("tcp.srcport", "Source Port", sport, a, 2),
             Field::uint("tcp.dstport", "Destination Port", dport, a + 2, 2),
-            Field::uint("tcp.len", "TCP Segment Len", seg_len as u64, a, 0),
+        ]);
+        if let Some(len) = known_len {
+            tree = tree.child(Field::uint("tcp.len", "TCP Segment Len", len, a, 0).generated());
+        }
+        tree.children.extend([
             Field::uint("tcp.seq_raw", "Sequence Number (raw)", seq, a + 4, 4),
             Field::uint("tcp.ack_raw", "Acknowledgment number (raw)", ack, a + 8, 4),
             Field::uint("tcp.hdr_len", "Header Length", hdr_len as u64, a + 12, 1).unit(" bytes"),
@@ -823,6 +898,14 @@ impl Walk<'_> {
             hex(Field::uint("tcp.checksum", "Checksum", sum, a + 16, 2), 4),
             Field::uint("tcp.urgent_pointer", "Urgent Pointer", urg, a + 18, 2),
         ]);
+        let header = TcpHeader {
+            seq,
+            ack,
+            flags,
+            hdr_len,
+            seg_len: known_len,
+        };
+        self.note_transport(sport, dport, Some(header));
         self.push("tcp", tree);
     }
 

@@ -20,6 +20,7 @@ pub mod link;
 pub(crate) mod lru;
 pub mod sctp;
 pub mod sctp_reassembly;
+pub mod streams;
 mod summary;
 pub mod tcp;
 pub mod tunnel;

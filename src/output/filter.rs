@@ -1936,10 +1936,9 @@ fn not_kept(name: &str) -> String {
         .collect();
     known.extend(layers::FIELDS.iter().filter(|f| f.starts_with(&prefix)));
     let stateful = match proto {
-        "tcp" | "sctp" | "udp" => {
-            " (tshark's relative TCP sequence numbers, SCTP TSNs and stream indices need state \
-             poolshark does not keep: tcp.seq_raw, tcp.ack_raw, sctp.data_tsn_raw and \
-             sctp.sack_cumulative_tsn_ack_raw are the numbers on the wire)"
+        "sctp" => {
+            " (tshark's relative SCTP TSNs need association state poolshark does not keep: \
+             sctp.data_tsn_raw and sctp.sack_cumulative_tsn_ack_raw are the numbers on the wire)"
         }
         _ => "",
     };
@@ -2755,8 +2754,17 @@ mod tests {
                 0,
                 "'ip.opt.len' is not kept by poolshark",
             ),
-            ("udp.stream > 3", 0, "'udp.stream' is not kept by poolshark"),
-            ("tcp.seq == 3", 0, "tcp.seq_raw"),
+            (
+                "udp.time_delta > 3",
+                0,
+                "'udp.time_delta' is not kept by poolshark",
+            ),
+            (
+                "tcp.analysis.flags",
+                0,
+                "tcp.stream, tcp.seq, tcp.nxtseq, tcp.ack",
+            ),
+            ("sctp.data_tsn == 3", 0, "sctp.data_tsn_raw"),
             ("1abc", 0, "neither a field nor a protocol"),
             ("dhcpv6.domain == \"x", 17, "closing quote"),
             ("asap $ enrp", 5, "unexpected character '$'"),

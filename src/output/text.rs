@@ -38,6 +38,9 @@ pub fn write_tree(out: &mut Vec<u8>, fields: &[Field], depth: usize) {
         for _ in 0..d {
             out.extend_from_slice(b"    ");
         }
+        if f.generated {
+            out.push(b'[');
+        }
         out.extend_from_slice(f.label.as_bytes());
         let mut v = f.display_value();
         if let (Some(u), false) = (f.unit, v.is_empty()) {
@@ -54,6 +57,9 @@ pub fn write_tree(out: &mut Vec<u8>, fields: &[Field], depth: usize) {
                 let _ = write!(out, ": {v}");
             }
             (None, true) => {}
+        }
+        if f.generated {
+            out.push(b']');
         }
         out.push(b'\n');
         for c in f.children.iter().rev() {

@@ -136,7 +136,7 @@ const KNOWN: &[(&str, &str, &str)] = &[
 const KNOWN_ENCAPSULATIONS: &[(&str, &str)] = &[(
     "vxlan-fragmented",
     "tshark reassembles the outer IPv4 fragments and decodes the tunnel in the last one; the \
-     layers are decoded statelessly, so a fragment's payload is 'data' in every frame",
+     layers are decoded one frame at a time, so a fragment's payload is 'data' in every frame",
 )];
 
 fn run(cmd: &mut Command, who: &str) -> Vec<String> {
@@ -425,14 +425,21 @@ fn verbose_shows_the_layers_before_the_messages() {
 #[test]
 fn names_still_unknown_are_refused_with_what_is_known() {
     let out = common::poolshark()
-        .args(["read", "--no-progress", "-T", "fields", "-e", "tcp.stream"])
+        .args([
+            "read",
+            "--no-progress",
+            "-T",
+            "fields",
+            "-e",
+            "sctp.data_tsn",
+        ])
         .arg(common::fixture("demo.pcap"))
         .output()
         .expect("poolshark read");
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("'tcp.stream' is not kept") && err.contains("tcp.seq_raw"),
+        err.contains("'sctp.data_tsn' is not kept") && err.contains("sctp.data_tsn_raw"),
         "{err}"
     );
 }

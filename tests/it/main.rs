@@ -48,6 +48,7 @@ mod simulate;
 mod source_formats;
 mod source_vs_tshark;
 mod stats;
+mod streams_vs_tshark;
 mod time_formats;
 mod truncation;
 mod tui_tmux;
