@@ -177,40 +177,9 @@ fn record_fields(capture: &Path) -> BTreeSet<String> {
         .collect()
 }
 
-fn lines(out: &std::process::Output, who: &str) -> Vec<String> {
-    assert!(out.status.success(), "{who}: {out:?}");
-    String::from_utf8(out.stdout.clone())
-        .unwrap_or_else(|e| panic!("{who}: not UTF-8: {e}"))
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
-/// Both tools' `-T fields` output for `args` (the `-e` and `-E` options, `-Y`).
-fn both(capture: &Path, args: &[String]) -> (Vec<String>, Vec<String>) {
-    let ours = common::poolshark()
-        .args(["read", "--no-progress", "-T", "fields"])
-        .args(args)
-        .arg(capture)
-        .output()
-        .expect("poolshark read");
-    let theirs = Command::new("tshark")
-        .arg("-r")
-        .arg(capture)
-        .args(["-T", "fields"])
-        .args(args)
-        .output()
-        .expect("tshark");
-    (lines(&ours, "poolshark"), lines(&theirs, "tshark"))
-}
-
 /// Compares every column; returns how many agreed. Fails on a difference not in [`KNOWN`].
 fn compare(capture: &Path) -> usize {
-    let file = capture
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    compare_as(capture, file)
+    compare_as(capture, common::file_name(capture))
 }
 
 /// [`compare`], with the differences [`KNOWN`] of the capture named `file`.
@@ -226,7 +195,7 @@ fn compare_as(capture: &Path, file: &str) -> usize {
         .iter()
         .flat_map(|f| ["-e".into(), f.clone()])
         .collect();
-    let (ours, theirs) = both(capture, &args);
+    let (ours, theirs) = common::tshark::both_fields(capture, &args);
     assert_eq!(ours.len(), theirs.len(), "{file}: lines (one per frame)");
     assert!(!ours.is_empty(), "{file}: no frames");
     let mut differ: BTreeMap<&str, (usize, String, String)> = BTreeMap::new();
@@ -314,31 +283,34 @@ fn tunnelled_capture_fields_are_tsharks() {
         caps.push(shared.join("captures/dhcp-kea/kea-2.2-ha-load-balancing-v6.pcap"));
         caps.push(shared.join("captures/rserpool/rsplib-rfc-scenario.pcap"));
     }
+    let mut tunnelled = Vec::new();
     for cap in caps {
-        let file = cap.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let file = common::file_name(&cap);
         for (name, layers, fragment) in common::encapsulations() {
-            let t = common::tunnelled(&cap, &layers, fragment, name);
+            // Named apart from the other tests' rewrites of the same captures (they run at once).
+            let t = common::tunnelled(&cap, &layers, fragment, &format!("fields-{name}"));
             let agreed = compare_as(&t, file);
-            // Display filters on the layers: each keeps the frames tshark keeps.
-            for filter in [
-                "ip.src == 198.51.100.1 && ip.dst == 198.51.100.2",
-                "ip.addr == 10.0.0.0/8 || ipv6.addr == 2001:db8:ffff::/48",
-                "udp.dstport == 4789 && sctp",
-                "udp.port == 6081 || (ip && ipv6)",
-                "tcp.port == 647 && !(udp)",
-                "ip.src === 198.51.100.1",
-            ] {
-                let args: Vec<String> = ["-Y", filter, "-e", "frame.number"]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect();
-                let (ours, theirs) = both(&t, &args);
-                assert_eq!(ours, theirs, "{file} in {name}: -Y {filter}");
-            }
-            std::fs::remove_file(&t).ok();
             assert!(agreed >= 20, "{file} in {name}: only {agreed} fields agree");
+            tunnelled.push(t);
         }
     }
+    // Display filters on the layers: each keeps the frames tshark keeps.
+    let filters = [
+        "ip.src == 198.51.100.1 && ip.dst == 10.0.0.1",
+        "ip.addr == 10.0.0.0/8 || ipv6.addr == 2001:db8:ffff::/48",
+        "udp.dstport == 4789 && sctp",
+        "udp.port == 6081 || (ip && ipv6)",
+        "sctp.port == 9901 && !(udp)",
+        "ip.src === 198.51.100.1",
+    ];
+    let unselective = common::tshark::filters_keep_tsharks_frames(&tunnelled, &filters, "fields");
+    for t in &tunnelled {
+        std::fs::remove_file(t).ok();
+    }
+    assert!(
+        unselective.is_empty(),
+        "keep no frame or all of each: {unselective:?}"
+    );
 }
 
 #[test]
@@ -373,7 +345,7 @@ fn options_and_display_filter_as_tshark() {
         &["-Y", "asap.message_type == 2 || dhcp.option.dhcp == 1"],
         &["-Y", "frame.time_relative > 2.5 && udp", "-E", "header=y"],
     ] {
-        let (ours, theirs) = both(&demo, &e(&fields, rest));
+        let (ours, theirs) = common::tshark::both_fields(&demo, &e(&fields, rest));
         assert!(ours.len() > 1, "{rest:?}: {} lines", ours.len());
         assert_eq!(ours.len(), theirs.len(), "{rest:?}: lines");
         if let Some((a, b)) = ours.iter().zip(&theirs).find(|(a, b)| a != b) {
@@ -405,15 +377,8 @@ fn fields_usage_errors_say_what_is_wrong() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
     // A field no message has is named at the end; the lines are still written.
-    let out = common::poolshark()
-        .args([
-            "read",
-            "--no-progress",
-            "-T",
-            "fields",
-            "-e",
-            "frame.number",
-        ])
+    let out = common::read_fields()
+        .args(["-e", "frame.number"])
         .args(["-e", "asap.no_such_field"])
         .arg(&demo)
         .output()

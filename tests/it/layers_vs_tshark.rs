@@ -9,7 +9,6 @@ use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 /// Every field of the layers' trees with a value (the protocols' own lines are left out: tshark
 /// writes their header lines with names it resolves from its table of manufacturers).
@@ -139,35 +138,6 @@ const KNOWN_ENCAPSULATIONS: &[(&str, &str)] = &[(
      layers are decoded one frame at a time, so a fragment's payload is 'data' in every frame",
 )];
 
-fn run(cmd: &mut Command, who: &str) -> Vec<String> {
-    let out = cmd.output().expect(who);
-    assert!(out.status.success(), "{who}: {out:?}");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
-/// Both tools' `-T fields` lines for `args`.
-fn both(capture: &Path, args: &[&str]) -> (Vec<String>, Vec<String>) {
-    let ours = run(
-        common::poolshark()
-            .args(["read", "--no-progress", "-T", "fields"])
-            .args(args)
-            .arg(capture),
-        "poolshark read",
-    );
-    let theirs = run(
-        Command::new("tshark")
-            .arg("-r")
-            .arg(capture)
-            .args(["-T", "fields"])
-            .args(args),
-        "tshark",
-    );
-    (ours, theirs)
-}
-
 /// Whether tshark's `frame.protocols` is poolshark's followed by protocols poolshark does not
 /// decode (`data`, NetBIOS, CalcApp, ...): a payload poolshark leaves alone.
 fn tshark_goes_further(ours: &str, theirs: &str) -> bool {
@@ -181,7 +151,7 @@ fn tshark_goes_further(ours: &str, theirs: &str) -> bool {
 /// fields that agreed on every frame, frames whose payload tshark decodes further).
 fn compare(capture: &Path, file: &str, encapsulation: Option<&str>) -> (usize, usize, usize) {
     let args: Vec<&str> = FIELDS.iter().flat_map(|f| ["-e", f]).collect();
-    let (ours, theirs) = both(capture, &args);
+    let (ours, theirs) = common::tshark::both_fields(capture, &args);
     assert_eq!(ours.len(), theirs.len(), "{file}: lines (one per frame)");
     let mut differ: BTreeMap<&str, (usize, String, String)> = BTreeMap::new();
     let mut further = 0;
@@ -230,10 +200,6 @@ fn compare(capture: &Path, file: &str, encapsulation: Option<&str>) -> (usize, u
     (ours.len(), agreed, further)
 }
 
-fn file_name(p: &Path) -> &str {
-    p.file_name().and_then(|n| n.to_str()).unwrap_or_default()
-}
-
 #[test]
 fn layer_fields_are_tsharks_in_every_capture() {
     if !common::have_tshark() {
@@ -247,7 +213,7 @@ fn layer_fields_are_tsharks_in_every_capture() {
     }
     let (mut frames, mut fields) = (0, 0);
     for cap in &caps {
-        let (n, agreed, _) = compare(cap, file_name(cap), None);
+        let (n, agreed, _) = compare(cap, common::file_name(cap), None);
         frames += n;
         fields += agreed;
     }
@@ -274,13 +240,13 @@ fn layer_fields_are_tsharks_in_tunnels() {
     for cap in caps {
         for (name, layers, fragment) in common::encapsulations() {
             let t = common::tunnelled(&cap, &layers, fragment, name);
-            let (_, agreed, _) = compare(&t, file_name(&cap), Some(name));
+            let (_, agreed, _) = compare(&t, common::file_name(&cap), Some(name));
             std::fs::remove_file(&t).ok();
             let known = KNOWN_ENCAPSULATIONS.iter().any(|(n, _)| *n == name);
             assert!(
                 known || agreed >= 60,
                 "{} in {name}: only {agreed} agree",
-                file_name(&cap)
+                common::file_name(&cap)
             );
         }
     }
@@ -376,17 +342,8 @@ fn display_filters_on_layer_fields_keep_tsharks_frames() {
         }
     }
     caps.extend(tunnels.iter().cloned());
-    let mut selective = 0;
-    for filter in FILTERS {
-        let mut some_not_all = false;
-        for cap in &caps {
-            let (ours, theirs) = both(cap, &["-Y", filter, "-e", "frame.number"]);
-            assert_eq!(ours, theirs, "{}: -Y {filter}", file_name(cap));
-            let (all, _) = both(cap, &["-e", "frame.number"]);
-            some_not_all |= !ours.is_empty() && ours.len() < all.len();
-        }
-        selective += usize::from(some_not_all);
-    }
+    let unselective = common::tshark::filters_keep_tsharks_frames(&caps, FILTERS, "layers");
+    let selective = FILTERS.len() - unselective.len();
     for t in tunnels {
         std::fs::remove_file(t).ok();
     }
@@ -396,7 +353,10 @@ fn display_filters_on_layer_fields_keep_tsharks_frames() {
         FILTERS.len(),
         caps.len()
     );
-    assert!(selective >= 30, "only {selective} filters are selective");
+    assert!(
+        selective >= 30,
+        "only {selective} filters are selective: not {unselective:?}"
+    );
 }
 
 #[test]
@@ -424,15 +384,8 @@ fn verbose_shows_the_layers_before_the_messages() {
 
 #[test]
 fn names_still_unknown_are_refused_with_what_is_known() {
-    let out = common::poolshark()
-        .args([
-            "read",
-            "--no-progress",
-            "-T",
-            "fields",
-            "-e",
-            "sctp.data_tsn",
-        ])
+    let out = common::read_fields()
+        .args(["-e", "sctp.data_tsn"])
         .arg(common::fixture("demo.pcap"))
         .output()
         .expect("poolshark read");

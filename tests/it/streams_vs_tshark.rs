@@ -47,45 +47,12 @@ const KNOWN_ENCAPSULATIONS: &[(&str, &str)] = &[(
      'data' and has none",
 )];
 
-fn run(cmd: &mut Command, who: &str) -> Vec<String> {
-    let out = cmd.output().expect(who);
-    assert!(out.status.success(), "{who}: {out:?}");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
-/// Both tools' `-T fields` lines for `args`.
-fn both(capture: &Path, args: &[&str]) -> (Vec<String>, Vec<String>) {
-    let ours = run(
-        common::poolshark()
-            .args(["read", "--no-progress", "-T", "fields"])
-            .args(args)
-            .arg(capture),
-        "poolshark read",
-    );
-    let theirs = run(
-        Command::new("tshark")
-            .arg("-r")
-            .arg(capture)
-            .args(["-T", "fields"])
-            .args(args),
-        "tshark",
-    );
-    (ours, theirs)
-}
-
-fn file_name(p: &Path) -> &str {
-    p.file_name().and_then(|n| n.to_str()).unwrap_or_default()
-}
-
 /// Compares [`FIELDS`] frame by frame; fails on a difference not known (unless `known_all`).
 /// Returns (frames, frames with a TCP or UDP stream, known differences).
 fn compare(capture: &Path, within: &str, known_all: bool) -> (usize, usize, usize) {
-    let file = file_name(capture);
+    let file = common::file_name(capture);
     let args: Vec<&str> = FIELDS.iter().flat_map(|f| ["-e", f]).collect();
-    let (ours, theirs) = both(capture, &args);
+    let (ours, theirs) = common::tshark::both_fields(capture, &args);
     assert_eq!(
         ours.len(),
         theirs.len(),
@@ -410,7 +377,7 @@ fn stream_fields_are_tsharks_in_tunnels() {
             assert!(
                 n > 0 && (known || s > 0),
                 "{} in {name}: {s} streams",
-                file_name(&cap)
+                common::file_name(&cap)
             );
         }
     }
@@ -447,17 +414,8 @@ fn display_filters_on_stream_fields_keep_tsharks_frames() {
     }
     let made = crafted("filters");
     caps.extend(made.iter().take(2).cloned());
-    let mut selective = 0;
-    for filter in FILTERS {
-        let mut some_not_all = false;
-        for cap in &caps {
-            let (ours, theirs) = both(cap, &["-Y", filter, "-e", "frame.number"]);
-            assert_eq!(ours, theirs, "{}: -Y {filter}", file_name(cap));
-            let (all, _) = both(cap, &["-e", "frame.number"]);
-            some_not_all |= !ours.is_empty() && ours.len() < all.len();
-        }
-        selective += usize::from(some_not_all);
-    }
+    let unselective = common::tshark::filters_keep_tsharks_frames(&caps, FILTERS, "streams");
+    let selective = FILTERS.len() - unselective.len();
     for p in &made {
         std::fs::remove_file(p).ok();
     }
@@ -469,7 +427,10 @@ fn display_filters_on_stream_fields_keep_tsharks_frames() {
     );
     // Two select nothing or everything here: '!udp.stream && udp' (every UDP datagram not in
     // fragments has a stream) and one of the comparisons of relative numbers.
-    assert!(selective >= 10, "only {selective} filters are selective");
+    assert!(
+        selective >= 10,
+        "only {selective} filters are selective: not {unselective:?}"
+    );
 }
 
 #[test]
@@ -482,14 +443,14 @@ fn verbose_writes_the_stream_lines_as_tshark_does() {
         (common::fixture("failover-all-types.pcap"), 1),
         (common::fixture("rserpool-tcp.pcap"), 11),
     ] {
-        let ours = run(
+        let ours = common::tshark::lines(
             common::poolshark()
                 .args(["read", "--no-progress", "-V", "-Y"])
                 .arg(format!("frame.number == {frame}"))
                 .arg(&cap),
             "poolshark read -V",
         );
-        let theirs = run(
+        let theirs = common::tshark::lines(
             Command::new("tshark")
                 .arg("-r")
                 .arg(&cap)
@@ -516,12 +477,16 @@ fn verbose_writes_the_stream_lines_as_tshark_does() {
                 assert!(
                     theirs.contains(&l),
                     "{} frame {frame}: {l:?} is not in tshark's -V:\n{}",
-                    file_name(&cap),
+                    common::file_name(&cap),
                     theirs.join("\n")
                 );
                 seen += 1;
             }
         }
-        assert!(seen >= 2, "{} frame {frame}: {seen} lines", file_name(&cap));
+        assert!(
+            seen >= 2,
+            "{} frame {frame}: {seen} lines",
+            common::file_name(&cap)
+        );
     }
 }

@@ -116,13 +116,7 @@ fn joined(name: &str) -> Option<(PathBuf, PathBuf)> {
     inputs.push(ns);
     inputs.push(us);
     let out = dir.join("joined.pcapng");
-    let status = Command::new("mergecap")
-        .args(["-a", "-F", "pcapng", "-w"])
-        .arg(&out)
-        .args(&inputs)
-        .status()
-        .expect("mergecap runs (it comes with tshark)");
-    assert!(status.success(), "mergecap failed");
+    common::tshark::join(&inputs, &out);
     Some((dir, out))
 }
 
@@ -363,14 +357,19 @@ fn time_filters_keep_what_tshark_keeps() {
     ];
     let mut kept_any = 0;
     for tz in ["UTC", ZONES[0], ZONES[1]] {
-        for f in filters {
+        // Differences of times read no zone: those filters run under UTC only.
+        for f in filters
+            .iter()
+            .filter(|f| tz == "UTC" || f.contains("frame.time "))
+        {
             let theirs = kept(Command::new("tshark").arg("-r").arg(&cap), f, tz);
             let ours = kept(common::poolshark().args(["read", "-r"]).arg(&cap), f, tz);
             assert_eq!(ours, theirs, "TZ={tz} -Y '{f}'");
             kept_any += usize::from(!theirs.is_empty());
         }
     }
-    assert!(kept_any > 30, "only {kept_any} filters kept frames");
+    assert!(kept_any > 27, "only {kept_any} filters kept frames");
+    eprintln!("{kept_any} runs of the filters kept frames");
     std::fs::remove_dir_all(&dir).ok();
 }
 

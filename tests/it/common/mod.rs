@@ -110,9 +110,21 @@ pub fn fixture(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// A path's file name, or "" when it has none that is UTF-8.
+pub fn file_name(p: &Path) -> &str {
+    p.file_name().and_then(|n| n.to_str()).unwrap_or_default()
+}
+
 /// The built `poolshark` binary.
 pub fn poolshark() -> Command {
     Command::new(env!("CARGO_BIN_EXE_poolshark"))
+}
+
+/// `poolshark read --no-progress -T fields`, to which a test adds its `-e` options and capture.
+pub fn read_fields() -> Command {
+    let mut cmd = poolshark();
+    cmd.args(["read", "--no-progress", "-T", "fields"]);
+    cmd
 }
 
 /// Feeds one analyser in-process, as `check` does, so that a test can look at its report.

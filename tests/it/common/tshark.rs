@@ -3,7 +3,8 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// frame number -> field name -> values in order of occurrence in the frame.
@@ -128,4 +129,127 @@ pub fn diff(ours: &PerFrame, theirs: &PerFrame, fields: &[&str]) -> Vec<String> 
         }
     }
     out
+}
+
+/// The lines `cmd` writes on its standard output; fails the test when it fails or writes other
+/// than UTF-8.
+pub fn lines(cmd: &mut Command, who: &str) -> Vec<String> {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{who} does not run: {e}"));
+    assert!(out.status.success(), "{who}: {out:?}");
+    String::from_utf8(out.stdout)
+        .unwrap_or_else(|e| panic!("{who}: not UTF-8: {e}"))
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Both tools' `-T fields` lines for `args` (`-e`, `-E`, `-Y` ...): `poolshark read -T fields
+/// ARGS CAPTURE` and `tshark -r CAPTURE -T fields ARGS`.
+pub fn both_fields<S: AsRef<OsStr>>(capture: &Path, args: &[S]) -> (Vec<String>, Vec<String>) {
+    let ours = lines(
+        crate::common::read_fields().args(args).arg(capture),
+        "poolshark read",
+    );
+    let theirs = lines(
+        Command::new("tshark")
+            .arg("-r")
+            .arg(capture)
+            .args(["-T", "fields"])
+            .args(args),
+        "tshark",
+    );
+    (ours, theirs)
+}
+
+/// `inputs` joined end to end into the pcapng file `out` by `mergecap -a` (it comes with
+/// tshark); each input keeps its own interfaces, so its link type and snap length.
+pub fn join(inputs: &[PathBuf], out: &Path) {
+    let status = Command::new("mergecap")
+        .args(["-a", "-I", "none", "-F", "pcapng", "-w"])
+        .arg(out)
+        .args(inputs)
+        .status()
+        .expect("mergecap runs (it comes with tshark)");
+    assert!(status.success(), "mergecap failed on {inputs:?}");
+}
+
+/// Each display filter of `filters` keeps the frames `tshark -Y` keeps in every capture of
+/// `caps`. The captures are joined into one file (named after `name`), so that each tool runs
+/// once per filter rather than once per filter and capture; stateful fields (streams, sequence
+/// numbers) then run on across the captures' ends, the same for both tools. Returns the filters
+/// that keep no frame or every frame of each capture (a filter read wrong that way could pass).
+pub fn filters_keep_tsharks_frames<'a>(
+    caps: &[PathBuf],
+    filters: &[&'a str],
+    name: &str,
+) -> Vec<&'a str> {
+    let counts: Vec<usize> = caps
+        .iter()
+        .map(|c| {
+            lines(
+                crate::common::read_fields()
+                    .args(["-e", "frame.number"])
+                    .arg(c),
+                "poolshark read",
+            )
+            .len()
+        })
+        .collect();
+    let joined = std::env::temp_dir().join(format!(
+        "poolshark-filters-{name}-{}.pcapng",
+        std::process::id()
+    ));
+    join(caps, &joined);
+    // The capture a frame of the joined file comes from, by the first frame number of each.
+    let starts: Vec<u64> = counts
+        .iter()
+        .scan(1u64, |next, n| {
+            let start = *next;
+            *next += *n as u64;
+            Some(start)
+        })
+        .collect();
+    let mut unselective = Vec::new();
+    for filter in filters {
+        let (ours, theirs) = both_fields(&joined, &["-Y", filter, "-e", "frame.number"]);
+        if ours != theirs {
+            let at = |l: &String| {
+                let n: u64 = l.parse().unwrap_or(0);
+                let i = starts.partition_point(|s| *s <= n).saturating_sub(1);
+                format!(
+                    "{} frame {}",
+                    crate::common::file_name(&caps[i]),
+                    n + 1 - starts[i]
+                )
+            };
+            let only = |a: &[String], b: &[String]| -> Vec<String> {
+                a.iter()
+                    .filter(|l| !b.contains(l))
+                    .take(10)
+                    .map(at)
+                    .collect()
+            };
+            std::fs::remove_file(&joined).ok();
+            panic!(
+                "-Y '{filter}': poolshark keeps {} frames, tshark {}; only poolshark keeps {:?}, \
+                 only tshark {:?}",
+                ours.len(),
+                theirs.len(),
+                only(&ours, &theirs),
+                only(&theirs, &ours)
+            );
+        }
+        let mut kept = vec![0usize; caps.len()];
+        for l in &ours {
+            let n: u64 = l.parse().expect("a frame number");
+            kept[starts.partition_point(|s| *s <= n) - 1] += 1;
+        }
+        if !kept.iter().zip(&counts).any(|(k, n)| *k > 0 && k < n) {
+            unselective.push(*filter);
+        }
+    }
+    std::fs::remove_file(&joined).ok();
+    unselective
 }
