@@ -105,12 +105,24 @@ pub const FIELDS: &[&str] = &[
     "sctp.data_b_bit",
     "sctp.data_u_bit",
     "sctp.data_i_bit",
+    "sctp.data_tsn",
     "sctp.data_tsn_raw",
     "sctp.data_sid",
     "sctp.data_ssn",
     "sctp.data_payload_proto_id",
+    "sctp.sack_cumulative_tsn_ack",
     "sctp.sack_cumulative_tsn_ack_raw",
     "sctp.sack_a_rwnd",
+    "sctp.init_initiate_tag",
+    "sctp.init_credit",
+    "sctp.init_nr_out_streams",
+    "sctp.init_nr_in_streams",
+    "sctp.init_initial_tsn",
+    "sctp.initack_initiate_tag",
+    "sctp.initack_credit",
+    "sctp.initack_nr_out_streams",
+    "sctp.initack_nr_in_streams",
+    "sctp.initack_initial_tsn",
     "icmp",
     "icmp.type",
     "icmp.code",
@@ -148,6 +160,15 @@ pub const FIELDS: &[&str] = &[
     "mpls.ttl",
 ];
 
+/// The name of an INIT (`prefix` `sctp.init_`) or INIT_ACK (`sctp.initack_`) field.
+fn init_field(prefix: &str, name: &str) -> &'static str {
+    FIELDS
+        .iter()
+        .find(|f| f.strip_prefix(prefix) == Some(name))
+        .copied()
+        .unwrap_or("sctp")
+}
+
 /// Whether `name` is one of [`FIELDS`].
 pub fn is_field(name: &str) -> bool {
     FIELDS.contains(&name)
@@ -164,12 +185,12 @@ pub struct Layers {
     pub trees: Vec<Field>,
     /// The protocols of `frame.protocols`, as tshark names them, up to the application's.
     pub protocols: Vec<&'static str>,
-    /// The TCP and UDP headers among the trees, outermost first: what [`super::streams`] needs to
-    /// give them their conversation's fields.
+    /// The TCP, UDP and SCTP headers among the trees, outermost first: what [`super::streams`]
+    /// needs to give them their conversation's fields.
     pub transports: Vec<Transport>,
 }
 
-/// A TCP or UDP header of the frame and the addresses of the IP packet around it.
+/// A TCP, UDP or SCTP header of the frame and the addresses of the IP packet around it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Transport {
     /// Its tree, an index into [`Layers::trees`].
@@ -181,8 +202,19 @@ pub struct Transport {
     /// Within the packet an ICMP error quotes: tshark gives it a stream but leaves its numbers
     /// as they are on the wire and learns nothing from them.
     pub quoted: bool,
-    /// `None` for UDP.
-    pub tcp: Option<TcpHeader>,
+    pub kind: TransportKind,
+}
+
+/// Which transport a [`Transport`] is, with what its stateful fields are made of.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TransportKind {
+    Udp,
+    Tcp(TcpHeader),
+    /// SCTP, with the packet's verification tag (tshark tells an association's directions apart
+    /// by their ports and tag).
+    Sctp {
+        vtag: u32,
+    },
 }
 
 /// What the relative sequence numbers of a TCP segment are made of.
@@ -322,8 +354,8 @@ impl Walk<'_> {
         Some(Ipv6Addr::from(b))
     }
 
-    /// Notes the TCP or UDP header whose tree is pushed next, with the addresses around it.
-    fn note_transport(&mut self, sport: u16, dport: u16, tcp: Option<TcpHeader>) {
+    /// Notes the TCP, UDP or SCTP header whose tree is pushed next, with the addresses around it.
+    fn note_transport(&mut self, sport: u16, dport: u16, kind: TransportKind) {
         if let Some((src, dst)) = self.addrs {
             self.out.transports.push(Transport {
                 tree: self.out.trees.len(),
@@ -332,7 +364,7 @@ impl Walk<'_> {
                 sport,
                 dport,
                 quoted: self.quoting,
-                tcp,
+                kind,
             });
         }
     }
@@ -821,7 +853,7 @@ impl Walk<'_> {
             Field::uint("udp.length", "Length", len, a + 4, 2),
             hex(Field::uint("udp.checksum", "Checksum", sum, a + 6, 2), 4),
         ]);
-        self.note_transport(sport, dport, None);
+        self.note_transport(sport, dport, TransportKind::Udp);
         self.push("udp", tree);
         let end = if usize::from(len) >= 8 {
             s.end.min(a + usize::from(len))
@@ -905,7 +937,7 @@ impl Walk<'_> {
             hdr_len,
             seg_len: known_len,
         };
-        self.note_transport(sport, dport, Some(header));
+        self.note_transport(sport, dport, TransportKind::Tcp(header));
         self.push("tcp", tree);
     }
 
@@ -954,6 +986,7 @@ impl Walk<'_> {
             }
             at += (len + 3) & !3;
         }
+        self.note_transport(sport, dport, TransportKind::Sctp { vtag });
         self.push("sctp", tree);
     }
 
@@ -1035,6 +1068,42 @@ impl Walk<'_> {
                         ppid_at,
                         4,
                     ));
+                }
+            }
+            // INIT and INIT_ACK: their fixed fields (the parameters after them are left alone).
+            1 | 2 => {
+                let p = if t == 1 {
+                    "sctp.init_"
+                } else {
+                    "sctp.initack_"
+                };
+                let name = |n: &str| -> &'static str { init_field(p, n) };
+                if let Some(tag) = self.be32(at + 4, chunk) {
+                    f = f.child(hex(
+                        Field::uint(name("initiate_tag"), "Initiate tag", tag, at + 4, 4),
+                        8,
+                    ));
+                }
+                if let Some(credit) = self.be32(at + 8, chunk) {
+                    f = f.child(Field::uint(
+                        name("credit"),
+                        "Advertised receiver window credit (a_rwnd)",
+                        credit,
+                        at + 8,
+                        4,
+                    ));
+                }
+                if let Some(n) = self.be16(at + 12, chunk) {
+                    let label = "Number of outbound streams";
+                    f = f.child(Field::uint(name("nr_out_streams"), label, n, at + 12, 2));
+                }
+                if let Some(n) = self.be16(at + 14, chunk) {
+                    let label = "Number of inbound streams";
+                    f = f.child(Field::uint(name("nr_in_streams"), label, n, at + 14, 2));
+                }
+                if let Some(tsn) = self.be32(at + 16, chunk) {
+                    let label = "Initial TSN";
+                    f = f.child(Field::uint(name("initial_tsn"), label, tsn, at + 16, 4));
                 }
             }
             3 => {

@@ -1,6 +1,7 @@
 //! The lower layers' fields that depend on the frames before: `tcp.stream` and `udp.stream` (the
 //! index of the frame's conversation, counted in order of first appearance from 0, TCP and UDP
-//! apart) and TCP's relative `tcp.seq`, `tcp.ack` and `tcp.nxtseq`, worked out as tshark 4.0 does
+//! apart), TCP's relative `tcp.seq`, `tcp.ack` and `tcp.nxtseq` and SCTP's relative `sctp.data_tsn`
+//! and `sctp.sack_cumulative_tsn_ack`, worked out as tshark 4.0 does
 //! with its default preferences, from the [`Transport`]s [`layers::decode`] notes in each frame.
 //!
 //! `read` feeds every frame's layers through one [`Streams`], in capture order, whenever it
@@ -27,8 +28,18 @@
 //!   length or in an IP fragment, where tshark does not know the payload's length.
 //! - A header length below 20 (bogus) ends tshark's TCP tree after the sequence number: no
 //!   `tcp.ack` and no `tcp.nxtseq`.
+//! - SCTP's TSNs are relative per direction of an association, a direction being its source and
+//!   destination ports and the verification tag its packets carry (not the addresses: a
+//!   multi-homed peer's other path is the same direction). The first DATA chunk of a direction
+//!   sets its base (an INIT's initial TSN does not: tshark 4.0 ignores it, and a DATA chunk of a
+//!   new tag starts afresh). A packet with tag 0, or quoted in an ICMP error, has no relative
+//!   TSNs at all. Directions are paired as tshark pairs them: a direction waits under its ports
+//!   and source address until the first direction the other way whose ports and destination
+//!   match. A SACK's relative cumulative TSN is relative to its direction's peer (to 0 while the
+//!   peer has sent no DATA), and is not there while the direction has no peer.
 //!
-//! Memory is bounded by [`MAX_CONVERSATIONS`] per protocol, not by the capture: past it, the
+//! Memory is bounded by [`MAX_CONVERSATIONS`] per protocol (SCTP: directions and the directions
+//! waiting for a peer), not by the capture: past it, the
 //! least recently used conversations are forgotten, and one seen again afterwards is given a new
 //! index (and learns its bases afresh) where tshark, which keeps every conversation, would give the
 //! old one.
@@ -37,9 +48,9 @@
 
 use std::net::IpAddr;
 
-use super::layers::{Layers, TcpHeader, Transport};
+use super::layers::{Layers, TcpHeader, Transport, TransportKind};
 use super::lru::LruMap;
-use crate::field::Field;
+use crate::field::{Field, Value};
 
 /// The conversations kept per protocol (TCP and UDP apart) before the least recently used are
 /// forgotten.
@@ -74,12 +85,28 @@ struct TcpConversation {
     base: [Option<u32>; 2],
 }
 
+/// One direction of an SCTP association, as tshark keys it: source port, destination port and
+/// verification tag.
+type SctpDirection = (u16, u16, u32);
+
+/// What is known of an SCTP direction: the TSN its first DATA chunk carried, and the direction
+/// it was paired with.
+#[derive(Default)]
+struct SctpHalf {
+    first_tsn: Option<u32>,
+    peer: Option<SctpDirection>,
+}
+
 /// The conversation tables of one capture read in order.
 pub struct Streams {
     tcp: LruMap<Key, TcpConversation>,
     udp: LruMap<Key, u32>,
     next_tcp: u32,
     next_udp: u32,
+    sctp: LruMap<SctpDirection, SctpHalf>,
+    /// SCTP directions waiting for their peer, by source port, destination port and source
+    /// address; `None` once the one waiting there was paired.
+    sctp_waiting: LruMap<(u16, u16, IpAddr), Option<SctpDirection>>,
 }
 
 impl Default for Streams {
@@ -96,6 +123,8 @@ impl Streams {
             udp: LruMap::new(capacity),
             next_tcp: 0,
             next_udp: 0,
+            sctp: LruMap::new(capacity),
+            sctp_waiting: LruMap::new(capacity),
         }
     }
 
@@ -106,17 +135,22 @@ impl Streams {
             let Some(tree) = layers.trees.get_mut(t.tree) else {
                 continue;
             };
-            match &t.tcp {
-                Some(h) => {
+            match &t.kind {
+                TransportKind::Tcp(h) => {
                     let fields = self.tcp(t, h);
                     fields.place(tree, t, h);
                 }
-                None => {
+                TransportKind::Udp => {
                     let index = self.udp_index(t);
                     tree.children.push(
                         Field::uint("udp.stream", "Stream index", index, tree.offset, 0)
                             .generated(),
                     );
+                }
+                TransportKind::Sctp { vtag } => {
+                    if *vtag != 0 && !t.quoted {
+                        self.sctp_tsns(t, *vtag, tree);
+                    }
                 }
             }
         }
@@ -135,6 +169,78 @@ impl Streams {
             },
             |_| {},
         )
+    }
+
+    /// The direction of an SCTP packet from `t` with tag `vtag`, paired with its peer if one is
+    /// waiting (tshark's pairing).
+    fn sctp_direction(&mut self, t: &Transport, vtag: u32) -> SctpDirection {
+        let dir = (t.sport, t.dport, vtag);
+        let half = self
+            .sctp
+            .get_or_insert_with(&dir, SctpHalf::default, |_| {});
+        if half.peer.is_some() {
+            return dir;
+        }
+        match self.sctp_waiting.get_mut(&(t.dport, t.sport, t.dst)) {
+            Some(slot) => match slot.take() {
+                None => *slot = Some(dir),
+                Some(other) => {
+                    if let Some(h) = self.sctp.get_mut(&dir) {
+                        h.peer = Some(other);
+                    }
+                    if let Some(h) = self.sctp.get_mut(&other) {
+                        h.peer = Some(dir);
+                    }
+                }
+            },
+            // tshark replaces a slot left empty under the same key.
+            None => {
+                *self.sctp_waiting.get_or_insert_with(
+                    &(t.sport, t.dport, t.src),
+                    || None,
+                    |_| {},
+                ) = Some(dir);
+            }
+        }
+        dir
+    }
+
+    /// Adds the relative TSNs before the absolute ones of the DATA, I-DATA and SACK chunks of
+    /// the SCTP tree `tree`, learning each direction's base from its first DATA chunk.
+    fn sctp_tsns(&mut self, t: &Transport, vtag: u32, tree: &mut Field) {
+        let dir = self.sctp_direction(t, vtag);
+        for chunk in tree.children.iter_mut() {
+            let Some((i, raw)) = chunk.children.iter().enumerate().find(|(_, f)| {
+                f.name == "sctp.data_tsn_raw" || f.name == "sctp.sack_cumulative_tsn_ack_raw"
+            }) else {
+                continue;
+            };
+            let Value::Uint(n) = raw.value else {
+                continue;
+            };
+            let (n, offset) = (n as u32, raw.offset);
+            let field = if raw.name == "sctp.data_tsn_raw" {
+                let Some(half) = self.sctp.get_mut(&dir) else {
+                    continue;
+                };
+                let base = *half.first_tsn.get_or_insert(n);
+                let label = "Transmission sequence number (relative)";
+                Field::uint("sctp.data_tsn", label, n.wrapping_sub(base), offset, 4)
+            } else {
+                let Some(peer) = self.sctp.get_mut(&dir).and_then(|h| h.peer) else {
+                    continue;
+                };
+                let base = self
+                    .sctp
+                    .get_mut(&peer)
+                    .and_then(|h| h.first_tsn)
+                    .unwrap_or(0);
+                let label = "Cumulative TSN ACK (relative)";
+                let name = "sctp.sack_cumulative_tsn_ack";
+                Field::uint(name, label, n.wrapping_sub(base), offset, 4)
+            };
+            chunk.children.insert(i, field);
+        }
     }
 
     /// The stream fields of the TCP header `h`, learning from it what tshark learns.
@@ -286,7 +392,7 @@ mod tests {
             sport,
             dport,
             quoted: false,
-            tcp: None,
+            kind: TransportKind::Udp,
         }
     }
 
@@ -294,7 +400,7 @@ mod tests {
         let (a, b) = (([10, 0, 0, 1], 40000), ([10, 0, 0, 2], 80));
         let ((src, sport), (dst, dport)) = if forward { (a, b) } else { (b, a) };
         Transport {
-            tcp: Some(TcpHeader {
+            kind: TransportKind::Tcp(TcpHeader {
                 seq,
                 ack,
                 flags,
@@ -307,7 +413,9 @@ mod tests {
 
     /// (stream, seq, ack, nxtseq) of one TCP header.
     fn numbers(s: &mut Streams, t: &Transport) -> (u32, u32, Option<u32>, Option<u32>) {
-        let h = t.tcp.expect("a TCP header");
+        let TransportKind::Tcp(h) = t.kind else {
+            panic!("a TCP header");
+        };
         let f = s.tcp(t, &h);
         (f.stream, f.seq, f.ack, f.nxtseq)
     }
@@ -436,6 +544,113 @@ mod tests {
             }
             let mut l = layers::decode(crate::source::linktype::ETHERNET, &tcp_frame);
             s.annotate(&mut l);
+        }
+    }
+
+    /// An SCTP transport from `src`:`sport` to `dst`:`dport` with tag `vtag`.
+    fn sctp_from(src: u8, sport: u16, dst: u8, dport: u16, vtag: u32) -> Transport {
+        Transport {
+            kind: TransportKind::Sctp { vtag },
+            ..udp([10, 0, 0, src], sport, [10, 0, 0, dst], dport)
+        }
+    }
+
+    /// An SCTP tree with a chunk per `(raw field, number)`.
+    fn sctp_tree(chunks: &[(&'static str, u32)]) -> Field {
+        let kids = chunks
+            .iter()
+            .map(|(name, n)| Field::node("", "chunk", 0, 4).child(Field::uint(name, "", *n, 4, 4)))
+            .collect();
+        Field::node("sctp", "", 0, 12).children(kids)
+    }
+
+    /// The relative numbers the tables add to a packet from `t` with `chunks` (`None` where a
+    /// chunk gets none).
+    fn relative(
+        s: &mut Streams,
+        t: &Transport,
+        chunks: &[(&'static str, u32)],
+    ) -> Vec<Option<u64>> {
+        let mut l = Layers {
+            trees: vec![sctp_tree(chunks)],
+            protocols: vec!["sctp"],
+            transports: vec![t.clone()],
+        };
+        s.annotate(&mut l);
+        l.trees[0]
+            .children
+            .iter()
+            .map(|c| match (c.children.len(), &c.children[0].value) {
+                (2, Value::Uint(n)) => Some(*n),
+                _ => None,
+            })
+            .collect()
+    }
+
+    const DATA: &str = "sctp.data_tsn_raw";
+    const SACK: &str = "sctp.sack_cumulative_tsn_ack_raw";
+
+    #[test]
+    fn sctp_tsns_are_relative_per_direction_and_tag() {
+        let mut s = Streams::default();
+        let a = sctp_from(1, 5000, 2, 6000, 0x11);
+        let b = sctp_from(2, 6000, 1, 5000, 0x22);
+        // A SACK before the peer's paired direction has a base: relative to 0, whole.
+        assert_eq!(relative(&mut s, &a, &[(DATA, 1000)]), [Some(0)]);
+        assert_eq!(relative(&mut s, &b, &[(SACK, 1000)]), [Some(0)]);
+        assert_eq!(
+            relative(&mut s, &a, &[(DATA, 999)]),
+            [Some(u64::from(u32::MAX))]
+        );
+        assert_eq!(relative(&mut s, &a, &[(SACK, 5000)]), [Some(5000)]);
+        assert_eq!(
+            relative(&mut s, &b, &[(DATA, 70000), (SACK, 1001)]),
+            [Some(0), Some(1)]
+        );
+        // Another tag: a direction of its own; another address, same ports and tag: the same.
+        let other_tag = sctp_from(1, 5000, 2, 6000, 0x12);
+        assert_eq!(relative(&mut s, &other_tag, &[(DATA, 7)]), [Some(0)]);
+        let other_path = sctp_from(3, 5000, 2, 6000, 0x11);
+        assert_eq!(relative(&mut s, &other_path, &[(DATA, 1005)]), [Some(5)]);
+        // Tag 0 and a quoted packet: nothing relative, nothing learnt.
+        let zero = sctp_from(1, 7000, 2, 8000, 0);
+        assert_eq!(
+            relative(&mut s, &zero, &[(DATA, 3), (SACK, 3)]),
+            [None, None]
+        );
+        let quoted = Transport {
+            quoted: true,
+            ..sctp_from(1, 7001, 2, 8001, 0x31)
+        };
+        assert_eq!(relative(&mut s, &quoted, &[(DATA, 60)]), [None]);
+        let after = sctp_from(1, 7001, 2, 8001, 0x31);
+        assert_eq!(relative(&mut s, &after, &[(DATA, 61)]), [Some(0)]);
+    }
+
+    #[test]
+    fn an_sctp_sack_without_a_peer_has_no_relative_number() {
+        let mut s = Streams::default();
+        let a = sctp_from(1, 7001, 2, 8001, 0x31);
+        let b = sctp_from(2, 8001, 1, 7001, 0x32);
+        assert_eq!(relative(&mut s, &a, &[(SACK, 456)]), [None]);
+        assert_eq!(relative(&mut s, &b, &[(DATA, 10)]), [Some(0)]);
+        assert_eq!(relative(&mut s, &a, &[(SACK, 10)]), [Some(0)]);
+        // A new tag the other way after the pairing waits in the emptied slot's place and is
+        // paired with the next new direction this way.
+        let b2 = sctp_from(2, 8001, 1, 7001, 0x55);
+        let a2 = sctp_from(1, 7001, 2, 8001, 0x66);
+        assert_eq!(relative(&mut s, &b2, &[(SACK, 1)]), [None]);
+        assert_eq!(relative(&mut s, &a2, &[(DATA, 9000)]), [Some(0)]);
+        assert_eq!(relative(&mut s, &b2, &[(SACK, 9000)]), [Some(0)]);
+    }
+
+    #[test]
+    fn the_sctp_tables_are_bounded() {
+        let mut s = Streams::new(16);
+        for i in 0..1000u32 {
+            let t = sctp_from(1, 1, 2, 2, i + 1);
+            relative(&mut s, &t, &[(DATA, i)]);
+            assert!(s.sctp.len() <= 16 && s.sctp_waiting.len() <= 16);
         }
     }
 }

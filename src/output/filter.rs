@@ -1935,16 +1935,8 @@ fn not_kept(name: &str) -> String {
         .flat_map(|(_, f)| f.iter().copied())
         .collect();
     known.extend(layers::FIELDS.iter().filter(|f| f.starts_with(&prefix)));
-    let stateful = match proto {
-        "sctp" => {
-            " (tshark's relative SCTP TSNs need association state poolshark does not keep: \
-             sctp.data_tsn_raw and sctp.sack_cumulative_tsn_ack_raw are the numbers on the wire)"
-        }
-        _ => "",
-    };
     format!(
-        "'{name}' is not kept by poolshark: of {proto}'s fields, filters and columns see \
-         {}{stateful}",
+        "'{name}' is not kept by poolshark: of {proto}'s fields, filters and columns see {}",
         known.join(", ")
     )
 }
@@ -2764,7 +2756,7 @@ mod tests {
                 0,
                 "tcp.stream, tcp.seq, tcp.nxtseq, tcp.ack",
             ),
-            ("sctp.data_tsn == 3", 0, "sctp.data_tsn_raw"),
+            ("sctp.forward_tsn_tsn == 3", 0, "sctp.data_tsn_raw"),
             ("1abc", 0, "neither a field nor a protocol"),
             ("dhcpv6.domain == \"x", 17, "closing quote"),
             ("asap $ enrp", 5, "unexpected character '$'"),

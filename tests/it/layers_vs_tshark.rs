@@ -81,6 +81,16 @@ const FIELDS: &[&str] = &[
     "sctp.data_i_bit",
     "sctp.sack_cumulative_tsn_ack_raw",
     "sctp.sack_a_rwnd",
+    "sctp.init_initiate_tag",
+    "sctp.init_credit",
+    "sctp.init_nr_out_streams",
+    "sctp.init_nr_in_streams",
+    "sctp.init_initial_tsn",
+    "sctp.initack_initiate_tag",
+    "sctp.initack_credit",
+    "sctp.initack_nr_out_streams",
+    "sctp.initack_nr_in_streams",
+    "sctp.initack_initial_tsn",
     "icmp.type",
     "icmp.code",
     "icmp.checksum",
@@ -385,14 +395,15 @@ fn verbose_shows_the_layers_before_the_messages() {
 #[test]
 fn names_still_unknown_are_refused_with_what_is_known() {
     let out = common::read_fields()
-        .args(["-e", "sctp.data_tsn"])
+        .args(["-e", "sctp.forward_tsn_tsn"])
         .arg(common::fixture("demo.pcap"))
         .output()
         .expect("poolshark read");
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("'sctp.data_tsn' is not kept") && err.contains("sctp.data_tsn_raw"),
+        err.contains("'sctp.forward_tsn_tsn' is not kept")
+            && err.contains("sctp.data_tsn_raw, sctp.data_sid"),
         "{err}"
     );
 }
