@@ -161,13 +161,22 @@ pub const FIELDS: &[&str] = &[
 ];
 
 /// The name of an INIT (`prefix` `sctp.init_`) or INIT_ACK (`sctp.initack_`) field.
-fn init_field(prefix: &str, name: &str) -> &'static str {
-    FIELDS
-        .iter()
-        .find(|f| f.strip_prefix(prefix) == Some(name))
-        .copied()
-        .unwrap_or("sctp")
-}
+/// The names of INIT's and INIT_ACK's fixed fields: initiate tag, credit, outbound and inbound
+/// stream counts, initial TSN (all among [`FIELDS`]).
+const INIT_FIELDS: [&str; 5] = [
+    "sctp.init_initiate_tag",
+    "sctp.init_credit",
+    "sctp.init_nr_out_streams",
+    "sctp.init_nr_in_streams",
+    "sctp.init_initial_tsn",
+];
+const INITACK_FIELDS: [&str; 5] = [
+    "sctp.initack_initiate_tag",
+    "sctp.initack_credit",
+    "sctp.initack_nr_out_streams",
+    "sctp.initack_nr_in_streams",
+    "sctp.initack_initial_tsn",
+];
 
 /// Whether `name` is one of [`FIELDS`].
 pub fn is_field(name: &str) -> bool {
@@ -1072,21 +1081,17 @@ impl Walk<'_> {
             }
             // INIT and INIT_ACK: their fixed fields (the parameters after them are left alone).
             1 | 2 => {
-                let p = if t == 1 {
-                    "sctp.init_"
-                } else {
-                    "sctp.initack_"
-                };
-                let name = |n: &str| -> &'static str { init_field(p, n) };
+                let [tag_name, credit_name, out_name, in_name, tsn_name] =
+                    if t == 1 { INIT_FIELDS } else { INITACK_FIELDS };
                 if let Some(tag) = self.be32(at + 4, chunk) {
                     f = f.child(hex(
-                        Field::uint(name("initiate_tag"), "Initiate tag", tag, at + 4, 4),
+                        Field::uint(tag_name, "Initiate tag", tag, at + 4, 4),
                         8,
                     ));
                 }
                 if let Some(credit) = self.be32(at + 8, chunk) {
                     f = f.child(Field::uint(
-                        name("credit"),
+                        credit_name,
                         "Advertised receiver window credit (a_rwnd)",
                         credit,
                         at + 8,
@@ -1095,15 +1100,15 @@ impl Walk<'_> {
                 }
                 if let Some(n) = self.be16(at + 12, chunk) {
                     let label = "Number of outbound streams";
-                    f = f.child(Field::uint(name("nr_out_streams"), label, n, at + 12, 2));
+                    f = f.child(Field::uint(out_name, label, n, at + 12, 2));
                 }
                 if let Some(n) = self.be16(at + 14, chunk) {
                     let label = "Number of inbound streams";
-                    f = f.child(Field::uint(name("nr_in_streams"), label, n, at + 14, 2));
+                    f = f.child(Field::uint(in_name, label, n, at + 14, 2));
                 }
                 if let Some(tsn) = self.be32(at + 16, chunk) {
                     let label = "Initial TSN";
-                    f = f.child(Field::uint(name("initial_tsn"), label, tsn, at + 16, 4));
+                    f = f.child(Field::uint(tsn_name, label, tsn, at + 16, 4));
                 }
             }
             3 => {
@@ -1360,6 +1365,13 @@ mod tests {
             .iter()
             .map(|f| f.display_value())
             .collect()
+    }
+
+    #[test]
+    fn init_field_names_are_fields() {
+        for name in INIT_FIELDS.iter().chain(&INITACK_FIELDS) {
+            assert!(is_field(name), "{name} is not in FIELDS");
+        }
     }
 
     /// An Ethernet + IPv4 + SCTP frame with a DATA chunk (PPID 11) and a SACK.

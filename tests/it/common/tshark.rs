@@ -211,13 +211,14 @@ pub fn filters_keep_tsharks_frames<'a>(
             Some(start)
         })
         .collect();
+    let capture_of = |n: u64| starts.partition_point(|s| *s <= n).saturating_sub(1);
     let mut unselective = Vec::new();
     for filter in filters {
         let (ours, theirs) = both_fields(&joined, &["-Y", filter, "-e", "frame.number"]);
         if ours != theirs {
             let at = |l: &String| {
                 let n: u64 = l.parse().unwrap_or(0);
-                let i = starts.partition_point(|s| *s <= n).saturating_sub(1);
+                let i = capture_of(n);
                 format!(
                     "{} frame {}",
                     crate::common::file_name(&caps[i]),
@@ -244,7 +245,7 @@ pub fn filters_keep_tsharks_frames<'a>(
         let mut kept = vec![0usize; caps.len()];
         for l in &ours {
             let n: u64 = l.parse().expect("a frame number");
-            kept[starts.partition_point(|s| *s <= n) - 1] += 1;
+            kept[capture_of(n)] += 1;
         }
         if !kept.iter().zip(&counts).any(|(k, n)| *k > 0 && k < n) {
             unselective.push(*filter);
