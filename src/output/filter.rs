@@ -62,7 +62,7 @@ mod arith;
 mod derived;
 
 use arith::{ArithOp, Calc, Operand};
-use derived::{Derive, Derived};
+use derived::{natural_len, Derive, Derived};
 
 use super::Record;
 use crate::dissect::{layers, Address, FrameSummary};
@@ -612,7 +612,10 @@ fn tree_name(s: &Subject) -> Option<&str> {
 /// A slice, function or arithmetic that no occurrence it met could take.
 fn derived_problem(s: &Subject, out: &mut Vec<String>) {
     match s {
-        Subject::Derived(d) => out.extend(d.problem()),
+        Subject::Derived(d) => {
+            d.args.iter().for_each(|a| derived_problem(a, out));
+            out.extend(d.problem());
+        }
         Subject::Calc(c) => {
             c.expr.terms(&mut |t| derived_problem(t, out));
             out.extend(c.problem());
@@ -1147,6 +1150,17 @@ impl Parser {
             // Arithmetic that starts with a brace or a minus (`{a + b} > 3`, `-a < 0`).
             Kind::SetOpen => self.calc_test(),
             Kind::Word if t.text.starts_with('-') => self.calc_test(),
+            // `300 + ip.ttl > 0`: refused there, as tshark refuses it.
+            Kind::Word
+                if parse_int(&t.text).is_some()
+                    && self.tokens.get(self.at + 1).is_some_and(|n| match n.kind {
+                        Kind::Arith(_) => true,
+                        Kind::Word => n.text == "-" || n.text == "/",
+                        _ => false,
+                    }) =>
+            {
+                self.calc_test()
+            }
             Kind::Word => {
                 self.at += 1;
                 self.test(&t)
@@ -1167,8 +1181,10 @@ impl Parser {
             self.at += 1;
             let mut args = Vec::new();
             loop {
-                let t = match self.peek() {
-                    Some(t) if t.kind == Kind::Word => t.clone(),
+                let at = match self.peek() {
+                    Some(t) if matches!(t.kind, Kind::Word | Kind::Quoted | Kind::SetOpen) => {
+                        t.offset
+                    }
                     t => {
                         return Err(FilterError {
                             offset: self.here(),
@@ -1180,8 +1196,17 @@ impl Parser {
                         })
                     }
                 };
-                self.at += 1;
-                args.push(self.term(&t)?);
+                // A field, or (for abs, max and min) arithmetic, a constant or their function.
+                let (e, text) = self.calc(0)?;
+                let arg = match e {
+                    Operand::Term(s, _) => s,
+                    Operand::Const(lit) if !lit.quoted && valid_name(&lit.text) => {
+                        // A name poolshark does not know: say so.
+                        subject(&lit.text).map_err(|what| FilterError { offset: at, what })?
+                    }
+                    e => Subject::Calc(Box::new(Calc::new(e, text.clone(), at))),
+                };
+                args.push((arg, text));
                 match self.peek().map(|t| t.kind.clone()) {
                     Some(Kind::Comma) => self.at += 1,
                     Some(Kind::Close) => {
@@ -1396,6 +1421,18 @@ impl Parser {
 
     /// What follows a test's left side: nothing (it is there), a comparison or `in`.
     fn compare(&mut self, subject: Subject, text: String) -> Result<Expr, FilterError> {
+        // tshark takes a test's type from its left side's first field.
+        if let Some(lit) = leading_const(&subject) {
+            return Err(FilterError {
+                offset: lit.offset,
+                what: format!(
+                    "the left side of a test starts with the value '{}': it must start with a \
+                     field, whose type the test takes, as in tshark (write the field first, or \
+                     the value on the right)",
+                    lit.text
+                ),
+            });
+        }
         let kind = |p: &Self, ahead: usize| p.tokens.get(p.at + ahead).map(|t| t.kind.clone());
         let negated_in = kind(self, 0) == Some(Kind::Not) && kind(self, 1) == Some(Kind::In);
         let op = match kind(self, 0) {
@@ -1474,6 +1511,10 @@ impl Parser {
                 Operand::Const(lit) => {
                     let mut value = *lit;
                     check_value(&subject, &text, &mut value)?;
+                    let mut subject = subject;
+                    if let Subject::Calc(c) = &mut subject {
+                        c.compared_with(&value);
+                    }
                     return Ok(Expr::Value(subject, op, Box::new(value)));
                 }
                 e => Subject::Calc(Box::new(Calc::new(e, right_text.clone(), at))),
@@ -1482,6 +1523,10 @@ impl Parser {
         }
         let mut value = self.value()?;
         check_value(&subject, &text, &mut value)?;
+        let mut subject = subject;
+        if let Subject::Calc(c) = &mut subject {
+            c.compared_with(&value);
+        }
         Ok(Expr::Value(subject, op, Box::new(value)))
     }
 
@@ -1678,6 +1723,30 @@ fn field_pair(
 
 /// Whether an unquoted word on the right is a field (or protocol) name rather than a value: it
 /// starts with a protocol's name, alone or before a dot, as tshark reads it.
+/// The constant a subject starts with as written, if it starts with one: arithmetic's first
+/// value, or the first argument's of `abs`, `max` and `min`.
+fn leading_const(s: &Subject) -> Option<&Literal> {
+    match s {
+        Subject::Calc(c) => c.expr.leading_const(),
+        Subject::Derived(d) if d.op.numeric() => d.args.first().and_then(leading_const),
+        _ => None,
+    }
+}
+
+/// The largest value of a whole-number subject whose type is known before reading (the frame's
+/// numbers, 32 bits, and ports, 16; arithmetic and `abs`, `max`, `min` take their first field's).
+fn known_max(s: &Subject) -> Option<i128> {
+    match s {
+        Subject::Frame(FrameField::Number | FrameField::Len | FrameField::CapLen) => {
+            Some(u32::MAX.into())
+        }
+        Subject::Port { .. } => Some(u16::MAX.into()),
+        Subject::Calc(c) => c.expr.first_term().and_then(|(s, _)| known_max(s)),
+        Subject::Derived(d) if d.op.numeric() => d.args.first().and_then(known_max),
+        _ => None,
+    }
+}
+
 fn is_field_name(t: &Token) -> bool {
     t.kind == Kind::Word
         && valid_name(&t.text)
