@@ -1196,17 +1196,8 @@ impl Parser {
                         })
                     }
                 };
-                // A field, or (for abs, max and min) arithmetic, a constant or their function.
-                let (e, text) = self.calc(0)?;
-                let arg = match e {
-                    Operand::Term(s, _) => s,
-                    Operand::Const(lit) if !lit.quoted && valid_name(&lit.text) => {
-                        // A name poolshark does not know: say so.
-                        subject(&lit.text).map_err(|what| FilterError { offset: at, what })?
-                    }
-                    e => Subject::Calc(Box::new(Calc::new(e, text.clone(), at))),
-                };
-                args.push((arg, text));
+                let arg = self.argument(at)?;
+                args.push(arg);
                 match self.peek().map(|t| t.kind.clone()) {
                     Some(Kind::Comma) => self.at += 1,
                     Some(Kind::Close) => {
@@ -1250,6 +1241,34 @@ impl Parser {
         let args = vec![(s, first.text.clone())];
         let d = Derived::new(Derive::Slice(ranges), args, text.clone(), first.offset)?;
         Ok((Subject::Derived(Box::new(d)), text))
+    }
+
+    /// A function's argument (at byte `at`): a field or protocol alone (`count(dhcpv6)`), or
+    /// else arithmetic, a constant or a function (which only `abs`, `max` and `min` take:
+    /// [`Derived::new`] says so).
+    fn argument(&mut self, at: usize) -> Result<(Subject, String), FilterError> {
+        let start = self.at;
+        if let Some(t) = self.peek().filter(|_| self.term_ahead()).cloned() {
+            self.at += 1;
+            let term = self.term(&t)?;
+            if self
+                .peek()
+                .is_some_and(|n| matches!(n.kind, Kind::Comma | Kind::Close))
+            {
+                return Ok(term);
+            }
+            self.at = start;
+        }
+        let (e, text) = self.calc(0)?;
+        let arg = match e {
+            Operand::Term(s, _) => s,
+            Operand::Const(lit) if !lit.quoted && valid_name(&lit.text) => {
+                // A name poolshark does not know: say so.
+                subject(&lit.text).map_err(|what| FilterError { offset: at, what })?
+            }
+            e => Subject::Calc(Box::new(Calc::new(e, text.clone(), at))),
+        };
+        Ok((arg, text))
     }
 
     /// Whether a term starts here: a field or protocol name, or a function's name and its `(`.
@@ -3069,8 +3088,11 @@ mod tests {
             ("count(dhcpv6) == 1 && count(ip) == 1", true),
             ("max(dhcpv6.iaaddr.ip) == 2001:db8::9", true),
             ("min(dhcpv6.iaaddr.ip) == 2001:db8::5", true),
-            ("max(dhcpv6.msgtype, dhcpv6.xid) == 0x26fedd", true),
-            ("min(dhcpv6.msgtype, dhcpv6.xid, udp.port) == 1", true),
+            // Fields of different sizes (tshark: "must have the same type"): nothing.
+            ("max(dhcpv6.msgtype, dhcpv6.xid) == 0x26fedd", false),
+            ("min(dhcpv6.msgtype, dhcpv6.xid, udp.port) == 1", false),
+            ("max(dhcpv6.xid, dhcpv6.xid + 1) == 0x26fede", true),
+            ("min(dhcpv6.msgtype, 0) == 0", true),
             ("string(dhcpv6.xid) == \"2555613\"", true),
             ("upper(dhcpv6.domain) == \"EXAMPLE.COM\"", true),
             ("lower(upper(dhcpv6.domain)) == \"example.com\"", false),
@@ -3178,7 +3200,7 @@ mod tests {
             (
                 "1 + 2 == 3",
                 0,
-                "'1' is neither a field nor a protocol name",
+                "must be a field or a function, not only values",
             ),
             (
                 "{1 + 2} == 3",
@@ -3225,5 +3247,202 @@ mod tests {
                     && p.contains("holds bytes")),
             "{problems:?}"
         );
+    }
+
+    /// tshark 4.0's functions of arithmetic and constants: `abs`, `max` and `min` take them and
+    /// `abs`, `max`, `min` of fields (a constant of `max` or `min` is there in every frame), the
+    /// others take fields only; the left side of a test cannot start with a value.
+    #[test]
+    fn functions_take_arithmetic_and_constants_as_tshark_does() {
+        let v6 = dhcpv6();
+        for (filter, holds) in [
+            ("abs(-frame.len) == 120", true),
+            ("abs(frame.len - 2000) == 1880", true),
+            ("abs({frame.len - 2000}) > 1880", false),
+            ("max(frame.len + 1, 3) == 121", true),
+            ("max(frame.len, 3) == 120", true),
+            ("max(frame.len, 300) == 300", true),
+            ("min(frame.len, 3, 4) == 3", true),
+            ("max(frame.len - 200, -1) == -1", true),
+            ("min(-frame.len, 3) == -120", true),
+            ("abs(abs(frame.len)) == 120", true),
+            ("max(abs(frame.len), 3) == 120", true),
+            ("frame.len == abs(-120)", true),
+            ("frame.len == max(120, 3)", true),
+            ("frame.len == max(121, 3)", false),
+            ("min(frame.time_relative, 1.5) == 1.5", true),
+            // A constant is there where the field is not (no TCP here); a field alone is not.
+            ("max(tcp.port, 3) == 3", true),
+            ("min(tcp.port, 3) == 3", true),
+            ("abs(-tcp.port) >= 0", false),
+            ("max(tcp.srcport, tcp.dstport) >= 0", false),
+            ("max(dhcpv6.msgtype, 0) == 1", true),
+            ("max(dhcpv6.xid, dhcpv6.xid + 1) == 0x26fede", true),
+            ("count(dhcpv6) == 1", true),
+        ] {
+            assert_eq!(check(filter, &v6), holds, "{filter}");
+        }
+        for (filter, at, said) in [
+            ("abs(3) == 3", 4, "starts with the value '3'"),
+            ("abs(-3) > 0", 4, "starts with the value '-3'"),
+            ("max(3, frame.len) > 0", 4, "starts with the value '3'"),
+            ("{1 + frame.len} > 0", 1, "starts with the value '1'"),
+            ("300 + frame.len > 0", 0, "starts with the value '300'"),
+            (
+                "len(frame.len + 1) > 0",
+                0,
+                "len() takes fields, not a slice or a function's value, nor arithmetic",
+            ),
+            ("count(3) > 0", 0, "count() takes fields"),
+            (
+                "string(abs(frame.len)) == \"1\"",
+                0,
+                "string() takes fields",
+            ),
+            ("upper(\"a\") == \"A\"", 0, "upper() takes fields"),
+            ("len(ip.src[0:2]) > 0", 0, "len() takes fields"),
+            ("abs(ip.src[0:2]) > 0", 0, "not a slice (ip.src[0:2])"),
+            ("max(ip.src[0], 3) > 0", 0, "not a slice (ip.src[0])"),
+            ("abs(frame.len, 3) > 0", 0, "abs() takes one field"),
+            (
+                "max(frame.len, 3.5) > 0",
+                15,
+                "'3.5' is not one of the whole numbers",
+            ),
+            (
+                "max(frame.len, \"3\") > 0",
+                15,
+                "is not one of the whole numbers",
+            ),
+            (
+                "max(frame.len, udp.port) > 0",
+                0,
+                "max() takes fields of one type",
+            ),
+            (
+                "min(frame.len, udp.port + 0) > 0",
+                0,
+                "min() takes fields of one type",
+            ),
+            (
+                "min(udp.port, 70000) > 0",
+                14,
+                "'70000' is too big for udp.port, whose values go up to 65535",
+            ),
+            ("max(foo.bar, 3) > 0", 4, "'foo' is not a protocol"),
+            ("abs(frame.len + ) > 0", 16, "expected a field or a value"),
+        ] {
+            let e = Filter::parse(filter).expect_err(filter);
+            assert!(e.what.contains(said), "{filter}: {e}");
+            assert_eq!(e.offset, at, "{filter}: {e}");
+        }
+    }
+
+    /// A constant in arithmetic, or compared with it, must be one the field the arithmetic takes
+    /// its type from (its first) can hold, as in tshark ("too big for this field"), by its
+    /// magnitude when negative; an error where the type is known before reading, else nothing
+    /// kept and said at the end. A negative value on the right of an unsigned one is its 64-bit
+    /// two's complement, as in tshark 4.0.
+    #[test]
+    fn constants_must_fit_the_type_arithmetic_takes() {
+        for (filter, at, said) in [
+            (
+                "frame.len + 5000000000 > 0",
+                12,
+                "'5000000000' is too big for frame.len, whose values go up to 4294967295",
+            ),
+            (
+                "udp.port + 65536 > 0",
+                11,
+                "'65536' is too big for udp.port",
+            ),
+            (
+                "udp.port + -65536 > 0",
+                11,
+                "'-65536' is too big for udp.port",
+            ),
+            ("udp.port * 65536 > 0", 11, "'65536' is too big"),
+            ("udp.port & 0x10000", 11, "'0x10000' is too big"),
+            (
+                "{udp.port + 1} - 70000 < 0",
+                17,
+                "'70000' is too big for udp.port",
+            ),
+            (
+                "-udp.port + 70000 > 0",
+                12,
+                "'70000' is too big for udp.port",
+            ),
+            (
+                "frame.len > 1 + udp.port * 70000",
+                27,
+                "'70000' is too big for udp.port",
+            ),
+            (
+                "udp.port + frame.len > 70000",
+                23,
+                "'70000' is too big for udp.port",
+            ),
+        ] {
+            let e = Filter::parse(filter).expect_err(filter);
+            assert!(e.what.contains(said), "{filter}: {e}");
+            assert_eq!(e.offset, at, "{filter}: {e}");
+        }
+        for fits in [
+            "udp.port + 65535 > 0",
+            "udp.port + -65535 < 0",
+            "frame.len + udp.port > 70000",
+            "frame.len > 1 + udp.port",
+            "frame.len + 4294967295 > 0",
+        ] {
+            Filter::parse(fits).unwrap_or_else(|e| panic!("{fits}: {e}"));
+        }
+        let v6 = dhcpv6();
+        // Known from the occurrences (dhcpv6.msgtype is one byte on the wire).
+        for (filter, said) in [
+            ("dhcpv6.msgtype + 256 > 0", "constant '256' (byte 17)"),
+            ("dhcpv6.msgtype - -256 > 0", "constant '-256' (byte 17)"),
+            (
+                "dhcpv6.msgtype + frame.len > 256",
+                "constant '256' (byte 29)",
+            ),
+            ("abs(dhcpv6.msgtype * 300) > 0", "constant '300' (byte 21)"),
+            (
+                "max(dhcpv6.msgtype, 300) > 0",
+                "the constant '300' (byte 20) is too big for dhcpv6.msgtype",
+            ),
+            (
+                "max(dhcpv6.msgtype, dhcpv6.xid) > 0",
+                "fields of one type, and dhcpv6.msgtype is 1 bytes on the wire, dhcpv6.xid 3",
+            ),
+        ] {
+            let mut f = Filter::parse(filter).unwrap_or_else(|e| panic!("{filter}: {e}"));
+            assert!(!run_on(&mut f, &v6), "{filter}");
+            let problems = f.problems();
+            assert!(
+                problems.iter().any(|p| p.contains(said)),
+                "{filter}: {problems:?}"
+            );
+        }
+        for (filter, holds) in [
+            ("dhcpv6.msgtype + 255 > 255", true), // 256: no wrapping at 8 bits
+            ("dhcpv6.msgtype + frame.len > 255", false),
+            ("max(dhcpv6.msgtype, 255) == 255", true),
+            // Negative values against unsigned ones, as tshark 4.0 computes them.
+            ("frame.len + -1 == 119", false),
+            ("frame.len * -1 == -120", false),
+            ("frame.len - -1 == 121", false),
+            ("frame.len & -1 == 120", true),
+            ("frame.len / -1 == 0", true),
+            ("frame.len % -1 == 120", true),
+            ("-frame.len + -1 == -121", true),
+            ("-frame.len * -1 == 120", true),
+            ("frame.len - 200 + -1 == -81", true),
+            ("frame.len - 100 + -1 == 19", false),
+        ] {
+            let mut f = Filter::parse(filter).unwrap_or_else(|e| panic!("{filter}: {e}"));
+            assert_eq!(run_on(&mut f, &v6), holds, "{filter}");
+            assert!(f.problems().is_empty(), "{filter}: {:?}", f.problems());
+        }
     }
 }

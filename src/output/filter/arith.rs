@@ -393,8 +393,8 @@ impl Calc {
                 let natural = natural_len(s);
                 each(s, f, &mut |v, _, len| {
                     let len = len.max(natural);
-                    let max = matches!(v, Value::Uint(_) | Value::Int(_))
-                        .then(|| int_range(v, len).1);
+                    let max =
+                        matches!(v, Value::Uint(_) | Value::Int(_)).then(|| int_range(v, len).1);
                     out.push(Computed {
                         value: v.clone(),
                         len,
@@ -456,7 +456,8 @@ impl Calc {
                                 continue;
                             };
                             if i.unsigned_abs() > m.unsigned_abs() {
-                                *self.too_big.borrow_mut() = Some((lit.text.clone(), lit.offset, m));
+                                *self.too_big.borrow_mut() =
+                                    Some((lit.text.clone(), lit.offset, m));
                                 out.clear();
                                 return;
                             }

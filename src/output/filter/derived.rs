@@ -23,8 +23,8 @@ use std::cell::RefCell;
 
 use super::arith::{constant, constant_of, fits};
 use super::{
-    compare_values, each, int_range, known_max, present, Check, FilterError, FrameField,
-    FrameView, Misfit, Rel, Sort, Subject,
+    compare_values, each, int_range, known_max, present, Check, FilterError, FrameField, FrameView,
+    Misfit, Rel, Sort, Subject,
 };
 use crate::field::Value;
 
