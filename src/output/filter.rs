@@ -7,7 +7,8 @@
 //! and    := unary { ("&&" | "and") unary }
 //! unary  := ("!" | "not") unary | "(" expr ")" | test
 //! test   := term [ op (VALUE | term) | ["not"] "in" "{" item { "," item } "}" ]
-//! term   := NAME [ "[" range { "," range } "]" ] | FUNC "(" NAME { "," NAME } ")"
+//! term   := NAME [ "[" range { "," range } "]" ] | FUNC "(" arg { "," arg } ")"
+//! arg    := NAME | arithmetic | VALUE      (arithmetic, values, abs/max/min: abs, max, min only)
 //! range  := [INT] ":" [COUNT] | INT "-" INT | INT        (INT < 0 counts from the end)
 //! FUNC   := "len" | "count" | "string" | "upper" | "lower" | "abs" | "max" | "min"
 //! op     := "==" | "eq" | "any_eq" | "!=" | "ne" | "all_ne" | "===" | "all_eq"
