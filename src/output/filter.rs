@@ -7,7 +7,8 @@
 //! and    := unary { ("&&" | "and") unary }
 //! unary  := ("!" | "not") unary | "(" expr ")" | test
 //! test   := term [ op (VALUE | term) | ["not"] "in" "{" item { "," item } "}" ]
-//! term   := NAME [ "[" range { "," range } "]" ] | FUNC "(" NAME { "," NAME } ")"
+//! term   := NAME [ "[" range { "," range } "]" ] | FUNC "(" arg { "," arg } ")"
+//! arg    := NAME | arithmetic | VALUE      (arithmetic, values, abs/max/min: abs, max, min only)
 //! range  := [INT] ":" [COUNT] | INT "-" INT | INT        (INT < 0 counts from the end)
 //! FUNC   := "len" | "count" | "string" | "upper" | "lower" | "abs" | "max" | "min"
 //! op     := "==" | "eq" | "any_eq" | "!=" | "ne" | "all_ne" | "===" | "all_eq"
@@ -62,7 +63,7 @@ mod arith;
 mod derived;
 
 use arith::{ArithOp, Calc, Operand};
-use derived::{Derive, Derived};
+use derived::{natural_len, Derive, Derived};
 
 use super::Record;
 use crate::dissect::{layers, Address, FrameSummary};
@@ -612,7 +613,10 @@ fn tree_name(s: &Subject) -> Option<&str> {
 /// A slice, function or arithmetic that no occurrence it met could take.
 fn derived_problem(s: &Subject, out: &mut Vec<String>) {
     match s {
-        Subject::Derived(d) => out.extend(d.problem()),
+        Subject::Derived(d) => {
+            d.args.iter().for_each(|a| derived_problem(a, out));
+            out.extend(d.problem());
+        }
         Subject::Calc(c) => {
             c.expr.terms(&mut |t| derived_problem(t, out));
             out.extend(c.problem());
@@ -1147,6 +1151,17 @@ impl Parser {
             // Arithmetic that starts with a brace or a minus (`{a + b} > 3`, `-a < 0`).
             Kind::SetOpen => self.calc_test(),
             Kind::Word if t.text.starts_with('-') => self.calc_test(),
+            // `300 + ip.ttl > 0`: refused there, as tshark refuses it.
+            Kind::Word
+                if parse_int(&t.text).is_some()
+                    && self.tokens.get(self.at + 1).is_some_and(|n| match n.kind {
+                        Kind::Arith(_) => true,
+                        Kind::Word => n.text == "-" || n.text == "/",
+                        _ => false,
+                    }) =>
+            {
+                self.calc_test()
+            }
             Kind::Word => {
                 self.at += 1;
                 self.test(&t)
@@ -1167,8 +1182,10 @@ impl Parser {
             self.at += 1;
             let mut args = Vec::new();
             loop {
-                let t = match self.peek() {
-                    Some(t) if t.kind == Kind::Word => t.clone(),
+                let at = match self.peek() {
+                    Some(t) if matches!(t.kind, Kind::Word | Kind::Quoted | Kind::SetOpen) => {
+                        t.offset
+                    }
                     t => {
                         return Err(FilterError {
                             offset: self.here(),
@@ -1180,8 +1197,8 @@ impl Parser {
                         })
                     }
                 };
-                self.at += 1;
-                args.push(self.term(&t)?);
+                let arg = self.argument(at)?;
+                args.push(arg);
                 match self.peek().map(|t| t.kind.clone()) {
                     Some(Kind::Comma) => self.at += 1,
                     Some(Kind::Close) => {
@@ -1225,6 +1242,34 @@ impl Parser {
         let args = vec![(s, first.text.clone())];
         let d = Derived::new(Derive::Slice(ranges), args, text.clone(), first.offset)?;
         Ok((Subject::Derived(Box::new(d)), text))
+    }
+
+    /// A function's argument (at byte `at`): a field or protocol alone (`count(dhcpv6)`), or
+    /// else arithmetic, a constant or a function (which only `abs`, `max` and `min` take:
+    /// [`Derived::new`] says so).
+    fn argument(&mut self, at: usize) -> Result<(Subject, String), FilterError> {
+        let start = self.at;
+        if let Some(t) = self.peek().filter(|_| self.term_ahead()).cloned() {
+            self.at += 1;
+            let term = self.term(&t)?;
+            if self
+                .peek()
+                .is_some_and(|n| matches!(n.kind, Kind::Comma | Kind::Close))
+            {
+                return Ok(term);
+            }
+            self.at = start;
+        }
+        let (e, text) = self.calc(0)?;
+        let arg = match e {
+            Operand::Term(s, _) => s,
+            Operand::Const(lit) if !lit.quoted && valid_name(&lit.text) => {
+                // A name poolshark does not know: say so.
+                subject(&lit.text).map_err(|what| FilterError { offset: at, what })?
+            }
+            e => Subject::Calc(Box::new(Calc::new(e, text.clone(), at))),
+        };
+        Ok((arg, text))
     }
 
     /// Whether a term starts here: a field or protocol name, or a function's name and its `(`.
@@ -1396,6 +1441,18 @@ impl Parser {
 
     /// What follows a test's left side: nothing (it is there), a comparison or `in`.
     fn compare(&mut self, subject: Subject, text: String) -> Result<Expr, FilterError> {
+        // tshark takes a test's type from its left side's first field.
+        if let Some(lit) = leading_const(&subject) {
+            return Err(FilterError {
+                offset: lit.offset,
+                what: format!(
+                    "the left side of a test starts with the value '{}': it must start with a \
+                     field, whose type the test takes, as in tshark (write the field first, or \
+                     the value on the right)",
+                    lit.text
+                ),
+            });
+        }
         let kind = |p: &Self, ahead: usize| p.tokens.get(p.at + ahead).map(|t| t.kind.clone());
         let negated_in = kind(self, 0) == Some(Kind::Not) && kind(self, 1) == Some(Kind::In);
         let op = match kind(self, 0) {
@@ -1474,6 +1531,10 @@ impl Parser {
                 Operand::Const(lit) => {
                     let mut value = *lit;
                     check_value(&subject, &text, &mut value)?;
+                    let mut subject = subject;
+                    if let Subject::Calc(c) = &mut subject {
+                        c.compared_with(&value);
+                    }
                     return Ok(Expr::Value(subject, op, Box::new(value)));
                 }
                 e => Subject::Calc(Box::new(Calc::new(e, right_text.clone(), at))),
@@ -1482,6 +1543,10 @@ impl Parser {
         }
         let mut value = self.value()?;
         check_value(&subject, &text, &mut value)?;
+        let mut subject = subject;
+        if let Subject::Calc(c) = &mut subject {
+            c.compared_with(&value);
+        }
         Ok(Expr::Value(subject, op, Box::new(value)))
     }
 
@@ -1678,6 +1743,30 @@ fn field_pair(
 
 /// Whether an unquoted word on the right is a field (or protocol) name rather than a value: it
 /// starts with a protocol's name, alone or before a dot, as tshark reads it.
+/// The constant a subject starts with as written, if it starts with one: arithmetic's first
+/// value, or the first argument's of `abs`, `max` and `min`.
+fn leading_const(s: &Subject) -> Option<&Literal> {
+    match s {
+        Subject::Calc(c) => c.expr.leading_const(),
+        Subject::Derived(d) if d.op.numeric() => d.args.first().and_then(leading_const),
+        _ => None,
+    }
+}
+
+/// The largest value of a whole-number subject whose type is known before reading (the frame's
+/// numbers, 32 bits, and ports, 16; arithmetic and `abs`, `max`, `min` take their first field's).
+fn known_max(s: &Subject) -> Option<i128> {
+    match s {
+        Subject::Frame(FrameField::Number | FrameField::Len | FrameField::CapLen) => {
+            Some(u32::MAX.into())
+        }
+        Subject::Port { .. } => Some(u16::MAX.into()),
+        Subject::Calc(c) => c.expr.first_term().and_then(|(s, _)| known_max(s)),
+        Subject::Derived(d) if d.op.numeric() => d.args.first().and_then(known_max),
+        _ => None,
+    }
+}
+
 fn is_field_name(t: &Token) -> bool {
     t.kind == Kind::Word
         && valid_name(&t.text)
@@ -3000,8 +3089,11 @@ mod tests {
             ("count(dhcpv6) == 1 && count(ip) == 1", true),
             ("max(dhcpv6.iaaddr.ip) == 2001:db8::9", true),
             ("min(dhcpv6.iaaddr.ip) == 2001:db8::5", true),
-            ("max(dhcpv6.msgtype, dhcpv6.xid) == 0x26fedd", true),
-            ("min(dhcpv6.msgtype, dhcpv6.xid, udp.port) == 1", true),
+            // Fields of different sizes (tshark: "must have the same type"): nothing.
+            ("max(dhcpv6.msgtype, dhcpv6.xid) == 0x26fedd", false),
+            ("min(dhcpv6.msgtype, dhcpv6.xid, udp.port) == 1", false),
+            ("max(dhcpv6.xid, dhcpv6.xid + 1) == 0x26fede", true),
+            ("min(dhcpv6.msgtype, 0) == 0", true),
             ("string(dhcpv6.xid) == \"2555613\"", true),
             ("upper(dhcpv6.domain) == \"EXAMPLE.COM\"", true),
             ("lower(upper(dhcpv6.domain)) == \"example.com\"", false),
@@ -3109,7 +3201,7 @@ mod tests {
             (
                 "1 + 2 == 3",
                 0,
-                "'1' is neither a field nor a protocol name",
+                "must be a field or a function, not only values",
             ),
             (
                 "{1 + 2} == 3",
@@ -3156,5 +3248,202 @@ mod tests {
                     && p.contains("holds bytes")),
             "{problems:?}"
         );
+    }
+
+    /// tshark 4.0's functions of arithmetic and constants: `abs`, `max` and `min` take them and
+    /// `abs`, `max`, `min` of fields (a constant of `max` or `min` is there in every frame), the
+    /// others take fields only; the left side of a test cannot start with a value.
+    #[test]
+    fn functions_take_arithmetic_and_constants_as_tshark_does() {
+        let v6 = dhcpv6();
+        for (filter, holds) in [
+            ("abs(-frame.len) == 120", true),
+            ("abs(frame.len - 2000) == 1880", true),
+            ("abs({frame.len - 2000}) > 1880", false),
+            ("max(frame.len + 1, 3) == 121", true),
+            ("max(frame.len, 3) == 120", true),
+            ("max(frame.len, 300) == 300", true),
+            ("min(frame.len, 3, 4) == 3", true),
+            ("max(frame.len - 200, -1) == -1", true),
+            ("min(-frame.len, 3) == -120", true),
+            ("abs(abs(frame.len)) == 120", true),
+            ("max(abs(frame.len), 3) == 120", true),
+            ("frame.len == abs(-120)", true),
+            ("frame.len == max(120, 3)", true),
+            ("frame.len == max(121, 3)", false),
+            ("min(frame.time_relative, 1.5) == 1.5", true),
+            // A constant is there where the field is not (no TCP here); a field alone is not.
+            ("max(tcp.port, 3) == 3", true),
+            ("min(tcp.port, 3) == 3", true),
+            ("abs(-tcp.port) >= 0", false),
+            ("max(tcp.srcport, tcp.dstport) >= 0", false),
+            ("max(dhcpv6.msgtype, 0) == 1", true),
+            ("max(dhcpv6.xid, dhcpv6.xid + 1) == 0x26fede", true),
+            ("count(dhcpv6) == 1", true),
+        ] {
+            assert_eq!(check(filter, &v6), holds, "{filter}");
+        }
+        for (filter, at, said) in [
+            ("abs(3) == 3", 4, "starts with the value '3'"),
+            ("abs(-3) > 0", 4, "starts with the value '-3'"),
+            ("max(3, frame.len) > 0", 4, "starts with the value '3'"),
+            ("{1 + frame.len} > 0", 1, "starts with the value '1'"),
+            ("300 + frame.len > 0", 0, "starts with the value '300'"),
+            (
+                "len(frame.len + 1) > 0",
+                0,
+                "len() takes fields, not a slice or a function's value, nor arithmetic",
+            ),
+            ("count(3) > 0", 0, "count() takes fields"),
+            (
+                "string(abs(frame.len)) == \"1\"",
+                0,
+                "string() takes fields",
+            ),
+            ("upper(\"a\") == \"A\"", 0, "upper() takes fields"),
+            ("len(ip.src[0:2]) > 0", 0, "len() takes fields"),
+            ("abs(ip.src[0:2]) > 0", 0, "not a slice (ip.src[0:2])"),
+            ("max(ip.src[0], 3) > 0", 0, "not a slice (ip.src[0])"),
+            ("abs(frame.len, 3) > 0", 0, "abs() takes one field"),
+            (
+                "max(frame.len, 3.5) > 0",
+                15,
+                "'3.5' is not one of the whole numbers",
+            ),
+            (
+                "max(frame.len, \"3\") > 0",
+                15,
+                "is not one of the whole numbers",
+            ),
+            (
+                "max(frame.len, udp.port) > 0",
+                0,
+                "max() takes fields of one type",
+            ),
+            (
+                "min(frame.len, udp.port + 0) > 0",
+                0,
+                "min() takes fields of one type",
+            ),
+            (
+                "min(udp.port, 70000) > 0",
+                14,
+                "'70000' is too big for udp.port, whose values go up to 65535",
+            ),
+            ("max(foo.bar, 3) > 0", 4, "'foo' is not a protocol"),
+            ("abs(frame.len + ) > 0", 16, "expected a field or a value"),
+        ] {
+            let e = Filter::parse(filter).expect_err(filter);
+            assert!(e.what.contains(said), "{filter}: {e}");
+            assert_eq!(e.offset, at, "{filter}: {e}");
+        }
+    }
+
+    /// A constant in arithmetic, or compared with it, must be one the field the arithmetic takes
+    /// its type from (its first) can hold, as in tshark ("too big for this field"), by its
+    /// magnitude when negative; an error where the type is known before reading, else nothing
+    /// kept and said at the end. A negative value on the right of an unsigned one is its 64-bit
+    /// two's complement, as in tshark 4.0.
+    #[test]
+    fn constants_must_fit_the_type_arithmetic_takes() {
+        for (filter, at, said) in [
+            (
+                "frame.len + 5000000000 > 0",
+                12,
+                "'5000000000' is too big for frame.len, whose values go up to 4294967295",
+            ),
+            (
+                "udp.port + 65536 > 0",
+                11,
+                "'65536' is too big for udp.port",
+            ),
+            (
+                "udp.port + -65536 > 0",
+                11,
+                "'-65536' is too big for udp.port",
+            ),
+            ("udp.port * 65536 > 0", 11, "'65536' is too big"),
+            ("udp.port & 0x10000", 11, "'0x10000' is too big"),
+            (
+                "{udp.port + 1} - 70000 < 0",
+                17,
+                "'70000' is too big for udp.port",
+            ),
+            (
+                "-udp.port + 70000 > 0",
+                12,
+                "'70000' is too big for udp.port",
+            ),
+            (
+                "frame.len > 1 + udp.port * 70000",
+                27,
+                "'70000' is too big for udp.port",
+            ),
+            (
+                "udp.port + frame.len > 70000",
+                23,
+                "'70000' is too big for udp.port",
+            ),
+        ] {
+            let e = Filter::parse(filter).expect_err(filter);
+            assert!(e.what.contains(said), "{filter}: {e}");
+            assert_eq!(e.offset, at, "{filter}: {e}");
+        }
+        for fits in [
+            "udp.port + 65535 > 0",
+            "udp.port + -65535 < 0",
+            "frame.len + udp.port > 70000",
+            "frame.len > 1 + udp.port",
+            "frame.len + 4294967295 > 0",
+        ] {
+            Filter::parse(fits).unwrap_or_else(|e| panic!("{fits}: {e}"));
+        }
+        let v6 = dhcpv6();
+        // Known from the occurrences (dhcpv6.msgtype is one byte on the wire).
+        for (filter, said) in [
+            ("dhcpv6.msgtype + 256 > 0", "constant '256' (byte 17)"),
+            ("dhcpv6.msgtype - -256 > 0", "constant '-256' (byte 17)"),
+            (
+                "dhcpv6.msgtype + frame.len > 256",
+                "constant '256' (byte 29)",
+            ),
+            ("abs(dhcpv6.msgtype * 300) > 0", "constant '300' (byte 21)"),
+            (
+                "max(dhcpv6.msgtype, 300) > 0",
+                "the constant '300' (byte 20) is too big for dhcpv6.msgtype",
+            ),
+            (
+                "max(dhcpv6.msgtype, dhcpv6.xid) > 0",
+                "fields of one type, and dhcpv6.msgtype is 1 bytes on the wire, dhcpv6.xid 3",
+            ),
+        ] {
+            let mut f = Filter::parse(filter).unwrap_or_else(|e| panic!("{filter}: {e}"));
+            assert!(!run_on(&mut f, &v6), "{filter}");
+            let problems = f.problems();
+            assert!(
+                problems.iter().any(|p| p.contains(said)),
+                "{filter}: {problems:?}"
+            );
+        }
+        for (filter, holds) in [
+            ("dhcpv6.msgtype + 255 > 255", true), // 256: no wrapping at 8 bits
+            ("dhcpv6.msgtype + frame.len > 255", false),
+            ("max(dhcpv6.msgtype, 255) == 255", true),
+            // Negative values against unsigned ones, as tshark 4.0 computes them.
+            ("frame.len + -1 == 119", false),
+            ("frame.len * -1 == -120", false),
+            ("frame.len - -1 == 121", false),
+            ("frame.len & -1 == 120", true),
+            ("frame.len / -1 == 0", true),
+            ("frame.len % -1 == 120", true),
+            ("-frame.len + -1 == -121", true),
+            ("-frame.len * -1 == 120", true),
+            ("frame.len - 200 + -1 == -81", true),
+            ("frame.len - 100 + -1 == 19", false),
+        ] {
+            let mut f = Filter::parse(filter).unwrap_or_else(|e| panic!("{filter}: {e}"));
+            assert_eq!(run_on(&mut f, &v6), holds, "{filter}");
+            assert!(f.problems().is_empty(), "{filter}: {:?}", f.problems());
+        }
     }
 }

@@ -541,6 +541,289 @@ fn slices_and_functions_filter_as_tshark_does() {
             "max(asap.pool_element_pe_identifier) == asap.pool_element_pe_identifier",
         ],
     );
+    same_as_tshark_and_selective(
+        &demo,
+        &[
+            // Arithmetic, constants and abs/max/min as arguments of abs, max and min; a
+            // constant of max or min is there where the field is not.
+            "abs(-frame.len) == 66",
+            "abs(frame.len - 2000) == 1934",
+            "abs({frame.len - 100}) == 34",
+            "max(frame.len + 1, 3) == 67",
+            "max(frame.len, 100) == 100",
+            "min(frame.len, 60) == 60",
+            "max(frame.len, 3, 4) == 66",
+            "max(frame.len, frame.len + 1) == 67",
+            "max(abs(frame.len), 100) > 100",
+            "abs(abs(frame.len)) == 66",
+            "max(udp.port, 3) == 3",
+            "min(udp.port, 70) == 70",
+            "max(udp.srcport, 3862) == 3862",
+            "abs(-udp.port) > 0",
+            "max(ip.ttl, -1) == -1",
+            "min(ip.ttl - 100, 3) == -36",
+            "max(frame.len - 100, -1) == -1",
+            "min(-frame.len, 3) == -66",
+            "min(frame.time_relative, 1.5) < 1",
+            "max(asap.message_type, 3) == 3",
+            "min(asap.message_type + 1, 3) == 3",
+            "frame.len == abs(-66)",
+            "frame.len == max(66, 3)",
+            "frame.len > 1 + ip.ttl",
+            // A negative value on the right of an unsigned one: its 64-bit two's complement.
+            "frame.len & -1 == 66",
+            "frame.len - 100 + -1 == -35",
+            "-frame.len + -1 == -67",
+            "-frame.len * -1 == 66",
+        ],
+    );
+    // Kept by neither: an unsigned field and a negative value overflow in tshark 4.0.
+    same_as_tshark(
+        &demo,
+        &[
+            "ip.ttl + -1 == 63",
+            "frame.len * -1 == -66",
+            "ip.ttl - -1 == 65",
+            "frame.len % -1 == 0",
+            "abs(frame.len * -1) == 66",
+        ],
+    );
+    let dhcpv4 = common::fixture("dhcpv4-all-types.pcap");
+    same_as_tshark_and_selective(
+        &dhcpv4,
+        &[
+            "dhcp.option.time_offset * -1 > 0",
+            "dhcp.option.time_offset + -1 == -3601",
+            "abs(dhcp.option.time_offset) == 3600",
+            "max(dhcp.option.time_offset, -5000) == -3600",
+            "min(dhcp.option.time_offset, 5) == 5",
+        ],
+    );
+}
+
+/// Whether tshark refuses a display filter (exits with an error before reading).
+fn tshark_refuses(capture: &Path, filter: &str) -> bool {
+    let out = std::process::Command::new("tshark")
+        .args(["-n", "-c", "1", "-r"])
+        .arg(capture)
+        .args(["-Y", filter])
+        .output()
+        .expect("run tshark");
+    !out.status.success()
+}
+
+/// What tshark 4.0 refuses in functions and arithmetic poolshark refuses too: a usage error at
+/// the byte where the type is known before reading (the frame's numbers, ports), else nothing
+/// kept and the reason said at the end (the lower layers' and the messages' fields, whose types
+/// poolshark learns from their bytes on the wire). Constants too big for the field whose type
+/// the arithmetic or the function takes, a left side that starts with a value, arguments that
+/// are not fields for len/count/string/upper/lower, slices in abs/max/min, and fields of
+/// different types in max/min.
+#[test]
+fn refused_in_functions_and_arithmetic_as_tshark_refuses() {
+    let demo = common::fixture("demo.pcap");
+    let dhcpv4 = common::fixture("dhcpv4-all-types.pcap");
+    let tshark = common::have_tshark();
+    for (capture, filter, error) in [
+        (
+            &demo,
+            "frame.len + 5000000000 > 0",
+            "at byte 12: '5000000000' is too big for frame.len",
+        ),
+        (
+            &demo,
+            "udp.port + 65536 > 0",
+            "at byte 11: '65536' is too big for udp.port",
+        ),
+        (
+            &demo,
+            "udp.port + -65536 > 0",
+            "at byte 11: '-65536' is too big",
+        ),
+        (
+            &demo,
+            "frame.len > udp.srcport * 70000",
+            "at byte 26: '70000' is too big",
+        ),
+        (
+            &demo,
+            "udp.port + frame.len > 70000",
+            "at byte 23: '70000' is too big",
+        ),
+        (
+            &demo,
+            "min(udp.port, 70000) > 0",
+            "at byte 14: '70000' is too big",
+        ),
+        (
+            &demo,
+            "max(frame.len, 5000000000) > 0",
+            "at byte 15: '5000000000' is too big",
+        ),
+        (
+            &demo,
+            "max(frame.len, 3.5) > 0",
+            "at byte 15: '3.5' is not one of the whole numbers",
+        ),
+        (
+            &demo,
+            "max(frame.len, \"3\") > 0",
+            "at byte 15: '3' is not one of the whole numbers",
+        ),
+        (
+            &demo,
+            "300 + ip.ttl > 0",
+            "at byte 0: the left side of a test starts with the value '300'",
+        ),
+        (
+            &demo,
+            "{1 + ip.ttl} + frame.len > 0",
+            "at byte 1: the left side of a test starts",
+        ),
+        (
+            &demo,
+            "abs(-3) > 0",
+            "at byte 4: the left side of a test starts with the value '-3'",
+        ),
+        (
+            &demo,
+            "abs(3) == 3",
+            "at byte 4: the left side of a test starts",
+        ),
+        (
+            &demo,
+            "max(3, frame.len) > 0",
+            "at byte 4: the left side of a test starts",
+        ),
+        (
+            &demo,
+            "len(ip.src[0:2]) > 0",
+            "at byte 0: len() takes fields, not a slice",
+        ),
+        (
+            &demo,
+            "len(frame.len + 1) > 0",
+            "at byte 0: len() takes fields",
+        ),
+        (&demo, "count(3) > 0", "at byte 0: count() takes fields"),
+        (
+            &demo,
+            "string(abs(frame.len)) == \"66\"",
+            "at byte 0: string() takes fields",
+        ),
+        (
+            &demo,
+            "upper(string(ip.ttl)) == \"64\"",
+            "at byte 0: upper() takes fields",
+        ),
+        (
+            &demo,
+            "upper(\"a\") == \"A\"",
+            "at byte 0: upper() takes fields",
+        ),
+        (
+            &demo,
+            "abs(ip.src[0:2]) > 0",
+            "at byte 0: abs() takes fields, arithmetic",
+        ),
+        (&demo, "max(ip.ttl[0], 3) > 0", "not a slice (ip.ttl[0])"),
+        (
+            &demo,
+            "abs(-frame.len, 3) > 0",
+            "at byte 0: abs() takes one field",
+        ),
+        (
+            &demo,
+            "max(frame.len, udp.port) > 0",
+            "at byte 0: max() takes fields of one type",
+        ),
+        (
+            &demo,
+            "max(frame.len, udp.port + 0) > 0",
+            "max() takes fields of one type",
+        ),
+    ] {
+        if tshark {
+            assert!(
+                tshark_refuses(capture, filter),
+                "tshark takes -Y '{filter}'"
+            );
+        }
+        let out = read(&["-Y", filter], capture);
+        assert_eq!(out.status.code(), Some(2), "{filter}");
+        assert!(out.stdout.is_empty(), "{filter}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(error), "{filter}: {stderr}");
+    }
+    for (capture, filter, said) in [
+        (
+            &demo,
+            "ip.ttl + 300 > 0",
+            "computes ip.ttl + 300 (byte 0) with the constant '300' (byte 9), too big",
+        ),
+        (&demo, "ip.ttl * 256 > 0", "the constant '256' (byte 9)"),
+        (&demo, "ip.ttl - 256 < 0", "the constant '256' (byte 9)"),
+        (&demo, "ip.ttl & 256 == 0", "the constant '256' (byte 9)"),
+        (&demo, "ip.ttl + -256 < 0", "the constant '-256' (byte 9)"),
+        (&demo, "-ip.ttl + 300 > 0", "the constant '300' (byte 10)"),
+        (
+            &demo,
+            "ip.ttl + frame.len > 300",
+            "the constant '300' (byte 21)",
+        ),
+        (
+            &demo,
+            "{ip.ttl + 1} + 300 > 0",
+            "the constant '300' (byte 15)",
+        ),
+        (
+            &demo,
+            "frame.len == ip.ttl + 300",
+            "the constant '300' (byte 22)",
+        ),
+        (
+            &demo,
+            "abs(ip.ttl + 300) > 0",
+            "the constant '300' (byte 13)",
+        ),
+        (
+            &demo,
+            "max(ip.ttl, 300) > 0",
+            "the constant '300' (byte 12) is too big for ip.ttl",
+        ),
+        (
+            &demo,
+            "max(frame.len, ip.ttl) > 0",
+            "takes fields of one type",
+        ),
+        (
+            &demo,
+            "dhcp.secs + 65536 > 0",
+            "the constant '65536' (byte 12)",
+        ),
+        (
+            &dhcpv4,
+            "dhcp.option.time_offset + 3000000000 > 0",
+            "the constant '3000000000' (byte 26)",
+        ),
+        (
+            &dhcpv4,
+            "dhcp.option.time_offset + -3000000000 < 0",
+            "the constant '-3000000000' (byte 26)",
+        ),
+    ] {
+        if tshark {
+            assert!(
+                tshark_refuses(capture, filter),
+                "tshark takes -Y '{filter}'"
+            );
+        }
+        let out = read(&["-Y", filter], capture);
+        assert_eq!(out.status.code(), Some(0), "{filter}");
+        assert!(out.stdout.is_empty(), "{filter}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(said), "{filter}: {stderr}");
+    }
 }
 
 /// A slice or function that cannot apply to the frame's own fields, or that is not written as
@@ -572,6 +855,10 @@ fn slices_and_functions_that_cannot_apply_say_so() {
         (
             "len(len(dhcp.id)) == 1",
             "takes fields, not a slice or a function's value",
+        ),
+        (
+            "len(dhcp.id + 1) == 1",
+            "takes fields, not a slice or a function's value, nor arithmetic",
         ),
         (
             "len(dhcp.id == 1",

@@ -11,14 +11,29 @@
 //! fields every pair (`udp.port + udp.port == 135` on a DHCP datagram from 67 to 68), as tshark
 //! computes. A test of arithmetic alone (`tcp.flags & 0x02`) holds when a value is not zero.
 //!
-//! Where tshark differs: it refuses a constant outside the field's range (`ip.ttl + 300`), which
-//! poolshark computes; the types of tree fields are known only from the messages, so a field that
-//! cannot take an operator is reported at the end ([`Filter::problems`](super::Filter::problems)),
-//! as a slice's or function's is.
+//! As in tshark, the type of arithmetic is the type of the field it starts with (`{ip.ttl + 1}
+//! + frame.len` computes as `ip.ttl`'s type), and a constant in it, or the value it is compared
+//! with, must be one that field can hold: `ip.ttl + 300` and `ip.ttl + frame.len > 300` are
+//! refused (a negative constant by its magnitude: `ip.ttl + -256`); the left side of a test must
+//! start with a field (`300 + ip.ttl > 0` is refused, `frame.len > 1 + ip.ttl` is not). As in
+//! tshark 4.0, a negative value on the right of an unsigned one is taken as its 64-bit two's
+//! complement, so `ip.ttl + -1` and `frame.len * -1` overflow and give nothing, while
+//! `frame.len & -1` is `frame.len`; a negated field is signed (`-frame.len + -1 == -67`).
+//!
+//! Where the field's type is known before reading (the frame's numbers and ports) that is an error
+//! at once; the types of tree fields and of the lower layers' fields are known only from the
+//! messages (their bytes on the wire), so a constant that does not fit them, or a field that
+//! cannot take an operator, is reported at the end
+//! ([`Filter::problems`](super::Filter::problems)), as a slice's or function's is, and the
+//! arithmetic gives nothing from the occurrence that showed it on.
 
+use std::cell::RefCell;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use super::{each, Check, FilterError, FrameField, FrameView, Literal, Misfit, Sort, Subject};
+use super::{
+    each, int_range, known_max, natural_len, Check, FilterError, FrameField, FrameView, Literal,
+    Misfit, Sort, Subject,
+};
 use crate::field::Value;
 
 /// An arithmetic operator.
@@ -125,8 +140,13 @@ impl Operand {
                 });
             }
         }
-        // A constant must be readable as the kind of the other side, where that is known.
+        // A constant must be readable as the kind of the other side, where that is known, and
+        // within the range of the field the arithmetic takes its type from (the first one).
+        let first = a.first_term().or_else(|| b.first_term());
         for (c, other) in [(&a, &b), (&b, &a)] {
+            if let (Operand::Const(lit), Some((s, name))) = (c, first) {
+                fits(lit, s, name)?;
+            }
             let (Operand::Const(lit), Some(sort)) = (c, other.sort()) else {
                 continue;
             };
@@ -184,6 +204,26 @@ impl Operand {
                     sort.describe()
                 ),
             }),
+        }
+    }
+
+    /// The first field in it as written, whose type the arithmetic takes, and its name.
+    pub(super) fn first_term(&self) -> Option<(&Subject, &str)> {
+        match self {
+            Operand::Term(s, name) => Some((s, name)),
+            Operand::Const(_) => None,
+            Operand::Neg(a) => a.first_term(),
+            Operand::Bin(_, a, b) => a.first_term().or_else(|| b.first_term()),
+        }
+    }
+
+    /// The constant it starts with as written, if it starts with one (through braces, minus
+    /// signs and the first argument of `abs`, `max` and `min`).
+    pub(super) fn leading_const(&self) -> Option<&Literal> {
+        match self {
+            Operand::Term(s, _) => super::leading_const(s),
+            Operand::Const(l) => Some(l),
+            Operand::Neg(a) | Operand::Bin(_, a, _) => a.leading_const(),
         }
     }
 
@@ -248,6 +288,20 @@ pub(super) struct Calc {
     /// Its byte in the filter.
     pub(super) at: usize,
     check: Check,
+    /// A constant found too big for the field it was combined with in a frame: its text, byte
+    /// and the largest magnitude the field holds. From then on the arithmetic gives nothing.
+    too_big: RefCell<Option<(String, usize, i128)>>,
+    /// The whole number it is compared with (its text, byte and value), which must fit the type
+    /// as the constants in it must.
+    compared: Option<(String, usize, i128)>,
+}
+
+/// A computed value with the length on the wire of the field its type comes from (0 when
+/// unknown) and the largest magnitude a constant combined with it may have (none: not a number).
+struct Computed {
+    value: Value,
+    len: usize,
+    max: Option<i128>,
 }
 
 impl PartialEq for Calc {
@@ -265,6 +319,24 @@ impl Calc {
             text,
             at,
             check: Check::default(),
+            too_big: RefCell::new(None),
+            compared: None,
+        }
+    }
+
+    /// Notes the value it is compared with (`ip.ttl + frame.len > 300`), to be checked against
+    /// its type on the occurrences.
+    pub(super) fn compared_with(&mut self, lit: &Literal) {
+        if let Some(i) = lit.int.filter(|_| !lit.quoted) {
+            self.compared = Some((lit.text.clone(), lit.offset, i));
+        }
+    }
+
+    /// The constant it is, when it is only one (a function's argument: `max(f, 3)`).
+    pub(super) fn literal(&self) -> Option<&Literal> {
+        match &self.expr {
+            Operand::Const(l) => Some(l),
+            _ => None,
         }
     }
 
@@ -274,9 +346,21 @@ impl Calc {
         f: &FrameView<'_>,
         test: &mut dyn FnMut(&Value, Option<&str>, usize) -> bool,
     ) -> bool {
+        if self.too_big.borrow().is_some() {
+            return false;
+        }
         let mut out = Vec::new();
         self.values(&self.expr, f, None, &mut out);
-        out.iter().any(|v| test(v, None, 0))
+        if let Some((text, at, i)) = &self.compared {
+            if let Some(m) = out
+                .iter()
+                .filter_map(|c| c.max)
+                .find(|m| i.unsigned_abs() > m.unsigned_abs())
+            {
+                *self.too_big.borrow_mut() = Some((text.clone(), *at, m));
+            }
+        }
+        self.too_big.borrow().is_none() && out.iter().any(|c| test(&c.value, None, c.len))
     }
 
     /// Whether a value computed in the frame is not zero (a test of the arithmetic alone).
@@ -297,16 +381,34 @@ impl Calc {
 
     /// The values of `e` in the frame, constants read as the kind of `like` (the other side's
     /// value) where there is one.
-    fn values(&self, e: &Operand, f: &FrameView<'_>, like: Option<&Value>, out: &mut Vec<Value>) {
+    fn values(
+        &self,
+        e: &Operand,
+        f: &FrameView<'_>,
+        like: Option<&Value>,
+        out: &mut Vec<Computed>,
+    ) {
         match e {
             Operand::Term(s, _) => {
-                each(s, f, &mut |v, _, _| {
-                    out.push(v.clone());
+                let natural = natural_len(s);
+                each(s, f, &mut |v, _, len| {
+                    let len = len.max(natural);
+                    let max =
+                        matches!(v, Value::Uint(_) | Value::Int(_)).then(|| int_range(v, len).1);
+                    out.push(Computed {
+                        value: v.clone(),
+                        len,
+                        max,
+                    });
                     out.len() >= MAX_VALUES
                 });
             }
             Operand::Const(lit) => match (constant(lit, like), like) {
-                (Some(v), _) => out.push(v),
+                (Some(v), _) => out.push(Computed {
+                    value: v,
+                    len: 0,
+                    max: None,
+                }),
                 // Not a value of the other side's kind (`2` against bytes).
                 (None, Some(l)) => self.note(Err(Misfit::Not(Sort::of(l)))),
                 (None, None) => {}
@@ -314,11 +416,11 @@ impl Calc {
             Operand::Neg(a) => {
                 let mut inner = Vec::new();
                 self.values(a, f, like, &mut inner);
-                for v in inner {
-                    match negate(&v) {
+                for c in inner {
+                    match negate(&c.value) {
                         Ok(n) => {
                             self.note(Ok(()));
-                            out.extend(n);
+                            out.extend(n.map(|value| Computed { value, ..c }));
                         }
                         Err(m) => self.note(Err(m)),
                     }
@@ -329,17 +431,41 @@ impl Calc {
                 let (mut left, mut right) = (Vec::new(), Vec::new());
                 if matches!(**a, Operand::Const(_)) && b.has_term() {
                     self.values(b, f, like, &mut right);
-                    self.values(a, f, right.first(), &mut left);
+                    self.values(a, f, right.first().map(|c| &c.value), &mut left);
                 } else {
                     self.values(a, f, like, &mut left);
-                    self.values(b, f, left.first().or(like), &mut right);
+                    let like = left.first().map(|c| &c.value).or(like);
+                    self.values(b, f, like, &mut right);
                 }
+                // The type, and so the range of a constant, is the first field's.
+                let typed = |x: &'_ Computed, y: &'_ Computed| {
+                    if a.has_term() || !b.has_term() {
+                        (x.len, x.max)
+                    } else {
+                        (y.len, y.max)
+                    }
+                };
                 'pairs: for x in &left {
                     for y in &right {
-                        match combine(*op, x, y) {
+                        let (len, max) = typed(x, y);
+                        for side in [&**a, &**b] {
+                            let (Operand::Const(lit), Some(m)) = (side, max) else {
+                                continue;
+                            };
+                            let Some(i) = lit.int.filter(|_| !lit.quoted) else {
+                                continue;
+                            };
+                            if i.unsigned_abs() > m.unsigned_abs() {
+                                *self.too_big.borrow_mut() =
+                                    Some((lit.text.clone(), lit.offset, m));
+                                out.clear();
+                                return;
+                            }
+                        }
+                        match combine(*op, &x.value, &y.value) {
                             Ok(v) => {
                                 self.note(Ok(()));
-                                out.extend(v);
+                                out.extend(v.map(|value| Computed { value, len, max }));
                             }
                             Err(m) => self.note(Err(m)),
                         }
@@ -370,6 +496,9 @@ impl Calc {
             Some(Sort::Mac | Sort::Bytes) => lit.bytes.is_some(),
             _ => true,
         };
+        if let (true, Some((s, name))) = (ok, self.expr.first_term()) {
+            fits(lit, s, name)?;
+        }
         match (ok, self.expr.sort()) {
             (true, _) | (false, None) => Ok(()),
             (false, Some(sort)) => Err(FilterError {
@@ -387,6 +516,14 @@ impl Calc {
     /// Why no occurrence it met could take it, when that is so: a sentence for the end of the
     /// run.
     pub(super) fn problem(&self) -> Option<String> {
+        if let Some((text, at, max)) = &*self.too_big.borrow() {
+            return Some(format!(
+                "the display filter computes {} (byte {}) with the constant '{text}' (byte {at}), \
+                 too big for the field whose type it takes, with values up to {max} on the wire \
+                 (tshark refuses it); it kept no frame from then on",
+                self.text, self.at
+            ));
+        }
         let why = match self.check.failed()? {
             Misfit::Not(s) => format!("a field in it holds {}", s.describe()),
             Misfit::Sorts(a, b) => format!(
@@ -403,6 +540,26 @@ impl Calc {
             self.text, self.at
         ))
     }
+}
+
+/// Whether a whole constant (by its magnitude: tshark negates after reading the digits) is one
+/// the field `s` can hold, where its type is known before reading: an error at the constant's
+/// byte otherwise, as tshark's "too big for this field".
+pub(super) fn fits(lit: &Literal, s: &Subject, name: &str) -> Result<(), FilterError> {
+    let (Some(i), Some(max)) = (lit.int.filter(|_| !lit.quoted), known_max(s)) else {
+        return Ok(());
+    };
+    if i.unsigned_abs() <= max.unsigned_abs() {
+        return Ok(());
+    }
+    Err(FilterError {
+        offset: lit.offset,
+        what: format!(
+            "'{}' is too big for {name}, whose values go up to {max}: tshark reads a constant \
+             the field is combined with or compared with as one of the field's values",
+            lit.text
+        ),
+    })
 }
 
 /// A whole number as a value: unsigned where it is not negative, nothing beyond 64 bits.
@@ -422,7 +579,7 @@ fn int_of(v: &Value) -> Option<i128> {
 }
 
 /// A constant read as the kind of `like`; on its own, a whole number if it is one.
-fn constant(lit: &Literal, like: Option<&Value>) -> Option<Value> {
+pub(super) fn constant(lit: &Literal, like: Option<&Value>) -> Option<Value> {
     let v4 = || {
         lit.v4
             .filter(|(_, p)| *p == 32)
@@ -450,7 +607,7 @@ fn constant(lit: &Literal, like: Option<&Value>) -> Option<Value> {
 }
 
 /// A constant read as a value of a kind known before reading.
-fn constant_of(lit: &Literal, sort: Sort) -> Option<Value> {
+pub(super) fn constant_of(lit: &Literal, sort: Sort) -> Option<Value> {
     let like = match sort {
         Sort::Number => return lit.int.filter(|_| !lit.quoted).and_then(whole),
         Sort::Float => Value::Float(0.0),
@@ -462,13 +619,30 @@ fn constant_of(lit: &Literal, sort: Sort) -> Option<Value> {
     constant(lit, Some(&like))
 }
 
+/// `-v`: signed, as tshark 4.0 makes a negated whole number a signed 64-bit one.
 fn negate(v: &Value) -> Result<Option<Value>, Misfit> {
     match v {
         Value::Float(x) => Ok(Some(Value::Float(-x))),
         _ => match int_of(v) {
-            Some(x) => Ok(whole(-x)),
+            Some(x) => Ok(i64::try_from(-x).ok().map(Value::Int)),
             None => Err(Misfit::Not(Sort::of(v))),
         },
+    }
+}
+
+/// `a op b` for an unsigned `a` and a negative `b`, as tshark 4.0 computes it: `b` read as its
+/// 64-bit two's complement, a sum or product that overflows giving nothing, and a difference
+/// that would need `b` as a signed number beyond its range nothing either.
+fn unsigned_negative(op: ArithOp, a: u64, b: i64) -> Option<Value> {
+    let w = b as u64;
+    match op {
+        ArithOp::Add => a.checked_add(w).map(Value::Uint),
+        ArithOp::Mul => a.checked_mul(w).map(Value::Uint),
+        ArithOp::Sub if w <= a => Some(Value::Uint(a - w)),
+        ArithOp::Sub => None,
+        ArithOp::Div => a.checked_div(w).map(Value::Uint),
+        ArithOp::Rem => a.checked_rem(w).map(Value::Uint),
+        ArithOp::And => Some(Value::Uint(a & w)),
     }
 }
 
@@ -481,6 +655,11 @@ fn combine(op: ArithOp, x: &Value, y: &Value) -> Result<Option<Value>, Misfit> {
             return Err(Misfit::Not(s));
         }
     }
+    if let (Value::Uint(a), Value::Int(b)) = (x, y) {
+        if *b < 0 {
+            return Ok(unsigned_negative(op, *a, *b));
+        }
+    }
     if let (Some(a), Some(b)) = (int_of(x), int_of(y)) {
         let r = match op {
             ArithOp::Add => a.checked_add(b),
@@ -490,7 +669,11 @@ fn combine(op: ArithOp, x: &Value, y: &Value) -> Result<Option<Value>, Misfit> {
             ArithOp::Rem => a.checked_rem(b),
             ArithOp::And => Some(a & b),
         };
-        return Ok(r.and_then(whole));
+        // A signed left side keeps the result signed, as tshark's type is the left side's.
+        return Ok(match x {
+            Value::Int(_) => r.and_then(|r| i64::try_from(r).ok()).map(Value::Int),
+            _ => r.and_then(whole),
+        });
     }
     let float = |v: &Value| match *v {
         Value::Float(f) => Some(f),

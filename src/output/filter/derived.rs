@@ -2,18 +2,29 @@
 //! `f[-1]`, `f[1-3]`, `f[:2]`, `f[2:]`, `f[0,2:2]`), and tshark 4.0's functions `len(f)`,
 //! `count(f)`, `string(f)`, `upper(f)`, `lower(f)`, `abs(f)`, `max(f, ...)` and `min(f, ...)`.
 //!
-//! As in tshark, a slice applies to a field's bytes (byte strings, text, hardware and IP
-//! addresses) and holds nothing where the range falls outside them; a function takes fields (not
-//! another function or a slice) and gives nothing on a frame without them, so `count(f) == 0`
-//! never holds. Where the field's type is known before reading (the frame's own fields) a slice or
-//! function that cannot apply is an error at once; for tree fields it is reported at the end when
-//! no occurrence could take it ([`Filter::problems`](super::Filter::problems)).
+//! As in tshark 4.0, a slice applies to a field's bytes (byte strings, text, hardware and IP
+//! addresses) and holds nothing where the range falls outside them. `len`, `count`, `string`,
+//! `upper` and `lower` take fields only (not a slice, a function's value, arithmetic or a value);
+//! `abs`, `max` and `min` also take arithmetic and `abs`, `max` and `min` of fields
+//! (`abs(frame.len - 2000)`, `max(abs(f), 3)`), and `max` and `min` constants after their first
+//! argument (`max(udp.port, 3)`), read as the first argument's type and refused where that cannot
+//! hold them (`max(ip.ttl, 300)`, as "too big for this field"); their fields must be of one type
+//! (`max(frame.len, udp.port)` is refused: 32 and 16 bits). On the left of a test a function
+//! cannot start with a value (`abs(3) == 3`, `max(3, frame.len)`); on the right it may
+//! (`frame.len == max(66, 3)`). A function gives nothing on a frame without its fields, so
+//! `count(f) == 0` never holds, but a constant of `max` or `min` is always there:
+//! `max(udp.port, 3) == 3` holds on a frame without UDP. Where the field's type is known before
+//! reading (the frame's own fields) a slice or function that cannot apply is an error at once; for
+//! tree fields it is reported at the end when no occurrence could take it
+//! ([`Filter::problems`](super::Filter::problems)).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 
+use super::arith::{constant, constant_of, fits};
 use super::{
-    compare_values, each, present, Check, FilterError, FrameField, FrameView, Misfit, Rel, Sort,
-    Subject,
+    compare_values, each, int_range, known_max, present, Check, FilterError, FrameField, FrameView,
+    Misfit, Rel, Sort, Subject,
 };
 use crate::field::Value;
 
@@ -63,6 +74,12 @@ impl Derive {
             Derive::Max => "max()",
             Derive::Min => "min()",
         }
+    }
+
+    /// Whether it is `abs`, `max` or `min`: a number of its first argument's type, which takes
+    /// arithmetic and these functions as arguments.
+    pub(super) fn numeric(&self) -> bool {
+        matches!(self, Derive::Abs | Derive::Max | Derive::Min)
     }
 
     /// What it takes, for the errors.
@@ -117,6 +134,9 @@ pub(super) struct Derived {
     pub(super) at: usize,
     /// Whether an occurrence it met could take it.
     pub(super) check: Check,
+    /// Why tshark would refuse it, learnt from the occurrences (a constant of `max` or `min`
+    /// too big for the first field, fields of different sizes): from then on it gives nothing.
+    refused: RefCell<Option<String>>,
 }
 
 impl PartialEq for Derived {
@@ -143,12 +163,62 @@ impl Derived {
             return err(format!("{} takes {n}: {text}", op.name()));
         }
         let mut sorts = Vec::new();
-        for (s, name) in &args {
-            if let Subject::Derived(_) = s {
-                return err(format!(
-                    "{} takes fields, not a slice or a function's value: {text}",
-                    op.name()
-                ));
+        let mut widths: Vec<(i128, &str)> = Vec::new();
+        for (i, (s, name)) in args.iter().enumerate() {
+            let constant = match s {
+                Subject::Calc(c) => c.literal(),
+                _ => None,
+            };
+            match s {
+                Subject::Derived(d) if op.numeric() && matches!(d.op, Derive::Slice(_)) => {
+                    return err(format!(
+                        "{} takes fields, arithmetic and abs(), max() and min() of them, not a \
+                         slice ({name}), as in tshark: {text}",
+                        op.name()
+                    ));
+                }
+                Subject::Derived(d) if op.numeric() && d.op.numeric() => {}
+                Subject::Calc(_) if op.numeric() => {}
+                Subject::Derived(_) | Subject::Calc(_) => {
+                    return err(format!(
+                        "{} takes fields, not a slice or a function's value, nor arithmetic or a \
+                         value ({name}), as in tshark: {text}",
+                        op.name()
+                    ));
+                }
+                _ => {}
+            }
+            if let Some(lit) = constant {
+                if op == Derive::Abs {
+                    continue;
+                }
+                // A constant of max() or min(): one of the first argument's values.
+                if let Some((first, first_name)) = args.first().filter(|_| i > 0) {
+                    let sort = first.sort();
+                    if lit.quoted || sort.is_some_and(|sort| constant_of(lit, sort).is_none()) {
+                        return Err(FilterError {
+                            offset: lit.offset,
+                            what: format!(
+                                "'{}' is not one of the {} that {first_name} holds: {}",
+                                lit.text,
+                                sort.map_or("values", Sort::describe),
+                                op.takes()
+                            ),
+                        });
+                    }
+                    fits(lit, first, first_name)?;
+                }
+                continue;
+            }
+            if let Some(w) = known_max(s).filter(|_| op.numeric()) {
+                if let Some((v, y)) = widths.iter().find(|(v, _)| *v != w) {
+                    return err(format!(
+                        "{} takes fields of one type, as in tshark: {y} holds whole numbers up \
+                         to {v}, {name} up to {w}",
+                        op.name()
+                    ));
+                }
+                widths.push((w, name));
             }
             if s.is_protocol() && op != Derive::Count {
                 let why = match op {
@@ -191,6 +261,7 @@ impl Derived {
             text,
             at,
             check: Check::default(),
+            refused: RefCell::new(None),
         })
     }
 
@@ -240,8 +311,60 @@ impl Derived {
                 // nothing for the frame, as tshark refuses such fields before reading.
                 let mut best: Option<Value> = None;
                 let mut mixed = false;
-                for a in &self.args {
-                    each(a, f, &mut |v, _, _| {
+                // The largest value the first argument's occurrences hold, for its constants, and
+                // their size on the wire, which the other fields' must have.
+                let mut max: Option<i128> = None;
+                let mut size: Option<usize> = None;
+                if self.refused.borrow().is_some() {
+                    return false;
+                }
+                for (i, a) in self.args.iter().enumerate() {
+                    let lit = match a {
+                        Subject::Calc(c) if i > 0 => c.literal(),
+                        _ => None,
+                    };
+                    if let Some(lit) = lit {
+                        if let (Some(n), Some(m)) = (lit.int.filter(|_| !lit.quoted), max) {
+                            if n.unsigned_abs() > m.unsigned_abs() {
+                                *self.refused.borrow_mut() = Some(format!(
+                                    "the constant '{}' (byte {}) is too big for {}, whose values \
+                                     go up to {m} on the wire",
+                                    lit.text,
+                                    lit.offset,
+                                    self.names.first().map_or("its field", String::as_str)
+                                ));
+                                return false;
+                            }
+                        }
+                        // Read as the first argument's kind (or a number without one).
+                        let Some(v) = constant(lit, best.as_ref()) else {
+                            continue;
+                        };
+                        let better = match &best {
+                            None => true,
+                            Some(b) => compare_values(&v, b, want).0,
+                        };
+                        if better {
+                            best = Some(v);
+                        }
+                        continue;
+                    }
+                    let natural = natural_len(a);
+                    let mut other_size = None;
+                    each(a, f, &mut |v, _, len| {
+                        let len = len.max(natural);
+                        if i == 0 && matches!(v, Value::Uint(_) | Value::Int(_)) {
+                            let m = int_range(v, len).1;
+                            max = Some(max.map_or(m, |x: i128| x.max(m)));
+                        }
+                        if len > 0 && matches!(v, Value::Uint(_) | Value::Int(_)) {
+                            if i == 0 {
+                                size.get_or_insert(len);
+                            } else if size.is_some_and(|s| s != len) {
+                                other_size = Some(len);
+                                return true;
+                            }
+                        }
                         if !self.op.applies(Sort::of(v)) {
                             self.note(Err(Misfit::Not(Sort::of(v))));
                             mixed = true;
@@ -263,6 +386,15 @@ impl Derived {
                         }
                         false
                     });
+                    if let (Some(s), Some(o)) = (size, other_size) {
+                        *self.refused.borrow_mut() = Some(format!(
+                            "it takes fields of one type, and {} is {s} bytes on the wire, {} \
+                             {o}",
+                            self.names.first().map_or("its first field", String::as_str),
+                            self.names.get(i).map_or("another", String::as_str)
+                        ));
+                        return false;
+                    }
                     if mixed {
                         return false;
                     }
@@ -347,6 +479,13 @@ impl Derived {
     /// Why no occurrence it met could take it, when that is so: a sentence for the end of the
     /// run.
     pub(super) fn problem(&self) -> Option<String> {
+        if let Some(why) = &*self.refused.borrow() {
+            return Some(format!(
+                "the display filter's {} (byte {}) cannot apply: {why} (tshark refuses it); it \
+                 kept no frame from then on",
+                self.text, self.at
+            ));
+        }
         let why = self.check.failed()?;
         let fields = self.names.join(", ");
         let holds = match why {
@@ -370,7 +509,7 @@ impl Derived {
 
 /// The size of a frame-level number, which has no bytes on the wire of its own here: tshark's
 /// `len(frame.number)` is 4, `len(udp.srcport)` 2.
-fn natural_len(s: &Subject) -> usize {
+pub(super) fn natural_len(s: &Subject) -> usize {
     match s {
         Subject::Port { .. } => 2,
         Subject::Frame(FrameField::Number | FrameField::Len | FrameField::CapLen) => 4,
