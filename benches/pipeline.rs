@@ -50,6 +50,7 @@ fn dissect(c: &mut Criterion) {
                             orig_len: data.len() as u32,
                             interface: 0,
                             data,
+                            pcapng: None,
                         };
                         d.dissect(&frame, &mut |p| payloads += p.data.len());
                     }

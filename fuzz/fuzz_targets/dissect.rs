@@ -29,6 +29,7 @@ fuzz_target!(|data: &[u8]| {
             orig_len: r.data.len() as u32,
             interface: 0,
             data: r.data,
+            pcapng: None,
         };
         let summary = d.dissect(&frame, &mut |p| {
             if p.frame_offset.is_none() {

@@ -651,27 +651,204 @@ fn frame_layers(
     }
     let cap = frame.data.len();
     let len = frame.orig_len;
+    let flags = frame.pcapng.and_then(|p| p.flags());
     let title = if labels {
-        Cow::Owned(format!(
+        let mut t = format!(
             "Frame {}: {len} bytes on wire ({} bits), {cap} bytes captured ({} bits)",
             frame.number,
             u64::from(len) * 8,
             cap as u64 * 8
-        ))
+        );
+        if let Some(p) = frame.pcapng {
+            t.push_str(&format!(
+                " on interface {}, id {}",
+                p.names.shown(),
+                frame.interface
+            ));
+        }
+        match flags.map(|f| f & 3) {
+            Some(1) => t.push_str(" (inbound)"),
+            Some(2) => t.push_str(" (outbound)"),
+            _ => {}
+        }
+        Cow::Owned(t)
     } else {
         Cow::Borrowed("")
     };
-    let root = Field::node("frame", title, 0, cap).child(Field::string(
+    let mut root = Field::node("frame", title, 0, cap);
+    if let Some(p) = frame.pcapng {
+        root = root.child(Field::uint(
+            "frame.section_number",
+            "Section number",
+            p.section,
+            0,
+            0,
+        ));
+        // tshark names an interface that has neither name nor description "unknown".
+        let mut id = Field::uint("frame.interface_id", "Interface id", frame.interface, 0, 0)
+            .note(p.names.shown().to_string())
+            .child(Field::string(
+                "frame.interface_name",
+                "Interface name",
+                p.names.shown(),
+                0,
+                0,
+            ));
+        if let Some(d) = &p.names.description {
+            id = id.child(Field::string(
+                "frame.interface_description",
+                "Interface description",
+                &**d,
+                0,
+                0,
+            ));
+        }
+        root = root.child(id);
+    }
+    if let Some(f) = flags {
+        root = root.child(packet_flags(f));
+    }
+    if let Some((n, name)) = crate::source::linktype::wtap_encap(frame.linktype) {
+        root =
+            root.child(Field::uint("frame.encap_type", "Encapsulation type", n, 0, 0).note(name));
+    }
+    // Point-to-point direction, from the packet flags: 1 received, 0 sent.
+    match flags.map(|f| f & 3) {
+        Some(1) => {
+            root = root.child(
+                Field::int("frame.p2p_dir", "Point-to-Point Direction", 1, 0, 0).note("Received"),
+            )
+        }
+        Some(2) => {
+            root = root.child(
+                Field::int("frame.p2p_dir", "Point-to-Point Direction", 0, 0, 0).note("Sent"),
+            )
+        }
+        _ => {}
+    }
+    root = root.child(Field::string(
         "frame.protocols",
         "Protocols in frame",
         protocols,
         0,
         0,
     ));
-    let mut out = Vec::with_capacity(l.trees.len() + 1);
+    let mut out = Vec::with_capacity(l.trees.len() + 2);
+    // A pcapng packet's comments, in a tree of their own before the frame's, as tshark shows them.
+    if let Some(p) = frame.pcapng {
+        let comments: Vec<Field> = p
+            .comments()
+            .map(|c| Field::string("frame.comment", "Comment", String::from_utf8_lossy(c), 0, 0))
+            .collect();
+        if !comments.is_empty() {
+            out.push(Field::node("pkt_comment", "Packet comments", 0, 0).children(comments));
+        }
+    }
     out.push(root);
     out.extend(l.trees);
     out
+}
+
+/// A pcapng packet's flags word (`epb_flags`) and its parts, as tshark 4.0 names them.
+fn packet_flags(f: u32) -> Field {
+    let direction = [
+        "Information not available",
+        "Inbound",
+        "Outbound",
+        "Invalid",
+    ];
+    let reception = [
+        "Not specified",
+        "Unicast",
+        "Multicast",
+        "Broadcast",
+        "Promiscuous",
+    ];
+    let bit = |n: u32| f & (1 << n) != 0;
+    Field::uint("frame.packet_flags", "Packet flags", f, 0, 0)
+        .hex(8)
+        .children(vec![
+            Field::uint("frame.packet_flags_direction", "Direction", f & 3, 0, 0)
+                .hex(8)
+                .note(direction[(f & 3) as usize]),
+            Field::uint(
+                "frame.packet_flags_reception_type",
+                "Reception type",
+                (f >> 2) & 7,
+                0,
+                0,
+            )
+            .note(
+                reception
+                    .get(((f >> 2) & 7) as usize)
+                    .copied()
+                    .unwrap_or("Unknown"),
+            ),
+            Field::uint(
+                "frame.packet_flags_fcs_length",
+                "FCS length",
+                (f >> 5) & 15,
+                0,
+                0,
+            ),
+            Field::uint(
+                "frame.packet_flags_reserved",
+                "Reserved",
+                (f >> 9) & 0x7f,
+                0,
+                0,
+            ),
+            Field::boolean("frame.packet_flags_crc_error", "CRC error", bit(24), 0, 0),
+            Field::boolean(
+                "frame.packet_flags_packet_too_error",
+                "Packet too long error",
+                bit(25),
+                0,
+                0,
+            ),
+            Field::boolean(
+                "frame.packet_flags_packet_too_short_error",
+                "Packet too short error",
+                bit(26),
+                0,
+                0,
+            ),
+            Field::boolean(
+                "frame.packet_flags_wrong_inter_frame_gap_error",
+                "Wrong interframe gap error",
+                bit(27),
+                0,
+                0,
+            ),
+            Field::boolean(
+                "frame.packet_flags_unaligned_frame_error",
+                "Unaligned frame error",
+                bit(28),
+                0,
+                0,
+            ),
+            Field::boolean(
+                "frame.packet_flags_start_frame_delimiter_error",
+                "Start frame delimiter error",
+                bit(29),
+                0,
+                0,
+            ),
+            Field::boolean(
+                "frame.packet_flags_preamble_error",
+                "Preamble error",
+                bit(30),
+                0,
+                0,
+            ),
+            Field::boolean(
+                "frame.packet_flags_symbol_error",
+                "Symbol error",
+                bit(31),
+                0,
+                0,
+            ),
+        ])
 }
 
 fn column(protocol: &str) -> &'static str {

@@ -311,6 +311,7 @@ mod tests {
                         orig_len: f.len() as u32,
                         interface: 0,
                         data: f,
+                        pcapng: None,
                     };
                     d.dissect(&frame, &mut |p: &Payload<'_>| {
                         payloads.push((frame.number, p.data.to_vec(), p.reassembled_from.clone()))

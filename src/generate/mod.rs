@@ -25,4 +25,4 @@ pub mod tunnel;
 pub use flow::{SctpAssociation, SendOptions, TcpFlow};
 pub use packet::{Ip, Link, Packet, Transport};
 pub use pcap_writer::{PcapWriter, TsResolution};
-pub use pcapng_writer::{IfOptions, PcapNgWriter};
+pub use pcapng_writer::{IfOptions, PacketOptions, PcapNgWriter};

@@ -25,6 +25,16 @@ pub struct IfOptions {
     /// `if_tsoffset`: seconds added to every timestamp.
     pub tsoffset: i64,
     pub name: Option<String>,
+    /// `if_description`.
+    pub description: Option<String>,
+}
+
+/// What an Enhanced Packet Block says of its packet besides the bytes: comments (`opt_comment`,
+/// in order) and the flags word (`epb_flags`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PacketOptions {
+    pub comments: Vec<String>,
+    pub flags: Option<u32>,
 }
 
 impl IfOptions {
@@ -35,6 +45,7 @@ impl IfOptions {
             tsresol: 6,
             tsoffset: 0,
             name: None,
+            description: None,
         }
     }
 
@@ -50,6 +61,11 @@ impl IfOptions {
 
     pub fn name(mut self, n: &str) -> Self {
         self.name = Some(n.to_string());
+        self
+    }
+
+    pub fn description(mut self, d: &str) -> Self {
+        self.description = Some(d.to_string());
         self
     }
 }
@@ -109,6 +125,9 @@ impl<W: Write> PcapNgWriter<W> {
         if let Some(n) = &opts.name {
             push_option(o, &mut options, 2, n.as_bytes());
         }
+        if let Some(d) = &opts.description {
+            push_option(o, &mut options, 3, d.as_bytes());
+        }
         if opts.tsresol != 6 {
             push_option(o, &mut options, 9, &[opts.tsresol]);
         }
@@ -157,6 +176,18 @@ impl<W: Write> PcapNgWriter<W> {
         data: &[u8],
         orig_len: u32,
     ) -> io::Result<()> {
+        self.write_packet_options(iface, ts, data, orig_len, &PacketOptions::default())
+    }
+
+    /// Writes an Enhanced Packet Block with options.
+    pub fn write_packet_options(
+        &mut self,
+        iface: u32,
+        ts: Timestamp,
+        data: &[u8],
+        orig_len: u32,
+        opts: &PacketOptions,
+    ) -> io::Result<()> {
         let raw = self.raw_ts(iface, ts)?;
         let o = self.order;
         let caplen = u32::try_from(data.len()).map_err(|_| too_long())?;
@@ -166,14 +197,26 @@ impl<W: Write> PcapNgWriter<W> {
         o.u32(&mut head, raw as u32);
         o.u32(&mut head, caplen);
         o.u32(&mut head, orig_len);
-        self.write_packet_block(EPB, &head, data)
+        let mut options = Vec::new();
+        for c in &opts.comments {
+            push_option(o, &mut options, 1, c.as_bytes());
+        }
+        if let Some(f) = opts.flags {
+            let mut v = Vec::new();
+            o.u32(&mut v, f);
+            push_option(o, &mut options, 2, &v);
+        }
+        if !options.is_empty() {
+            push_option(o, &mut options, 0, &[]);
+        }
+        self.write_packet_block(EPB, &head, data, &options)
     }
 
     /// Writes a Simple Packet Block (interface 0, no timestamp).
     pub fn write_simple_packet(&mut self, data: &[u8], orig_len: u32) -> io::Result<()> {
         let mut head = Vec::with_capacity(4);
         self.order.u32(&mut head, orig_len);
-        self.write_packet_block(SPB, &head, data)
+        self.write_packet_block(SPB, &head, data, &[])
     }
 
     /// Writes an obsolete Packet Block (type 2), as old writers did.
@@ -194,7 +237,7 @@ impl<W: Write> PcapNgWriter<W> {
         o.u32(&mut head, raw as u32);
         o.u32(&mut head, caplen);
         o.u32(&mut head, orig_len);
-        self.write_packet_block(PB, &head, data)
+        self.write_packet_block(PB, &head, data, &[])
     }
 
     /// Writes any block: type and body (padded here).
@@ -202,12 +245,18 @@ impl<W: Write> PcapNgWriter<W> {
         self.write_block(block_type, body, &[])
     }
 
-    fn write_packet_block(&mut self, t: u32, head: &[u8], data: &[u8]) -> io::Result<()> {
+    fn write_packet_block(
+        &mut self,
+        t: u32,
+        head: &[u8],
+        data: &[u8],
+        options: &[u8],
+    ) -> io::Result<()> {
         let mut body = std::mem::take(&mut self.block);
         body.clear();
         body.extend_from_slice(head);
         body.extend_from_slice(data);
-        let r = self.write_block(t, &body, &[]);
+        let r = self.write_block(t, &body, options);
         self.block = body;
         r
     }

@@ -235,6 +235,7 @@ mod tests {
             orig_len: data.len() as u32 + 10,
             interface,
             data,
+            pcapng: None,
         }
     }
 

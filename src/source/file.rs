@@ -20,7 +20,7 @@ use std::path::Path;
 use pcap_parser::traits::PcapReaderIterator;
 use pcap_parser::{create_reader, Block, PcapBlockOwned, PcapError};
 
-use super::{Frame, FrameSource, SourceError, Timestamp};
+use super::{Frame, FrameMeta, FrameSource, InterfaceNames, Pcapng, SourceError, Timestamp};
 use input::ErrorSlot;
 
 /// The buffer a reader starts with; it grows when a record needs more.
@@ -31,6 +31,11 @@ pub const MAX_RECORD: usize = 64 << 20;
 /// interface blocks cannot make the reader's memory grow with its size.
 pub const MAX_INTERFACES: usize = 1 << 16;
 
+/// The names of an interface whose description gives none.
+static NO_NAMES: InterfaceNames = InterfaceNames {
+    name: None,
+    description: None,
+};
 const SHB_TYPE: u32 = 0x0A0D_0D0A;
 const BYTE_ORDER_MAGIC: u32 = 0x1A2B_3C4D;
 /// The obsolete Packet Block, which pcap-parser leaves as an unknown block.
@@ -58,8 +63,11 @@ pub struct FileSource {
     record_header_len: usize,
     /// Byte order of the current pcapng section.
     section_big_endian: bool,
-    /// Interfaces of the current pcapng section, by index.
+    /// Interfaces of the current pcapng section, by index, and their names.
     interfaces: Vec<Interface>,
+    names: Vec<InterfaceNames>,
+    /// The pcapng section being read, from 1.
+    section: u32,
     capacity: usize,
     /// Length of the record last handed out: it is consumed at the next call, once the frame that
     /// borrowed it is gone.
@@ -217,6 +225,8 @@ impl FileSource {
             record_header_len: 16,
             section_big_endian,
             interfaces: Vec::new(),
+            names: Vec::new(),
+            section: 0,
             capacity,
             pending: 0,
             next_number: 1,
@@ -430,6 +440,8 @@ impl FileSource {
             Ok((_, PcapBlockOwned::NG(Block::SectionHeader(shb)))) => {
                 self.section_big_endian = shb.big_endian();
                 self.interfaces.clear();
+                self.names.clear();
+                self.section = self.section.saturating_add(1);
                 Ok(())
             }
             Ok((_, PcapBlockOwned::NG(Block::InterfaceDescription(_))))
@@ -444,6 +456,7 @@ impl FileSource {
             Ok((_, PcapBlockOwned::NG(Block::InterfaceDescription(idb)))) => {
                 let (iface, problem) = Interface::from_idb(&idb, self.section_big_endian);
                 self.interfaces.push(iface);
+                self.names.push(interface::names(&idb));
                 match problem {
                     Some(p) => Err(nonfatal(number, offset, p)),
                     None => Ok(()),
@@ -468,6 +481,7 @@ impl FileSource {
                             units_per_sec: 1_000_000,
                             offset_secs: 0,
                         });
+                        self.names.push(InterfaceNames::default());
                     }
                     Err(nonfatal(
                         number,
@@ -532,6 +546,7 @@ impl FrameSource for FileSource {
                 orig_len: word(12),
                 interface: 0,
                 data: rec.get(h..).unwrap_or_default(),
+                pcapng: None,
             }));
         }
         let big_endian = self.section_big_endian;
@@ -560,30 +575,36 @@ impl FrameSource for FileSource {
                 )
             })
         };
-        let frame = match block {
+        // The frame's fields, and where its data and its options lie in the record: the block
+        // borrows the reader, so the slices are taken from the record once it is dropped.
+        let (frame, data, options) = match block {
             PcapBlockOwned::NG(Block::EnhancedPacket(epb)) => {
                 let i = iface(epb.if_id)?;
-                Frame {
+                let caplen = epb.caplen as usize;
+                let frame = FrameMeta {
                     number,
                     ts: i.timestamp(epb.ts_high, epb.ts_low),
                     ts_digits: super::ts_digits(i.units_per_sec),
                     linktype: i.linktype,
                     orig_len: epb.origlen,
                     interface: epb.if_id,
-                    // `epb.data` includes the padding to 32 bits (what `packet_data()` strips,
-                    // but with the block's lifetime rather than the borrow's).
-                    data: epb.data.get(..epb.caplen as usize).unwrap_or(epb.data),
-                }
+                };
+                // Type, length, interface, two timestamp words and two lengths: 28 bytes.
+                (
+                    frame,
+                    28..28 + caplen,
+                    28 + caplen.next_multiple_of(4)..len - 4,
+                )
             }
             PcapBlockOwned::NG(Block::SimplePacket(spb)) => {
                 let i = iface(0)?;
                 // The captured length of a simple packet block is the original length, cut
                 // by the snap length and the block (whose data is padded to 32 bits).
-                let mut data = spb.data.get(..spb.origlen as usize).unwrap_or(spb.data);
-                if i.snaplen != 0 && data.len() > i.snaplen as usize {
-                    data = data.get(..i.snaplen as usize).unwrap_or(data);
+                let mut caplen = (spb.origlen as usize).min(spb.data.len());
+                if i.snaplen != 0 {
+                    caplen = caplen.min(i.snaplen as usize);
                 }
-                Frame {
+                let frame = FrameMeta {
                     number,
                     // A simple packet block has no timestamp.
                     ts: Timestamp::default(),
@@ -591,8 +612,9 @@ impl FrameSource for FileSource {
                     linktype: i.linktype,
                     orig_len: spb.origlen,
                     interface: 0,
-                    data,
-                }
+                };
+                // Type, length, original length: 12 bytes; no options.
+                (frame, 12..12 + caplen, 0..0)
             }
             PcapBlockOwned::NG(Block::Unknown(ub))
                 if ub.block_type == PB_TYPE || ub.block_type.swap_bytes() == PB_TYPE =>
@@ -613,26 +635,29 @@ impl FrameSource for FileSource {
                     ));
                 };
                 let i = iface(u32::from(if_id))?;
-                let body = d.get(20..).unwrap_or(&[]);
-                let Some(data) = body.get(..caplen as usize) else {
+                let (body, caplen) = (d.len().saturating_sub(20), caplen as usize);
+                if caplen > body {
                     return Err(nonfatal(
                         number,
                         offset,
                         format!(
-                            "packet block captured length {caplen} exceeds the {} bytes the block holds: skipped",
-                            body.len()
+                            "packet block captured length {caplen} exceeds the {body} bytes the block holds: skipped"
                         ),
                     ));
-                };
-                Frame {
+                }
+                let frame = FrameMeta {
                     number,
                     ts: i.timestamp(high, low),
                     ts_digits: super::ts_digits(i.units_per_sec),
                     linktype: i.linktype,
                     orig_len: orig,
                     interface: u32::from(if_id),
-                    data,
-                }
+                };
+                (
+                    frame,
+                    28..28 + caplen,
+                    28 + caplen.next_multiple_of(4)..len - 4,
+                )
             }
             _ => {
                 return Err(nonfatal(
@@ -642,6 +667,17 @@ impl FrameSource for FileSource {
                 ))
             }
         };
+        let record = self.reader.data().get(..len).unwrap_or_default();
+        let mut frame = frame.with_data(record.get(data).unwrap_or_default());
+        frame.pcapng = Some(Pcapng {
+            section: self.section,
+            names: self
+                .names
+                .get(frame.interface as usize)
+                .unwrap_or(&NO_NAMES),
+            options: record.get(options).unwrap_or_default(),
+            big_endian,
+        });
         Ok(Some(frame))
     }
 }

@@ -67,6 +67,23 @@ pub mod linktype {
     pub const IPV4: u32 = 228;
     pub const IPV6: u32 = 229;
     pub const LINUX_SLL2: u32 = 276;
+
+    /// Wireshark's encapsulation type (`frame.encap_type`) for a link type, with its name as
+    /// tshark 4.0 gives them; `None` for the link types poolshark has no number for.
+    pub fn wtap_encap(linktype: u32) -> Option<(u32, &'static str)> {
+        Some(match linktype {
+            NULL => (15, "NULL/Loopback"),
+            ETHERNET => (1, "Ethernet"),
+            // DLT_RAW as BSDs and OpenBSD number it, and LINKTYPE_RAW.
+            12 | 14 | RAW => (7, "Raw IP"),
+            LOOP => (174, "OpenBSD loopback"),
+            LINUX_SLL => (25, "Linux cooked-mode capture v1"),
+            IPV4 => (129, "Raw IPv4"),
+            IPV6 => (130, "Raw IPv6"),
+            LINUX_SLL2 => (210, "Linux cooked-mode capture v2"),
+            _ => return None,
+        })
+    }
 }
 
 /// One captured frame. `data` borrows the source's buffer.
@@ -86,6 +103,91 @@ pub struct Frame<'a> {
     /// Interface index (pcapng), 0 for pcap.
     pub interface: u32,
     pub data: &'a [u8],
+    /// What a pcapng file (or a live capture) says of the frame beyond its bytes and time: the
+    /// section, the interface's names, the packet block's options. `None` for pcap, as tshark
+    /// gives a pcap frame no `frame.interface_id`.
+    pub pcapng: Option<Pcapng<'a>>,
+}
+
+/// The pcapng context of a frame ([`Frame::pcapng`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Pcapng<'a> {
+    /// Section of the file, from 1.
+    pub section: u32,
+    /// The names its interface description gives.
+    pub names: &'a InterfaceNames,
+    /// The packet block's options, undecoded (`opt_comment`, `epb_flags`, ...), and their byte
+    /// order.
+    pub options: &'a [u8],
+    pub big_endian: bool,
+}
+
+/// An interface's `if_name` and `if_description`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InterfaceNames {
+    pub name: Option<Box<str>>,
+    pub description: Option<Box<str>>,
+}
+
+impl InterfaceNames {
+    /// The name tshark shows for the interface: its name, else its description, else `unknown`.
+    pub fn shown(&self) -> &str {
+        self.name
+            .as_deref()
+            .or(self.description.as_deref())
+            .unwrap_or("unknown")
+    }
+}
+
+/// pcapng option codes of a packet block.
+const OPT_COMMENT: u16 = 1;
+const EPB_FLAGS: u16 = 2;
+
+impl<'a> Pcapng<'a> {
+    /// The options as (code, value), up to `opt_endofopt` or the first that does not fit.
+    pub fn options(&self) -> impl Iterator<Item = (u16, &'a [u8])> + 'a {
+        let (mut rest, big_endian) = (self.options, self.big_endian);
+        std::iter::from_fn(move || {
+            let word = |at: usize| -> Option<u16> {
+                let b: [u8; 2] = rest.get(at..at + 2)?.try_into().ok()?;
+                Some(if big_endian {
+                    u16::from_be_bytes(b)
+                } else {
+                    u16::from_le_bytes(b)
+                })
+            };
+            let (code, len) = (word(0)?, usize::from(word(2)?));
+            if code == 0 {
+                return None;
+            }
+            let value = rest.get(4..4 + len)?;
+            rest = rest
+                .get((4 + len).next_multiple_of(4)..)
+                .unwrap_or_default();
+            Some((code, value))
+        })
+    }
+
+    /// The packet's comments (`opt_comment`), in order.
+    pub fn comments(&self) -> impl Iterator<Item = &'a [u8]> + 'a {
+        self.options()
+            .filter(|(code, _)| *code == OPT_COMMENT)
+            .map(|(_, v)| v)
+    }
+
+    /// The packet's flags word (`epb_flags`), if given.
+    pub fn flags(&self) -> Option<u32> {
+        let v = self
+            .options()
+            .find(|(code, v)| *code == EPB_FLAGS && v.len() == 4)?
+            .1;
+        let b: [u8; 4] = v.try_into().ok()?;
+        Some(if self.big_endian {
+            u32::from_be_bytes(b)
+        } else {
+            u32::from_le_bytes(b)
+        })
+    }
 }
 
 /// A frame without its bytes, to outlive them (`Frame::meta`, `FrameMeta::with_data`).
@@ -113,7 +215,7 @@ impl Frame<'_> {
 }
 
 impl FrameMeta {
-    /// The frame again, with `data` for its bytes.
+    /// The frame again, with `data` for its bytes (without its pcapng context).
     pub fn with_data<'a>(&self, data: &'a [u8]) -> Frame<'a> {
         Frame {
             number: self.number,
@@ -123,6 +225,7 @@ impl FrameMeta {
             orig_len: self.orig_len,
             interface: self.interface,
             data,
+            pcapng: None,
         }
     }
 }
@@ -156,4 +259,67 @@ impl std::error::Error for SourceError {}
 pub trait FrameSource {
     /// The next frame, `Ok(None)` at the end. A non-fatal error may be followed by more frames.
     fn next_frame(&mut self) -> Result<Option<Frame<'_>>, SourceError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pcapng(options: &[u8], big_endian: bool) -> Pcapng<'_> {
+        static NAMES: InterfaceNames = InterfaceNames {
+            name: None,
+            description: None,
+        };
+        Pcapng {
+            section: 1,
+            names: &NAMES,
+            options,
+            big_endian,
+        }
+    }
+
+    #[test]
+    fn packet_options_comments_and_flags() {
+        // Comment "ab" (padded), flags 0x01020304, a comment of 4 bytes, end of options.
+        let le = [
+            1, 0, 2, 0, b'a', b'b', 0, 0, 2, 0, 4, 0, 4, 3, 2, 1, 1, 0, 4, 0, b'w', b'x', b'y',
+            b'z', 0, 0, 0, 0,
+        ];
+        let p = pcapng(&le, false);
+        let comments: Vec<&[u8]> = p.comments().collect();
+        assert_eq!(comments, [&b"ab"[..], &b"wxyz"[..]]);
+        assert_eq!(p.flags(), Some(0x0102_0304));
+        let be = [0, 2, 0, 4, 1, 2, 3, 4, 0, 1, 0, 1, b'c', 0, 0, 0];
+        let p = pcapng(&be, true);
+        assert_eq!(p.flags(), Some(0x0102_0304));
+        assert_eq!(p.comments().collect::<Vec<_>>(), [&b"c"[..]]);
+    }
+
+    #[test]
+    fn packet_options_that_do_not_fit_end_the_list() {
+        // A comment claiming 200 bytes: nothing from it on; flags of the wrong length: none.
+        let bad = [2, 0, 2, 0, 1, 2, 0, 0, 1, 0, 200, 0, b'a', b'b'];
+        let p = pcapng(&bad, false);
+        assert_eq!(p.options().count(), 1);
+        assert_eq!(p.flags(), None);
+        assert_eq!(p.comments().count(), 0);
+        for n in 0..bad.len() {
+            let p = pcapng(&bad[..n], false);
+            assert!(p.options().count() <= 1);
+        }
+        assert_eq!(pcapng(&[], false).options().count(), 0);
+        // End of options stops the walk even with more bytes after it.
+        let ended = [0, 0, 0, 0, 1, 0, 1, 0, b'x', 0, 0, 0];
+        assert_eq!(pcapng(&ended, false).comments().count(), 0);
+    }
+
+    #[test]
+    fn interface_shown_name() {
+        let mut n = InterfaceNames::default();
+        assert_eq!(n.shown(), "unknown");
+        n.description = Some("desc".into());
+        assert_eq!(n.shown(), "desc");
+        n.name = Some("eth0".into());
+        assert_eq!(n.shown(), "eth0");
+    }
 }

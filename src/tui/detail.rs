@@ -302,6 +302,7 @@ mod tests {
             orig_len: data.len() as u32,
             interface: 0,
             data,
+            pcapng: None,
         }
     }
 

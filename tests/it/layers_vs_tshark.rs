@@ -121,6 +121,14 @@ const FIELDS: &[&str] = &[
     "mpls.bottom",
     "mpls.ttl",
     "frame.protocols",
+    "frame.section_number",
+    "frame.interface_id",
+    "frame.interface_name",
+    "frame.interface_description",
+    "frame.comment",
+    "frame.encap_type",
+    "frame.p2p_dir",
+    "frame.packet_flags",
 ];
 
 /// The application protocols poolshark decodes, as `frame.protocols` names them.
@@ -319,6 +327,9 @@ const FILTERS: &[&str] = &[
     "vxlan.vni == 3",
     "mpls.label == 20 && mpls.bottom == 1",
     "mpls.ttl == 64",
+    // The joined file's interfaces: one per capture.
+    "frame.interface_id in {1, 3} && udp",
+    "frame.encap_type == 1 && frame.interface_id > 4 && ip.ttl < 64",
 ];
 
 #[test]

@@ -27,6 +27,7 @@ mod failover_throughput;
 mod failover_tshark;
 mod fields_vs_tshark;
 mod fixtures;
+mod frame_vs_tshark;
 mod fuzz_regressions;
 mod generate;
 mod handoff;

@@ -65,6 +65,7 @@ fn real_frames_cut_at_every_byte_give_errors_not_panics() {
                     orig_len: data.len() as u32,
                     interface: 0,
                     data: &data[..k],
+                    pcapng: None,
                 };
                 let s = d.dissect(&f, &mut |p| {
                     assert!(p.data.len() <= k);
@@ -209,6 +210,7 @@ fn randomly_damaged_frames_never_panic() {
             orig_len: f.len() as u32,
             interface: 0,
             data: &f,
+            pcapng: None,
         };
         d.dissect(&frame, &mut |p| {
             payloads += 1;

@@ -247,7 +247,11 @@ fn frames(capture: &Path) -> Vec<(Frame<'static>, Vec<u8>)> {
     let mut source = FileSource::open(capture).expect("open");
     let mut out = Vec::new();
     while let Ok(Some(f)) = source.next_frame() {
-        let meta = Frame { data: &[], ..f };
+        let meta = Frame {
+            data: &[],
+            pcapng: None,
+            ..f
+        };
         out.push((meta, f.data.to_vec()));
     }
     out

@@ -419,6 +419,7 @@ mod tests {
             orig_len: 0,
             interface: 0,
             data: &[],
+            pcapng: None,
         };
         let payload = Payload::new(Transport::Udp, from.into(), 67, CLIENT.into(), 68, &[]);
         src.event(&Decoded {
@@ -453,6 +454,7 @@ mod tests {
             orig_len: 0,
             interface: 0,
             data: &[],
+            pcapng: None,
         };
         let m = Message::Failover(connect);
         src.event(&Decoded {

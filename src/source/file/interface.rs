@@ -3,7 +3,7 @@
 
 use pcap_parser::{InterfaceDescriptionBlock, OptionCode};
 
-use crate::source::Timestamp;
+use crate::source::{InterfaceNames, Timestamp};
 
 /// One interface of a pcapng section.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +73,23 @@ impl Interface {
             .unwrap_or(i64::MAX)
             .saturating_add(self.offset_secs);
         Timestamp::new(secs, nanos)
+    }
+}
+
+/// The interface's `if_name` and `if_description` (UTF-8; bytes that are not are replaced, and
+/// a terminating NUL some writers add is dropped). The first of each is taken.
+pub fn names(idb: &InterfaceDescriptionBlock<'_>) -> InterfaceNames {
+    let text = |code: OptionCode| -> Option<Box<str>> {
+        let o = idb.options.iter().find(|o| o.code == code)?;
+        // The value as the parser gives it holds the padding to 32 bits: `len` is its length.
+        let value = o.value();
+        let value = value.get(..usize::from(o.len)).unwrap_or(value);
+        let value = value.strip_suffix(&[0]).unwrap_or(value);
+        Some(String::from_utf8_lossy(value).into())
+    };
+    InterfaceNames {
+        name: text(OptionCode::IfName),
+        description: text(OptionCode::IfDescription),
     }
 }
 

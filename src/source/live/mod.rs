@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{linktype, Frame, FrameSource, SourceError, Timestamp};
+use super::{linktype, Frame, FrameSource, InterfaceNames, Pcapng, SourceError, Timestamp};
 use crate::dissect::dispatch::DecodeAs;
 
 /// libpcap's and tshark's default snap length: whole packets.
@@ -146,6 +146,9 @@ enum Inner {
 pub struct LiveSource {
     inner: Inner,
     info: InterfaceInfo,
+    /// The interface's name as a pcapng interface description would give it (a live capture's
+    /// frames are numbered and named as tshark's, which writes pcapng, are).
+    names: InterfaceNames,
     stop: StopHandle,
     opened: Instant,
     deadline: Option<Instant>,
@@ -170,6 +173,10 @@ impl LiveSource {
                 snaplen,
                 filter: filter_text,
                 backend,
+            },
+            names: InterfaceNames {
+                name: Some(opts.interface.as_str().into()),
+                description: None,
             },
             stop: StopHandle::new(),
             opened,
@@ -400,6 +407,16 @@ enum Step {
 }
 
 impl LiveSource {
+    /// A frame's pcapng context: one section, one interface, no packet options.
+    fn pcapng(&self) -> Pcapng<'_> {
+        Pcapng {
+            section: 1,
+            names: &self.names,
+            options: &[],
+            big_endian: false,
+        }
+    }
+
     /// The next frame if one is waiting, without blocking (with libpcap: waits at most the
     /// poll interval). Once `End` is returned, the source only returns `End`.
     pub fn poll_frame(&mut self) -> Result<Polled<'_>, SourceError> {
@@ -415,6 +432,7 @@ impl LiveSource {
                 orig_len: g.orig_len,
                 interface: 0,
                 data: self.buf.get(..g.caplen).unwrap_or_default(),
+                pcapng: Some(self.pcapng()),
             })),
         }
     }
@@ -527,6 +545,7 @@ impl FrameSource for LiveSource {
                         orig_len: g.orig_len,
                         interface: 0,
                         data: self.buf.get(..g.caplen).unwrap_or_default(),
+                        pcapng: Some(self.pcapng()),
                     }))
                 }
             }

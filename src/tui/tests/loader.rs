@@ -188,6 +188,7 @@ impl FrameSource for PausingSource {
             orig_len: *orig_len,
             interface: 0,
             data,
+            pcapng: None,
         }))
     }
 }
