@@ -685,15 +685,17 @@ fn frame_layers(
             0,
         ));
         // tshark names an interface that has neither name nor description "unknown".
-        let mut id = Field::uint("frame.interface_id", "Interface id", frame.interface, 0, 0)
-            .note(p.names.shown().to_string())
-            .child(Field::string(
-                "frame.interface_name",
-                "Interface name",
-                p.names.shown(),
-                0,
-                0,
-            ));
+        let mut id = Field::uint("frame.interface_id", "Interface id", frame.interface, 0, 0);
+        if labels {
+            id = id.note(p.names.shown().to_string());
+        }
+        id = id.child(Field::string(
+            "frame.interface_name",
+            "Interface name",
+            p.names.shown(),
+            0,
+            0,
+        ));
         if let Some(d) = &p.names.description {
             id = id.child(Field::string(
                 "frame.interface_description",

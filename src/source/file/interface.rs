@@ -76,8 +76,12 @@ impl Interface {
     }
 }
 
+/// The longest interface name or description kept, in bytes (real ones are tens of bytes).
+pub const MAX_NAME: usize = 256;
+
 /// The interface's `if_name` and `if_description` (UTF-8; bytes that are not are replaced, and
-/// a terminating NUL some writers add is dropped). The first of each is taken.
+/// a terminating NUL some writers add is dropped), each cut to [`MAX_NAME`] bytes. The first of
+/// each is taken.
 pub fn names(idb: &InterfaceDescriptionBlock<'_>) -> InterfaceNames {
     let text = |code: OptionCode| -> Option<Box<str>> {
         let o = idb.options.iter().find(|o| o.code == code)?;
@@ -85,7 +89,16 @@ pub fn names(idb: &InterfaceDescriptionBlock<'_>) -> InterfaceNames {
         let value = o.value();
         let value = value.get(..usize::from(o.len)).unwrap_or(value);
         let value = value.strip_suffix(&[0]).unwrap_or(value);
-        Some(String::from_utf8_lossy(value).into())
+        let mut text = String::from_utf8_lossy(value).into_owned();
+        if text.len() > MAX_NAME {
+            // Up to 65,536 interfaces a section: their names must not hold the file's size.
+            let mut cut = MAX_NAME;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+        }
+        Some(text.into())
     };
     InterfaceNames {
         name: text(OptionCode::IfName),
@@ -107,6 +120,37 @@ pub fn units_per_second(tsresol: u8) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_names_are_cut_on_a_character() {
+        use pcap_parser::{Linktype, PcapNGOption};
+        use std::borrow::Cow;
+        let long = "é".repeat(200);
+        let option = |code, v: &str| PcapNGOption {
+            code,
+            len: v.len() as u16,
+            value: Cow::Owned(v.as_bytes().to_vec()),
+        };
+        let idb = InterfaceDescriptionBlock {
+            block_type: 1,
+            block_len1: 0,
+            linktype: Linktype(1),
+            reserved: 0,
+            snaplen: 0,
+            options: vec![
+                option(OptionCode::IfName, &long),
+                option(OptionCode::IfDescription, "up\0"),
+            ],
+            block_len2: 0,
+            if_tsresol: 6,
+            if_tsoffset: 0,
+        };
+        let n = names(&idb);
+        let name = n.name.expect("a name");
+        assert_eq!(name.len(), MAX_NAME);
+        assert!(long.starts_with(&*name));
+        assert_eq!(n.description.as_deref(), Some("up"), "the NUL dropped");
+    }
 
     #[test]
     fn resolutions() {
