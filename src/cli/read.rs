@@ -652,6 +652,12 @@ fn frame_layers(
     let cap = frame.data.len();
     let len = frame.orig_len;
     let flags = frame.pcapng.and_then(|p| p.flags());
+    // The flags' direction, as `frame.p2p_dir` gives it (1 received, 0 sent) and `-V`'s title.
+    let p2p = match flags.map(|f| f & 3) {
+        Some(1) => Some((1, "Received", " (inbound)")),
+        Some(2) => Some((0, "Sent", " (outbound)")),
+        _ => None,
+    };
     let title = if labels {
         let mut t = format!(
             "Frame {}: {len} bytes on wire ({} bits), {cap} bytes captured ({} bits)",
@@ -666,10 +672,8 @@ fn frame_layers(
                 frame.interface
             ));
         }
-        match flags.map(|f| f & 3) {
-            Some(1) => t.push_str(" (inbound)"),
-            Some(2) => t.push_str(" (outbound)"),
-            _ => {}
+        if let Some((_, _, suffix)) = p2p {
+            t.push_str(suffix);
         }
         Cow::Owned(t)
     } else {
@@ -714,19 +718,9 @@ fn frame_layers(
         root =
             root.child(Field::uint("frame.encap_type", "Encapsulation type", n, 0, 0).note(name));
     }
-    // Point-to-point direction, from the packet flags: 1 received, 0 sent.
-    match flags.map(|f| f & 3) {
-        Some(1) => {
-            root = root.child(
-                Field::int("frame.p2p_dir", "Point-to-Point Direction", 1, 0, 0).note("Received"),
-            )
-        }
-        Some(2) => {
-            root = root.child(
-                Field::int("frame.p2p_dir", "Point-to-Point Direction", 0, 0, 0).note("Sent"),
-            )
-        }
-        _ => {}
+    if let Some((dir, name, _)) = p2p {
+        let label = "Point-to-Point Direction";
+        root = root.child(Field::int("frame.p2p_dir", label, dir, 0, 0).note(name));
     }
     root = root.child(Field::string(
         "frame.protocols",
