@@ -34,17 +34,106 @@ fn ours(capture: &Path, filter: &str) -> Vec<u64> {
     listed(&out)
 }
 
-/// The frame numbers tshark keeps with `-Y FILTER`.
-fn theirs(capture: &Path, filter: &str) -> Vec<u64> {
-    common::tshark::fields(capture, filter, &[], &[])
-        .into_keys()
+/// The frame numbers Wireshark keeps with each of `filters` (one sharkd run: tshark's engine,
+/// without its start-up per filter); fails the test when it refuses one.
+fn theirs(capture: &Path, filters: &[&str]) -> Vec<Vec<u64>> {
+    common::tshark::kept(capture, filters, &[])
+        .into_iter()
+        .zip(filters)
+        .map(|(kept, f)| kept.unwrap_or_else(|e| panic!("tshark refuses -Y '{f}': {e}")))
         .collect()
 }
 
 fn same_as_tshark(capture: &Path, filters: &[&str]) {
-    for filter in filters {
-        let (o, t) = (ours(capture, filter), theirs(capture, filter));
-        assert_eq!(o, t, "{}: -Y '{filter}'", capture.display());
+    for (filter, t) in filters.iter().zip(theirs(capture, filters)) {
+        assert_eq!(
+            ours(capture, filter),
+            t,
+            "{}: -Y '{filter}'",
+            capture.display()
+        );
+    }
+}
+
+/// The filter tests ask sharkd, tshark's engine in one process, rather than `tshark -Y` once per
+/// filter (`common::tshark::kept`); here the two are compared on filters of each kind those tests
+/// use: protocols, quantifiers, fields against fields, slices, functions, arithmetic, sets,
+/// several messages in a TCP segment or an SCTP packet, and the frame's times. Refusals too.
+#[test]
+fn sharkd_keeps_what_tshark_keeps() {
+    if !common::have_tshark() {
+        return;
+    }
+    let mut cases = vec![(
+        common::fixture("demo.pcap"),
+        vec![
+            "asap || dhcpv6",
+            "asap.pool_handle_pool_handle[1:] == \"eb\"",
+            "max(asap.pool_element_pe_identifier) == 0x00010003",
+            "frame.len - ip.len == 14 && udp",
+            "ip.src in {10.0.0.1, 10.1.0.0/16} && !sctp",
+            "frame.time_delta_displayed < 0.001",
+            "frame.time_relative > 1 && frame.time_delta > 0.005",
+        ],
+    )];
+    if let Some(shared) = common::shared_dir() {
+        let c = shared.join("captures");
+        cases.push((
+            c.join("dhcp-failover/isc-dhcpd-4.4.3-failover.pcap"),
+            vec![
+                "dhcpfo.type !== 3",
+                "dhcpfo.type > dhcpfo.type",
+                "tcp.stream == 1",
+            ],
+        ));
+        cases.push((
+            c.join("rserpool/rsplib-multi-pe.pcap"),
+            vec![
+                "asap.pool_element_pe_identifier ~= 0x00010003",
+                "_ws.malformed",
+            ],
+        ));
+        cases.push((
+            c.join("dhcp-kea/kea-2.2-ha-load-balancing-v6.pcap"),
+            vec!["dhcpv6.msgtype != 1 && ipv6.src < fe80::ff:fe00:102"],
+        ));
+    }
+    for (capture, filters) in &cases {
+        let sharkd = common::tshark::kept(capture, filters, &[]);
+        for (filter, by_sharkd) in filters.iter().zip(sharkd) {
+            let by_tshark: Vec<u64> = common::tshark::fields(capture, filter, &[], &[])
+                .into_keys()
+                .collect();
+            assert!(
+                !by_tshark.is_empty(),
+                "{filter} keeps nothing: not a comparison"
+            );
+            assert_eq!(
+                by_sharkd,
+                Ok(by_tshark),
+                "{}: -Y '{filter}'",
+                capture.display()
+            );
+        }
+    }
+    let filters = [
+        "ip.ttl > 3",
+        "ip.ttl + 300 > 3",
+        "max(frame.len, udp.port) > 0",
+        "ip.ttl ==",
+    ];
+    for (filter, refusal) in filters.iter().zip(common::tshark::refusals(&filters)) {
+        let out = std::process::Command::new("tshark")
+            .args(["-n", "-c", "1", "-r"])
+            .arg(common::fixture("demo.pcap"))
+            .args(["-Y", filter])
+            .output()
+            .expect("run tshark");
+        assert_eq!(
+            refusal.is_some(),
+            !out.status.success(),
+            "-Y '{filter}': {refusal:?}"
+        );
     }
 }
 
@@ -427,8 +516,8 @@ fn fields_notice_counts_frames_not_kept() {
 /// function read wrong cannot pass by keeping all or none).
 fn same_as_tshark_and_selective(capture: &Path, filters: &[&str]) {
     let all = ours(capture, "frame.number").len();
-    for filter in filters {
-        let (o, t) = (ours(capture, filter), theirs(capture, filter));
+    for (filter, t) in filters.iter().zip(theirs(capture, filters)) {
+        let o = ours(capture, filter);
         assert_eq!(o, t, "{}: -Y '{filter}'", capture.display());
         assert!(
             !o.is_empty() && o.len() < all,
@@ -601,15 +690,13 @@ fn slices_and_functions_filter_as_tshark_does() {
     );
 }
 
-/// Whether tshark refuses a display filter (exits with an error before reading).
-fn tshark_refuses(capture: &Path, filter: &str) -> bool {
-    let out = std::process::Command::new("tshark")
-        .args(["-n", "-c", "1", "-r"])
-        .arg(capture)
-        .args(["-Y", filter])
-        .output()
-        .expect("run tshark");
-    !out.status.success()
+/// Fails the test unless Wireshark refuses every filter of `cases` (`tshark -Y` refuses a filter
+/// before reading, so the capture does not matter).
+fn tshark_refuses_all<C>(cases: &[(C, &str, &str)]) {
+    let filters: Vec<&str> = cases.iter().map(|(_, f, _)| *f).collect();
+    for (filter, refusal) in filters.iter().zip(common::tshark::refusals(&filters)) {
+        assert!(refusal.is_some(), "tshark takes -Y '{filter}'");
+    }
 }
 
 /// What tshark 4.0 refuses in functions and arithmetic poolshark refuses too: a usage error at
@@ -624,7 +711,7 @@ fn refused_in_functions_and_arithmetic_as_tshark_refuses() {
     let demo = common::fixture("demo.pcap");
     let dhcpv4 = common::fixture("dhcpv4-all-types.pcap");
     let tshark = common::have_tshark();
-    for (capture, filter, error) in [
+    let refused_at_once = [
         (
             &demo,
             "frame.len + 5000000000 > 0",
@@ -742,20 +829,18 @@ fn refused_in_functions_and_arithmetic_as_tshark_refuses() {
             "max(frame.len, udp.port + 0) > 0",
             "max() takes fields of one type",
         ),
-    ] {
-        if tshark {
-            assert!(
-                tshark_refuses(capture, filter),
-                "tshark takes -Y '{filter}'"
-            );
-        }
+    ];
+    if tshark {
+        tshark_refuses_all(&refused_at_once);
+    }
+    for (capture, filter, error) in refused_at_once {
         let out = read(&["-Y", filter], capture);
         assert_eq!(out.status.code(), Some(2), "{filter}");
         assert!(out.stdout.is_empty(), "{filter}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains(error), "{filter}: {stderr}");
     }
-    for (capture, filter, said) in [
+    let refused_when_read = [
         (
             &demo,
             "ip.ttl + 300 > 0",
@@ -811,13 +896,11 @@ fn refused_in_functions_and_arithmetic_as_tshark_refuses() {
             "dhcp.option.time_offset + -3000000000 < 0",
             "the constant '-3000000000' (byte 26)",
         ),
-    ] {
-        if tshark {
-            assert!(
-                tshark_refuses(capture, filter),
-                "tshark takes -Y '{filter}'"
-            );
-        }
+    ];
+    if tshark {
+        tshark_refuses_all(&refused_when_read);
+    }
+    for (capture, filter, said) in refused_when_read {
         let out = read(&["-Y", filter], capture);
         assert_eq!(out.status.code(), Some(0), "{filter}");
         assert!(out.stdout.is_empty(), "{filter}");

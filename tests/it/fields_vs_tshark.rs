@@ -303,7 +303,12 @@ fn tunnelled_capture_fields_are_tsharks() {
         "sctp.port == 9901 && !(udp)",
         "ip.src === 198.51.100.1",
     ];
-    let unselective = common::tshark::filters_keep_tsharks_frames(&tunnelled, &filters, "fields");
+    let unselective = common::tshark::filters_keep_tsharks_frames(
+        &tunnelled,
+        &filters,
+        "fields",
+        common::tshark::Passes::Two,
+    );
     for t in &tunnelled {
         std::fs::remove_file(t).ok();
     }

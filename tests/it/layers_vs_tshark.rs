@@ -363,7 +363,12 @@ fn display_filters_on_layer_fields_keep_tsharks_frames() {
         }
     }
     caps.extend(tunnels.iter().cloned());
-    let unselective = common::tshark::filters_keep_tsharks_frames(&caps, FILTERS, "layers");
+    let unselective = common::tshark::filters_keep_tsharks_frames(
+        &caps,
+        FILTERS,
+        "layers",
+        common::tshark::Passes::Two,
+    );
     let selective = FILTERS.len() - unselective.len();
     for t in tunnels {
         std::fs::remove_file(t).ok();

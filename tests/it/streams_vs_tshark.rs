@@ -533,7 +533,12 @@ fn display_filters_on_stream_fields_keep_tsharks_frames() {
             .filter(|p| !p.ends_with("crafted-icmp.pcap"))
             .cloned(),
     );
-    let unselective = common::tshark::filters_keep_tsharks_frames(&caps, FILTERS, "streams");
+    let unselective = common::tshark::filters_keep_tsharks_frames(
+        &caps,
+        FILTERS,
+        "streams",
+        common::tshark::Passes::One,
+    );
     let selective = FILTERS.len() - unselective.len();
     for p in &made {
         std::fs::remove_file(p).ok();

@@ -175,15 +175,27 @@ pub fn join(inputs: &[PathBuf], out: &Path) {
     assert!(status.success(), "mergecap failed on {inputs:?}");
 }
 
+/// How Wireshark is asked which frames a filter keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Passes {
+    /// sharkd, once for all the filters (`kept`): its two passes agree with tshark's one for
+    /// every field but those that depend on what a later frame brings.
+    Two,
+    /// `tshark -Y`, once per filter: for stream state, which sharkd has complete from its first
+    /// pass when it filters (SCTP's relative TSN acknowledgements differ in a crafted capture).
+    One,
+}
+
 /// Each display filter of `filters` keeps the frames `tshark -Y` keeps in every capture of
-/// `caps`. The captures are joined into one file (named after `name`), so that each tool runs
-/// once per filter rather than once per filter and capture; stateful fields (streams, sequence
-/// numbers) then run on across the captures' ends, the same for both tools. Returns the filters
+/// `caps`, asked as `passes` says. The captures are joined into one file (named after `name`), so
+/// that poolshark runs once per filter rather than once per filter and capture; stateful fields
+/// (streams, sequence numbers) then run on across the captures' ends, the same for both tools. Returns the filters
 /// that keep no frame or every frame of each capture (a filter read wrong that way could pass).
 pub fn filters_keep_tsharks_frames<'a>(
     caps: &[PathBuf],
     filters: &[&'a str],
     name: &str,
+    passes: Passes,
 ) -> Vec<&'a str> {
     let counts: Vec<usize> = caps
         .iter()
@@ -213,8 +225,25 @@ pub fn filters_keep_tsharks_frames<'a>(
         .collect();
     let capture_of = |n: u64| starts.partition_point(|s| *s <= n).saturating_sub(1);
     let mut unselective = Vec::new();
-    for filter in filters {
-        let (ours, theirs) = both_fields(&joined, &["-Y", filter, "-e", "frame.number"]);
+    let by_tshark = match passes {
+        Passes::Two => kept(&joined, filters, &[]),
+        Passes::One => filters
+            .iter()
+            .map(|f| Ok(fields(&joined, f, &[], &[]).into_keys().collect()))
+            .collect(),
+    };
+    for (filter, theirs) in filters.iter().zip(by_tshark) {
+        let theirs: Vec<String> = theirs
+            .unwrap_or_else(|e| panic!("tshark refuses -Y '{filter}': {e}"))
+            .iter()
+            .map(u64::to_string)
+            .collect();
+        let ours = lines(
+            crate::common::read_fields()
+                .args(["-Y", filter, "-e", "frame.number"])
+                .arg(&joined),
+            "poolshark read",
+        );
         if ours != theirs {
             let at = |l: &String| {
                 let n: u64 = l.parse().unwrap_or(0);
@@ -253,4 +282,126 @@ pub fn filters_keep_tsharks_frames<'a>(
     }
     std::fs::remove_file(&joined).ok();
     unselective
+}
+
+/// What Wireshark's display filter engine makes of each of `filters` on `capture`: the frame
+/// numbers it keeps, or its message when it refuses the filter. One run of sharkd (Wireshark's
+/// analysis daemon, which comes with tshark) loads the file once and applies every filter, where
+/// `tshark -Y` pays about 0.3 s of start-up per filter. `env` is set for sharkd (e.g. `TZ`).
+///
+/// sharkd dissects the file in two passes and tshark -Y in one, so a field that refers to later
+/// frames (`sctp.retransmitted`, some expert items) can differ between them; filters on such
+/// fields go through tshark (`fields`). `display_filter::sharkd_keeps_what_tshark_keeps` checks
+/// that the two agree on filters of every kind the tests use.
+pub fn kept(
+    capture: &Path,
+    filters: &[&str],
+    env: &[(&str, &str)],
+) -> Vec<Result<Vec<u64>, String>> {
+    sharkd(capture, filters, env, |filter| {
+        serde_json::json!({"method": "frames", "params": {"filter": filter, "column0": "frame.number:0"}})
+    })
+    .into_iter()
+    .map(|r| {
+        r.map(|v| {
+            v.as_array()
+                .expect("sharkd's frames are a list")
+                .iter()
+                .map(|f| f["num"].as_u64().expect("a frame number"))
+                .collect()
+        })
+    })
+    .collect()
+}
+
+/// Wireshark's message for each filter of `filters` it refuses, `None` for one it takes (sharkd's
+/// `check`: the filter is compiled, as `tshark -Y` compiles it before reading).
+pub fn refusals(filters: &[&str]) -> Vec<Option<String>> {
+    sharkd(
+        Path::new(""),
+        filters,
+        &[],
+        |filter| serde_json::json!({"method": "check", "params": {"filter": filter}}),
+    )
+    .into_iter()
+    .map(|r| r.err())
+    .collect()
+}
+
+/// One sharkd session: loads `capture` (unless empty), sends `request(filter)` for each filter,
+/// and returns each request's result or error message, in order.
+fn sharkd(
+    capture: &Path,
+    filters: &[&str],
+    env: &[(&str, &str)],
+    request: impl Fn(&str) -> serde_json::Value,
+) -> Vec<Result<serde_json::Value, String>> {
+    use std::io::Write;
+    use std::process::Stdio;
+    // JSON-RPC ids must be positive: the filters are 1..=n, the load n + 1.
+    let load_id = filters.len() + 1;
+    let mut input = String::new();
+    if !capture.as_os_str().is_empty() {
+        let file = capture.to_str().expect("a capture path in UTF-8");
+        let load = serde_json::json!({"jsonrpc": "2.0", "id": load_id, "method": "load", "params": {"file": file}});
+        input.push_str(&format!("{load}\n"));
+    }
+    for (i, filter) in filters.iter().enumerate() {
+        let mut req = request(filter);
+        req["jsonrpc"] = "2.0".into();
+        req["id"] = (i + 1).into();
+        input.push_str(&format!("{req}\n"));
+    }
+    let mut child = Command::new("sharkd")
+        .arg("-")
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sharkd runs (it comes with tshark)");
+    let mut stdin = child.stdin.take().expect("sharkd's input");
+    // Written from a thread: sharkd answers while it reads, and a full pipe either way would
+    // stop both.
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().expect("sharkd's output");
+    writer
+        .join()
+        .expect("the writer thread")
+        .expect("sharkd takes its requests");
+    assert!(
+        out.status.success(),
+        "sharkd on {}: {out:?}",
+        capture.display()
+    );
+    let mut answers: Vec<Option<Result<serde_json::Value, String>>> = vec![None; filters.len()];
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(mut reply) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let id = reply["id"].as_u64().and_then(|i| usize::try_from(i).ok());
+        let answer = match reply["error"]["message"].as_str() {
+            Some(message) => Err(message.to_string()),
+            None => Ok(reply["result"].take()),
+        };
+        if id == Some(load_id) {
+            assert!(
+                answer.is_ok(),
+                "sharkd cannot load {}: {answer:?}",
+                capture.display()
+            );
+        } else if let Some(slot) = id
+            .and_then(|i| i.checked_sub(1))
+            .and_then(|i| answers.get_mut(i))
+        {
+            *slot = Some(answer);
+        }
+    }
+    answers
+        .into_iter()
+        .zip(filters)
+        .map(|(a, f)| {
+            a.unwrap_or_else(|| panic!("sharkd gave no answer for {f:?} on {}", capture.display()))
+        })
+        .collect()
 }
