@@ -4,8 +4,8 @@
 //! is 5:30 ahead, New York 5 behind with summer time).
 //!
 //! Every fixture tshark reads and every shared capture is compared (the first 1,000 frames of
-//! each: the longer RSPLIB captures only repeat their clock, and tshark's time per run grows with
-//! the frames), with two crafted captures: nanosecond times, and times that go back (negative
+//! each: past them the six longer captures, RSPLIB's, Kea's and ISC's, only repeat their clock,
+//! and tshark's time per run grows with the frames), with two crafted captures: nanosecond times, and times that go back (negative
 //! differences, a leap day, the last day of a leap year, the epoch). They are joined, in order,
 //! into one pcapng by `mergecap -a` (each keeps its interface and its clock's resolution), so
 //! that each format is one tshark run; the joins themselves go back and forth in time.
