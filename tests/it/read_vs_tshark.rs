@@ -150,29 +150,75 @@ fn ours(capture: &Path, fields: &[&str]) -> (PerFrame, BTreeSet<u64>) {
     (tshark::from_records(&records, fields), with_errors)
 }
 
-/// Frames tshark marks malformed: its fields there stop where it gave up.
-fn malformed(capture: &Path) -> BTreeSet<u64> {
-    tshark::fields(capture, "_ws.malformed", &[], &[])
-        .into_keys()
-        .collect()
+/// Frames of a capture that some comparisons treat apart, as tshark marks them.
+struct Marks {
+    /// Frames tshark marks malformed: its fields there stop where it gave up.
+    malformed: BTreeSet<u64>,
+    /// DHCPv6 frames with OPTION_LQ_RELAY_DATA (47): tshark shows the relayed message in it as a
+    /// string, poolshark decodes it, so its fields there hold a whole message more.
+    relay_data: BTreeSet<u64>,
+    /// DHCPv4 frames with option overload (52): tshark lists the options in the order it
+    /// processes them (the options field, then `file`), poolshark in byte order.
+    overloaded: BTreeSet<u64>,
+}
+
+/// The fields tshark is asked for besides the compared ones, to find the [`Marks`] in the same
+/// run.
+const MARKING: &[&str] = &["_ws.malformed", "dhcpv6.option.type", "dhcp.option.type"];
+
+impl Marks {
+    fn of(theirs: &PerFrame) -> Marks {
+        let with = |field: &str, value: Option<&str>| -> BTreeSet<u64> {
+            theirs
+                .iter()
+                .filter(|(_, f)| {
+                    f.get(field)
+                        .is_some_and(|v| value.is_none_or(|x| v.iter().any(|y| y == x)))
+                })
+                .map(|(n, _)| *n)
+                .collect()
+        };
+        Marks {
+            malformed: with("_ws.malformed", None),
+            relay_data: with("dhcpv6.option.type", Some("47")),
+            overloaded: with("dhcp.option.type", Some("52")),
+        }
+    }
 }
 
 /// Compares after `adjust` has removed the documented disagreements. Frames where poolshark
 /// reports decode errors are left out on both sides: tshark either marks them malformed and stops
 /// or (captures cut by their snap length) shows nothing; what poolshark decodes there and the
 /// errors it reports are checked by the protocol tests (dhcp_tshark.rs, rserpool_tshark.rs).
+/// tshark runs once per capture (its start-up is most of its time on these files): it is asked for
+/// the frames of `filter` and the malformed ones, with the [`MARKING`] fields too.
 /// Returns how many frames were compared.
 fn compare(
     capture: &Path,
     filter: &str,
     fields: &[&str],
-    adjust: impl Fn(&mut PerFrame, &mut PerFrame),
+    adjust: impl Fn(&mut PerFrame, &mut PerFrame, &Marks),
 ) -> usize {
     let (mut a, errored) = ours(capture, fields);
-    let mut b = tshark::fields(capture, filter, fields, &[]);
+    let asked: Vec<&str> = fields
+        .iter()
+        .chain(MARKING.iter().filter(|m| !fields.contains(m)))
+        .copied()
+        .collect();
+    let mut b = tshark::fields(
+        capture,
+        &format!("({filter}) || _ws.malformed"),
+        &asked,
+        &[],
+    );
+    let marks = Marks::of(&b);
+    for f in b.values_mut() {
+        f.retain(|name, _| fields.contains(&name.as_str()));
+    }
+    b.retain(|_, f| !f.is_empty());
     drop_frames(&mut a, &errored);
     drop_frames(&mut b, &errored);
-    adjust(&mut a, &mut b);
+    adjust(&mut a, &mut b, &marks);
     let d = tshark::diff(&a, &b, fields);
     assert!(
         d.is_empty(),
@@ -241,14 +287,13 @@ fn rserpool_rfc_captures_match_tshark() {
         let Some(cap) = common::shared_capture(&format!("rserpool/{name}")) else {
             return;
         };
-        let bad = malformed(&cap);
         let fields: Vec<&str> = ASAP.iter().chain(ENRP).copied().collect();
-        let n = compare(&cap, "asap || enrp", &fields, |a, b| {
+        let n = compare(&cap, "asap || enrp", &fields, |a, b, marks| {
             // tshark stops decoding a message at a cause 0x5 without info (RSPLIB sends it so;
             // see the README) and marks the frame malformed: what it shows is compared by the
             // rserpool unit tests, not here.
-            drop_frames(a, &bad);
-            drop_frames(b, &bad);
+            drop_frames(a, &marks.malformed);
+            drop_frames(b, &marks.malformed);
             rsplib_policy_values_not_compared(a, b);
         });
         assert!(n > 0, "{name}: no frame compared");
@@ -272,13 +317,12 @@ fn dhcp_captures_match_tshark() {
     caps.sort();
     let mut compared = 0;
     for cap in caps {
-        let bad = malformed(&cap);
         let fields: Vec<&str> = DHCPV6.iter().chain(DHCPV4).copied().collect();
-        compared += compare(&cap, "dhcp || dhcpv6", &fields, |a, b| {
+        compared += compare(&cap, "dhcp || dhcpv6", &fields, |a, b, marks| {
             // Frames tshark marks malformed: compared by dhcp_tshark.rs, which knows how far tshark
             // got in each.
-            drop_frames(a, &bad);
-            drop_frames(b, &bad);
+            drop_frames(a, &marks.malformed);
+            drop_frames(b, &marks.malformed);
             dhcpv4_in_dhcpv6_not_compared(a, b);
         });
     }
@@ -297,7 +341,7 @@ fn failover_capture_matches_tshark() {
     // Wireshark 4.0 names message types 7 and 9 the other way round from
     // draft-ietf-dhc-failover-12 and ISC DHCP (7 UPDREQALL, 9 UPDREQ; both servers' logs agree);
     // the numbers on the wire, compared here, are the same.
-    let n = compare(&cap, "dhcpfo || dhcp", &fields, |_, _| {});
+    let n = compare(&cap, "dhcpfo || dhcp", &fields, |_, _, _| {});
     assert!(n > 3000, "only {n} frames compared");
 }
 
@@ -318,36 +362,27 @@ fn fixtures_match_tshark() {
         .filter(|f| f.tshark)
     {
         let cap = common::fixture(f.name);
-        let bad = malformed(&cap);
-        assert!(
-            bad.is_empty(),
-            "{}: tshark marks frames {bad:?} malformed",
-            f.name
-        );
-        // With option overload (52), tshark lists the options in the order it processes them
-        // (the options field, then `file`); poolshark's tree is in byte order, so the options
-        // overloaded into `file` (byte 108 on) come first. Same options, same values.
-        let overloaded: BTreeSet<u64> = tshark::fields(&cap, "dhcp.option.type == 52", &[], &[])
-            .into_keys()
-            .collect();
-        // tshark shows the relayed message inside OPTION_LQ_RELAY_DATA (47) as a string;
-        // poolshark decodes it, so its fields there hold a whole message more: those frames are
-        // not compared (the unit tests of the DHCPv6 decoder check that message).
-        let relay_data: BTreeSet<u64> = tshark::fields(&cap, "dhcpv6.option.type == 47", &[], &[])
-            .into_keys()
-            .collect();
         let n = compare(
             &cap,
             "asap || enrp || dhcp || dhcpv6 || dhcpfo",
             &fields,
-            |a, b| {
-                drop_frames(a, &relay_data);
-                drop_frames(b, &relay_data);
+            |a, b, marks| {
+                assert!(
+                    marks.malformed.is_empty(),
+                    "{}: tshark marks frames {:?} malformed",
+                    f.name,
+                    marks.malformed
+                );
+                // The message relayed in option 47 is checked by the DHCPv6 decoder's unit tests.
+                drop_frames(a, &marks.relay_data);
+                drop_frames(b, &marks.relay_data);
                 rsplib_policy_values_not_compared(a, b);
                 dhcpv4_in_dhcpv6_not_compared(a, b);
+                // With option overload, the options overloaded into `file` (byte 108 on) come
+                // first in poolshark's tree: same options, same values, in another order.
                 for m in [a, b] {
                     for (n, f) in m.iter_mut() {
-                        if overloaded.contains(n) {
+                        if marks.overloaded.contains(n) {
                             for (k, v) in f.iter_mut() {
                                 if k.starts_with("dhcp.option.") {
                                     v.sort();
@@ -397,21 +432,12 @@ fn tunnelled_captures_match_tshark() {
     for (i, cap) in caps.iter().enumerate() {
         let (name, layers, fragment) = &encapsulations[i % encapsulations.len()];
         let t = common::tunnelled(cap, layers, *fragment, name);
-        let bad = malformed(&t);
-        let relay_data: BTreeSet<u64> = tshark::fields(
-            &t,
-            "dhcpv6.option.type == 47 || dhcp.option.type == 52",
-            &[],
-            &[],
-        )
-        .into_keys()
-        .collect();
         compared += compare(
             &t,
             "asap || enrp || dhcp || dhcpv6 || dhcpfo",
             &fields,
-            |a, b| {
-                for m in [&bad, &relay_data] {
+            |a, b, marks| {
+                for m in [&marks.malformed, &marks.relay_data, &marks.overloaded] {
                     drop_frames(a, m);
                     drop_frames(b, m);
                 }
