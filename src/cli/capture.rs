@@ -43,7 +43,14 @@ pub struct LiveArgs {
     /// udp, tcp, sctp, [udp|tcp|sctp] [src|dst] port N, [src|dst] host ADDR, with and, or, not
     /// and parentheses; the `libpcap` feature compiles any libpcap expression. An empty
     /// filter keeps every packet.
-    #[arg(short = 'f', long = "filter", value_name = "FILTER")]
+    // Its own id: the display filter's (-Y) is `filter`, and two arguments of one id take each
+    // other's values.
+    #[arg(
+        id = "capture_filter",
+        short = 'f',
+        long = "filter",
+        value_name = "FILTER"
+    )]
     pub filter: Option<String>,
 
     #[command(flatten)]

@@ -166,3 +166,18 @@ pub mod anyhow_like {
 
     pub type Result<T> = std::result::Result<T, Error>;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// clap's own checks of the command line (unique argument ids, valid `requires` and
+    /// `conflicts_with` names ...). clap makes them only where it is built with debug
+    /// assertions (debug builds and the `tests` profile, the README's test command), at the
+    /// first parse; a release build misreads the arguments instead.
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -514,6 +514,42 @@ fn a_user_filter_is_applied_in_the_kernel() {
     assert_eq!(records[0]["dst"], "127.0.0.1");
 }
 
+/// `-f` and `-Y` together: the capture filter decides what is captured (and counted), the
+/// display filter what is shown of it.
+#[test]
+fn the_capture_filter_and_the_display_filter_each_do_their_part() {
+    let _lo = LO.lock().unwrap_or_else(|e| e.into_inner());
+    if !live_permitted() {
+        return;
+    }
+    let run = Running::start(&[
+        "-i",
+        "lo",
+        "-f",
+        "udp and dst host 127.0.0.1",
+        "-Y",
+        "asap",
+        "--count",
+        "3",
+        "--duration",
+        "30",
+        "--format",
+        "jsonl",
+    ]);
+    // Not captured (IPv6), then three captured frames of which one is shown.
+    send_udp((Ipv6Addr::LOCALHOST.into(), 3863), &asap_announce());
+    send_udp((Ipv4Addr::LOCALHOST.into(), 67), &dhcpv4_discover());
+    send_udp((Ipv4Addr::LOCALHOST.into(), 3863), &asap_announce());
+    send_udp((Ipv4Addr::LOCALHOST.into(), 67), &dhcpv4_discover());
+    let (code, out, err) = run.finish();
+    assert_eq!(code, 0, "{err}");
+    let records = json_lines(&out);
+    assert_eq!(records.len(), 1, "{out}");
+    assert_eq!(records[0]["protocol"], "asap");
+    assert_eq!(records[0]["dst"], "127.0.0.1");
+    assert_eq!(records[0]["frame"], 2, "{out}");
+}
+
 /// `capture -T fields`: tshark's columns, live, one line per frame as it comes.
 #[test]
 fn fields_are_written_as_frames_come() {
