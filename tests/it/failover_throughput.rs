@@ -1,5 +1,5 @@
 //! Measurements, not checks (ignored by default; run with
-//! `cargo test --release --test failover_throughput -- --ignored --nocapture`): how fast the
+//! `cargo test --release --test it -- --ignored --nocapture failover_throughput::`): how fast the
 //! failover replay takes events and the lease-file reader takes bytes, on synthetic input shaped
 //! like a busy pair (100 pools of 200 leases, clients coming and going, a balance run now and
 //! then) and a lease file of 200 000 blocks.

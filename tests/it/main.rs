@@ -1,6 +1,6 @@
 //! The integration tests, in one test binary: each module was its own binary once, and linking
 //! forty of them (each through thin LTO) was most of CI's build time. Run one module with
-//! `cargo test --release --test it -- MODULE::`.
+//! `cargo test --profile tests --test it -- MODULE::`.
 
 mod common;
 mod dhcp_support;

@@ -568,7 +568,7 @@ fn tree_shape_and_labels_match_tshark() {
 }
 
 /// Throughput of parse, emit and fields over the messages of the largest capture. Run with
-/// `cargo test --release --test rserpool_tshark -- --ignored --nocapture`.
+/// `cargo test --release --test it -- --ignored --nocapture rserpool_tshark::`.
 #[test]
 #[ignore]
 fn measure_decode_rate() {
