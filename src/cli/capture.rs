@@ -186,7 +186,8 @@ impl Recorder {
         let mut file = CaptureFile::new(out, false).map_err(fail)?;
         let mut ifo = IfOptions::new(info.linktype).tsresol(9).name(&info.name);
         ifo.snaplen = info.snaplen;
-        file.describe(0, &ifo).map_err(fail)?;
+        // The live source's frames: section 1, interface 0.
+        file.describe(1, 0, &ifo).map_err(fail)?;
         // The header is on disk at once: a reader started now sees a valid (empty) capture.
         file.flush();
         if let Some(e) = file.error() {

@@ -56,7 +56,7 @@ pub struct ReadArgs {
     /// Write the frames the display filter keeps (every frame without -Y) to this pcapng file,
     /// `-` for standard output, instead of listing them. A frame kept brings the frames its
     /// reassembled messages began in (IP and SCTP fragments, TCP segments), as `tshark -2`
-    /// does. Link types and nanosecond times are kept.
+    /// does. Link types, nanosecond times, interface names, comments and flags are kept.
     #[arg(short = 'w', long = "write", value_name = "FILE.pcapng")]
     pub write: Option<PathBuf>,
 

@@ -1,9 +1,11 @@
 //! `-w`: frames written to a pcapng file (`read` writes those its display filter keeps, `capture`
 //! every frame it captures).
 //!
-//! Each input interface (pcapng interface index and link type) becomes an interface of the
-//! output, described when its first frame is written, with nanosecond timestamps, so the frames
-//! keep their link type and their time to the nanosecond.
+//! Each input interface (pcapng section, interface index and link type) becomes an interface of
+//! the output, described when its first frame is written, with nanosecond timestamps and the
+//! input's interface name and description, so the frames keep their link type, their time to the
+//! nanosecond and the interface tshark names. A packet keeps its comments and its flags word
+//! (`epb_flags`: direction, reception type, link-layer errors); its other options are left out.
 //!
 //! A message reassembled from several frames (IP fragments, SCTP fragments, TCP segments) is
 //! decoded in the frame that completes it; a filter that keeps that frame would leave out the
@@ -18,25 +20,56 @@
 use std::collections::VecDeque;
 use std::io::{self, BufWriter, Write};
 
-use crate::generate::{IfOptions, PcapNgWriter};
-use crate::source::{Frame, FrameMeta};
+use crate::generate::{IfOptions, PacketOptions, PcapNgWriter};
+use crate::source::{Frame, FrameMeta, InterfaceNames};
 
 /// Frames held at most while the filter's verdicts on later frames may still want them.
 pub const WINDOW_FRAMES: usize = 4096;
 /// Bytes of frame data held at most in the window.
 pub const WINDOW_BYTES: usize = 16 << 20;
+/// Input interfaces whose names are kept at most (a file of endless sections would otherwise
+/// grow the table without end); the interfaces after them are written unnamed.
+pub const MAX_NAMED: usize = 1024;
 
 struct Held {
     meta: FrameMeta,
+    section: u32,
+    options: PacketOptions,
     data: Vec<u8>,
     keep: bool,
+}
+
+/// An input interface: (pcapng section, interface index, link type); the section is 0 for pcap.
+type InputInterface = (u32, u32, u32);
+
+/// The input interface of `frame`.
+fn input_interface(frame: &Frame<'_>) -> InputInterface {
+    let section = frame.pcapng.map_or(0, |p| p.section);
+    (section, frame.interface, frame.linktype)
+}
+
+/// The packet options of `frame` that are written with it.
+fn packet_options(frame: &Frame<'_>) -> PacketOptions {
+    let Some(p) = frame.pcapng else {
+        return PacketOptions::default();
+    };
+    PacketOptions {
+        comments: p
+            .comments()
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect(),
+        flags: p.flags(),
+    }
 }
 
 /// A pcapng file being written; the first write error is kept and ends the writing.
 pub struct CaptureFile {
     out: PcapNgWriter<BufWriter<Box<dyn Write + Send>>>,
-    /// (input interface, link type) of each output interface, by output index.
-    interfaces: Vec<(u32, u32)>,
+    /// The input interface of each output interface, by output index.
+    interfaces: Vec<InputInterface>,
+    /// The names of each input interface met, taken from its first frame (a frame may be written
+    /// after the input has moved on to another section).
+    names: Vec<(InputInterface, InterfaceNames)>,
     /// Whether frames wait in the window (a filter decides) or are written at once.
     windowed: bool,
     window: VecDeque<Held>,
@@ -57,6 +90,7 @@ impl CaptureFile {
         Ok(CaptureFile {
             out: PcapNgWriter::new(BufWriter::new(out))?,
             interfaces: Vec::new(),
+            names: Vec::new(),
             windowed,
             window: VecDeque::new(),
             window_bytes: 0,
@@ -68,11 +102,12 @@ impl CaptureFile {
         })
     }
 
-    /// Describes input interface `interface` beforehand (a live capture names its interface and
-    /// snap length); otherwise interfaces are described as their first frame comes.
-    pub fn describe(&mut self, interface: u32, opts: &IfOptions) -> io::Result<()> {
+    /// Describes interface `interface` of pcapng section `section` beforehand (a live capture
+    /// names its interface and snap length); otherwise interfaces are described as their first
+    /// frame comes.
+    pub fn describe(&mut self, section: u32, interface: u32, opts: &IfOptions) -> io::Result<()> {
         self.out.add_interface(opts)?;
-        self.interfaces.push((interface, opts.linktype));
+        self.interfaces.push((section, interface, opts.linktype));
         Ok(())
     }
 
@@ -99,9 +134,15 @@ impl CaptureFile {
         if self.error.is_some() {
             return;
         }
+        let key = input_interface(frame);
+        if let Some(p) = frame.pcapng {
+            if self.names.len() < MAX_NAMED && !self.names.iter().any(|(k, _)| *k == key) {
+                self.names.push((key, p.names.clone()));
+            }
+        }
         if !self.windowed {
             if keep {
-                self.write(&frame.meta(), frame.data);
+                self.write(&frame.meta(), key.0, &packet_options(frame), frame.data);
             }
             return;
         }
@@ -129,6 +170,8 @@ impl CaptureFile {
         self.window_bytes += data.len();
         self.window.push_back(Held {
             meta: frame.meta(),
+            section: key.0,
+            options: packet_options(frame),
             data,
             keep,
         });
@@ -143,32 +186,37 @@ impl CaptureFile {
         };
         self.window_bytes -= h.data.len();
         if h.keep {
-            self.write(&h.meta, &h.data);
+            self.write(&h.meta, h.section, &h.options, &h.data);
         }
         if self.spare.len() < 64 {
             self.spare.push(h.data);
         }
     }
 
-    fn write(&mut self, meta: &FrameMeta, data: &[u8]) {
+    fn write(&mut self, meta: &FrameMeta, section: u32, options: &PacketOptions, data: &[u8]) {
         if self.error.is_some() {
             return;
         }
-        let key = (meta.interface, meta.linktype);
+        let key = (section, meta.interface, meta.linktype);
         let iface = match self.interfaces.iter().position(|i| *i == key) {
             Some(i) => i as u32,
             None => {
-                let opts = IfOptions::new(meta.linktype).tsresol(9);
-                if let Err(e) = self.describe(meta.interface, &opts) {
+                let mut opts = IfOptions::new(meta.linktype).tsresol(9);
+                if let Some((_, names)) = self.names.iter().find(|(k, _)| *k == key) {
+                    opts.name = names.name.as_deref().map(str::to_string);
+                    opts.description = names.description.as_deref().map(str::to_string);
+                }
+                if let Err(e) = self.describe(section, meta.interface, &opts) {
                     self.error = Some(e);
                     return;
                 }
                 self.interfaces.len() as u32 - 1
             }
         };
+        let orig_len = meta.orig_len.max(data.len() as u32);
         match self
             .out
-            .write_packet(iface, meta.ts, data, meta.orig_len.max(data.len() as u32))
+            .write_packet_options(iface, meta.ts, data, orig_len, options)
         {
             Ok(()) => self.written += 1,
             Err(e) => self.error = Some(e),
@@ -314,6 +362,78 @@ mod tests {
             .map(|f| (f.interface, f.linktype, f.data[0]))
             .collect();
         assert_eq!(got, [(0, 1, 1), (1, 113, 2), (1, 113, 4), (0, 1, 5)]);
+    }
+
+    /// A pcapng frame's names, comments and flags go with it, and two sections' interfaces of
+    /// the same index stay two interfaces.
+    #[test]
+    fn names_comments_and_flags_are_kept() {
+        use crate::generate::bytes::Order;
+        use crate::source::Pcapng;
+        let named = |n: &str| InterfaceNames {
+            name: Some(n.into()),
+            description: Some(format!("{n} port").into()),
+        };
+        let (eth0, eth1) = (named("eth0"), named("eth1"));
+        // Comments "hello" and "world", flags 0x2 (outbound), end of options.
+        let mut options = Vec::new();
+        for (code, value) in [
+            (1u16, &b"hello"[..]),
+            (1, b"world"),
+            (2, &2u32.to_le_bytes()),
+            (0, b""),
+        ] {
+            Order::LITTLE.u16(&mut options, code);
+            Order::LITTLE.u16(&mut options, value.len() as u16);
+            options.extend_from_slice(value);
+            options.resize(options.len().next_multiple_of(4), 0);
+        }
+        let pcapng = |section, names, options| Pcapng {
+            section,
+            names,
+            options,
+            big_endian: false,
+        };
+        for windowed in [false, true] {
+            let sink = Shared::default();
+            let mut w = CaptureFile::new(Box::new(sink.clone()), windowed).unwrap();
+            let mut f1 = frame(1, 0, 1, &[1]);
+            f1.pcapng = Some(pcapng(1, &eth0, &options));
+            let mut f2 = frame(2, 0, 1, &[2]);
+            f2.pcapng = Some(pcapng(2, &eth1, &[]));
+            let mut f3 = frame(3, 0, 1, &[3]);
+            f3.pcapng = Some(pcapng(2, &eth1, &options[..12]));
+            for f in [&f1, &f2, &f3] {
+                w.frame(f, true, []);
+            }
+            w.finish().unwrap();
+            let bytes = sink.0.lock().unwrap().clone();
+            let mut src = FileSource::from_reader(io::Cursor::new(bytes)).expect("pcapng");
+            let mut got = Vec::new();
+            while let Some(f) = src.next_frame().expect("a frame") {
+                let p = f.pcapng.expect("pcapng");
+                let comments: Vec<String> = p
+                    .comments()
+                    .map(|c| String::from_utf8_lossy(c).into_owned())
+                    .collect();
+                got.push((f.interface, p.names.clone(), comments, p.flags()));
+            }
+            let hello = vec!["hello".to_string()];
+            assert_eq!(
+                got,
+                [
+                    (
+                        0,
+                        eth0.clone(),
+                        vec!["hello".into(), "world".into()],
+                        Some(2)
+                    ),
+                    (1, eth1.clone(), vec![], None),
+                    (1, eth1.clone(), hello, None),
+                ],
+                "windowed {windowed}"
+            );
+        }
     }
 
     #[test]

@@ -55,7 +55,7 @@ fn udp_frame(port: u16) -> (Vec<u8>, Vec<u8>) {
 /// only (raw IP), and a Linux cooked one; packets with no options, comments (one, two, UTF-8),
 /// and flags words of every direction, reception types, FCS lengths and error bits. With
 /// `second`, a second section whose interfaces have names of their own.
-fn crafted(big_endian: bool, second: bool) -> Vec<u8> {
+pub(crate) fn crafted(big_endian: bool, second: bool) -> Vec<u8> {
     let mut w = PcapNgWriter::with_byte_order(Vec::new(), big_endian).expect("writer");
     let plain = w
         .add_interface(&IfOptions::new(linktype::ETHERNET))
