@@ -484,70 +484,44 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
+/// `-f`, alone and with `-Y`: the capture filter decides what is captured (and counted by
+/// `--count`), the display filter what is shown of it.
 #[test]
 fn a_user_filter_is_applied_in_the_kernel() {
     let _lo = LO.lock().unwrap_or_else(|e| e.into_inner());
     if !live_permitted() {
         return;
     }
-    let run = Running::start(&[
-        "-i",
-        "lo",
-        "-f",
-        "udp dst port 3863 and dst host 127.0.0.1",
-        "--count",
-        "1",
-        "--duration",
-        "30",
-        "--format",
-        "jsonl",
-    ]);
-    // Decoded by default, but not by this filter: must not be the one frame.
-    send_udp((Ipv4Addr::LOCALHOST.into(), 67), &dhcpv4_discover());
-    send_udp((Ipv6Addr::LOCALHOST.into(), 3863), &asap_announce());
-    send_udp((Ipv4Addr::LOCALHOST.into(), 3863), &asap_announce());
-    let (code, out, err) = run.finish();
-    assert_eq!(code, 0, "{err}");
-    let records = json_lines(&out);
-    assert_eq!(records.len(), 1, "{out}");
-    assert_eq!(records[0]["protocol"], "asap");
-    assert_eq!(records[0]["dst"], "127.0.0.1");
-}
-
-/// `-f` and `-Y` together: the capture filter decides what is captured (and counted), the
-/// display filter what is shown of it.
-#[test]
-fn the_capture_filter_and_the_display_filter_each_do_their_part() {
-    let _lo = LO.lock().unwrap_or_else(|e| e.into_inner());
-    if !live_permitted() {
-        return;
+    for (filters, count, shown) in [
+        (
+            &["-f", "udp dst port 3863 and dst host 127.0.0.1"][..],
+            "1",
+            1,
+        ),
+        (
+            &["-f", "udp and dst host 127.0.0.1", "-Y", "asap"][..],
+            "3",
+            2,
+        ),
+    ] {
+        let mut args = vec!["-i", "lo", "--count", count, "--duration", "30"];
+        args.extend(["--format", "jsonl"]);
+        args.extend(filters);
+        let run = Running::start(&args);
+        // DHCP is decoded by default but not kept by the first filter; the IPv6 frame is kept
+        // by neither.
+        send_udp((Ipv4Addr::LOCALHOST.into(), 67), &dhcpv4_discover());
+        send_udp((Ipv6Addr::LOCALHOST.into(), 3863), &asap_announce());
+        send_udp((Ipv4Addr::LOCALHOST.into(), 3863), &asap_announce());
+        send_udp((Ipv4Addr::LOCALHOST.into(), 67), &dhcpv4_discover());
+        let (code, out, err) = run.finish();
+        assert_eq!(code, 0, "{filters:?}: {err}");
+        let records = json_lines(&out);
+        assert_eq!(records.len(), 1, "{filters:?}: {out}");
+        assert_eq!(records[0]["protocol"], "asap");
+        assert_eq!(records[0]["dst"], "127.0.0.1");
+        assert_eq!(records[0]["frame"], shown, "{filters:?}: {out}");
     }
-    let run = Running::start(&[
-        "-i",
-        "lo",
-        "-f",
-        "udp and dst host 127.0.0.1",
-        "-Y",
-        "asap",
-        "--count",
-        "3",
-        "--duration",
-        "30",
-        "--format",
-        "jsonl",
-    ]);
-    // Not captured (IPv6), then three captured frames of which one is shown.
-    send_udp((Ipv6Addr::LOCALHOST.into(), 3863), &asap_announce());
-    send_udp((Ipv4Addr::LOCALHOST.into(), 67), &dhcpv4_discover());
-    send_udp((Ipv4Addr::LOCALHOST.into(), 3863), &asap_announce());
-    send_udp((Ipv4Addr::LOCALHOST.into(), 67), &dhcpv4_discover());
-    let (code, out, err) = run.finish();
-    assert_eq!(code, 0, "{err}");
-    let records = json_lines(&out);
-    assert_eq!(records.len(), 1, "{out}");
-    assert_eq!(records[0]["protocol"], "asap");
-    assert_eq!(records[0]["dst"], "127.0.0.1");
-    assert_eq!(records[0]["frame"], 2, "{out}");
 }
 
 /// `capture -T fields`: tshark's columns, live, one line per frame as it comes.
