@@ -25,7 +25,7 @@ use crate::source::{Frame, FrameMeta, InterfaceNames};
 
 /// Frames held at most while the filter's verdicts on later frames may still want them.
 pub const WINDOW_FRAMES: usize = 4096;
-/// Bytes of frame data held at most in the window.
+/// Bytes of frame data and comments held at most in the window.
 pub const WINDOW_BYTES: usize = 16 << 20;
 /// Input interfaces whose names are kept at most (a file of endless sections would otherwise
 /// grow the table without end); the interfaces after them are written unnamed.
@@ -37,6 +37,13 @@ struct Held {
     options: PacketOptions,
     data: Vec<u8>,
     keep: bool,
+}
+
+impl Held {
+    /// What the frame holds that input decides the size of: its bytes and its comments.
+    fn bytes(&self) -> usize {
+        self.data.len() + self.options.comments.iter().map(String::len).sum::<usize>()
+    }
 }
 
 /// An input interface: (pcapng section, interface index, link type); the section is 0 for pcap.
@@ -167,14 +174,15 @@ impl CaptureFile {
         let mut data = self.spare.pop().unwrap_or_default();
         data.clear();
         data.extend_from_slice(frame.data);
-        self.window_bytes += data.len();
-        self.window.push_back(Held {
+        let held = Held {
             meta: frame.meta(),
             section: key.0,
             options: packet_options(frame),
             data,
             keep,
-        });
+        };
+        self.window_bytes += held.bytes();
+        self.window.push_back(held);
         while self.window.len() > WINDOW_FRAMES || self.window_bytes > WINDOW_BYTES {
             self.evict();
         }
@@ -184,7 +192,7 @@ impl CaptureFile {
         let Some(h) = self.window.pop_front() else {
             return;
         };
-        self.window_bytes -= h.data.len();
+        self.window_bytes -= h.bytes();
         if h.keep {
             self.write(&h.meta, h.section, &h.options, &h.data);
         }
@@ -460,6 +468,36 @@ mod tests {
         for i in 1..=40 {
             w.frame(&frame(i, 0, 1, &big), i % 2 == 0, []);
             assert!(w.window_bytes <= WINDOW_BYTES);
+        }
+        w.finish().unwrap();
+        assert_eq!(w.written(), 20);
+    }
+
+    /// Comments count in the window's bytes: a frame of one byte may carry a megabyte of them.
+    #[test]
+    fn the_window_counts_the_comments_bytes() {
+        use crate::source::Pcapng;
+        let names = InterfaceNames::default();
+        // Sixteen comments of 65,532 bytes each (an option's length is 16 bits).
+        let mut options = Vec::new();
+        for _ in 0..16 {
+            options.extend_from_slice(&1u16.to_le_bytes());
+            options.extend_from_slice(&65_532u16.to_le_bytes());
+            options.resize(options.len() + 65_532, b'c');
+        }
+        let sink = Shared::default();
+        let mut w = CaptureFile::new(Box::new(sink.clone()), true).unwrap();
+        for i in 1..=40 {
+            let mut f = frame(i, 0, 1, &[1]);
+            f.pcapng = Some(Pcapng {
+                section: 1,
+                names: &names,
+                options: &options,
+                big_endian: false,
+            });
+            w.frame(&f, i % 2 == 0, []);
+            assert!(w.window_bytes <= WINDOW_BYTES);
+            assert!(w.window.len() < 17, "{} frames held", w.window.len());
         }
         w.finish().unwrap();
         assert_eq!(w.written(), 20);
