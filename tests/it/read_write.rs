@@ -57,22 +57,20 @@ fn out_path(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-/// Writes `capture`'s frames that pass `filter` with poolshark and with tshark; returns the
-/// frames poolshark wrote (from its summary line).
-fn both_write(capture: &Path, filter: &str, tag: &str) -> u64 {
-    let ours = out_path(&format!("{tag}.poolshark.pcapng"));
-    let theirs = out_path(&format!("{tag}.tshark.pcapng"));
+/// `poolshark read CAPTURE -Y FILTER -w OUT`: succeeds and lists nothing; returns the frames it
+/// wrote (from its summary line).
+fn poolshark_write(capture: &Path, filter: &str, out_file: &Path) -> u64 {
     let out = common::poolshark()
         .arg("read")
         .arg(capture)
         .args(["-Y", filter, "-w"])
-        .arg(&ours)
+        .arg(out_file)
         .output()
         .expect("run poolshark");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(out.stdout.is_empty(), "-w without -P lists nothing");
-    let written: u64 = stderr
+    stderr
         .lines()
         .find_map(|l| {
             l.strip_prefix("poolshark: wrote ")?
@@ -81,7 +79,15 @@ fn both_write(capture: &Path, filter: &str, tag: &str) -> u64 {
                 .parse()
                 .ok()
         })
-        .unwrap_or_else(|| panic!("no 'wrote N frames' line: {stderr}"));
+        .unwrap_or_else(|| panic!("no 'wrote N frames' line: {stderr}"))
+}
+
+/// Writes `capture`'s frames that pass `filter` with poolshark and with tshark; returns the
+/// frames poolshark wrote (from its summary line).
+fn both_write(capture: &Path, filter: &str, tag: &str) -> u64 {
+    let ours = out_path(&format!("{tag}.poolshark.pcapng"));
+    let theirs = out_path(&format!("{tag}.tshark.pcapng"));
+    let written = poolshark_write(capture, filter, &ours);
     let t = Command::new("tshark")
         .args(["-n", "-2", "-r"])
         .arg(capture)
@@ -188,14 +194,8 @@ fn names_comments_and_flags_go_with_the_frames() {
     let cap = out_path("crafted-sections.pcapng");
     std::fs::write(&cap, crate::frame_vs_tshark::crafted(false, true)).expect("write");
     let ours = out_path("crafted-sections.poolshark.pcapng");
-    let out = common::poolshark()
-        .arg("read")
-        .arg(&cap)
-        .args(["-Y", "frame.section_number == 2 || frame.number == 2", "-w"])
-        .arg(&ours)
-        .output()
-        .expect("run poolshark");
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let filter = "frame.section_number == 2 || frame.number == 2";
+    assert_eq!(poolshark_write(&cap, filter, &ours), 3);
     let (_, names) = common::tshark::both_fields(
         &ours,
         &["-e", "frame.interface_name", "-e", "frame.comment"],
