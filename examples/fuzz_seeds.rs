@@ -1,232 +1,13 @@
-//! Builds the seed corpora of the fuzz targets (fuzz/) from capture files, with poolshark's own
-//! reader, dissector and dispatcher:
-//!
-//! * `pcap_read`, `pipeline`, `handoff`: small captures whole; of the larger ones, runs of consecutive frames
-//!   written again as pcap (a few runs spread over the file).
-//! * `dissect`: the same runs of frames in the target's own input format (see `fuzz/src/lib.rs`),
-//!   and each again inside a tunnel (IP in IP, GRE, VXLAN, Geneve, MPLS, nested).
-//! * `rserpool`, `dhcpv4`, `dhcpv6`, `failover`: every distinct message the captures carry, as its
-//!   target takes it.
-//! * `display_filter`: the first DHCP messages, each after one of a few display filters.
+//! Writes the seed corpora of the fuzz targets (fuzz/) from capture files: what
+//! `poolshark::fuzzing::seeds` makes of each, one file per seed in `CORPUS_DIR/TARGET/`.
 //!
 //! `cargo run --release --example fuzz_seeds [CAPTURES_DIR] [CORPUS_DIR]`; by default the shared
 //! captures beside the checkout (`../shared/captures`) and `fuzz/corpus`.
 
-use std::collections::hash_map::DefaultHasher;
-use std::collections::{BTreeMap, HashSet};
-use std::hash::{Hash, Hasher};
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use poolshark::dissect::Transport;
-use poolshark::generate::{PcapWriter, TsResolution};
-use poolshark::pipeline::{Decoded, Options, Pipeline, Sink};
-use poolshark::proto::{AppProtocol, Message};
-use poolshark::source::file::FileSource;
-use poolshark::source::{linktype, FrameSource, Timestamp};
-
-/// Captures up to this size are seeds whole.
-const WHOLE_FILE: u64 = 16 << 10;
-/// Frames per run cut from a larger capture.
-const RUN_FRAMES: usize = 24;
-/// Runs taken from one larger capture.
-const RUNS: usize = 8;
-/// Messages kept per target and capture (the big captures repeat themselves).
-const MESSAGES: usize = 300;
-
-/// The link types of the `dissect` target's records, in the order of its `LINKTYPES`.
-const DISSECT_LINKTYPES: [u32; 8] = [
-    linktype::ETHERNET,
-    linktype::RAW,
-    linktype::LINUX_SLL,
-    linktype::LINUX_SLL2,
-    linktype::NULL,
-    linktype::LOOP,
-    linktype::IPV4,
-    linktype::IPV6,
-];
-
-struct Corpus {
-    root: PathBuf,
-    seen: HashSet<(&'static str, u64)>,
-    written: BTreeMap<&'static str, usize>,
-}
-
-impl Corpus {
-    fn add(&mut self, target: &'static str, bytes: &[u8]) -> io::Result<bool> {
-        let mut h = DefaultHasher::new();
-        bytes.hash(&mut h);
-        let id = h.finish();
-        if !self.seen.insert((target, id)) {
-            return Ok(false);
-        }
-        let dir = self.root.join(target);
-        std::fs::create_dir_all(&dir)?;
-        std::fs::write(dir.join(format!("seed-{id:016x}")), bytes)?;
-        *self.written.entry(target).or_default() += 1;
-        Ok(true)
-    }
-}
-
-struct OwnedFrame {
-    ts: Timestamp,
-    linktype: u32,
-    data: Vec<u8>,
-}
-
-fn read_frames(path: &Path) -> Vec<OwnedFrame> {
-    let Ok(mut src) = FileSource::open(path) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    loop {
-        match src.next_frame() {
-            Ok(Some(f)) => out.push(OwnedFrame {
-                ts: f.ts,
-                linktype: f.linktype,
-                data: f.data.to_vec(),
-            }),
-            Ok(None) => break,
-            Err(e) if e.fatal => break,
-            Err(_) => {}
-        }
-    }
-    out
-}
-
-/// A run of frames as a pcap file (frames of another link type than the first left out).
-fn as_pcap(run: &[OwnedFrame]) -> io::Result<Vec<u8>> {
-    let lt = run.first().map_or(linktype::ETHERNET, |f| f.linktype);
-    let mut w = PcapWriter::new(Vec::new(), lt, TsResolution::Micro)?;
-    for f in run.iter().filter(|f| f.linktype == lt) {
-        w.write(f.ts, &f.data)?;
-    }
-    w.flush()?;
-    Ok(w.into_inner())
-}
-
-/// A run of frames as the `dissect` target's input: mode byte, then
-/// `link u8 | dt u8 | len u16 | bytes` per frame.
-fn as_dissect_input(run: &[OwnedFrame]) -> Vec<u8> {
-    let mut out = vec![0u8];
-    let mut prev: Option<Timestamp> = None;
-    for f in run {
-        let Some(link) = DISSECT_LINKTYPES.iter().position(|&l| l == f.linktype) else {
-            continue;
-        };
-        let Ok(len) = u16::try_from(f.data.len()) else {
-            continue;
-        };
-        let dt = prev.map_or(0, |p| f.ts.since(p).clamp(0.0, 255.0) as u8);
-        prev = Some(f.ts);
-        out.extend_from_slice(&[link as u8, dt]);
-        out.extend_from_slice(&len.to_be_bytes());
-        out.extend_from_slice(&f.data);
-    }
-    out
-}
-
-/// A run of frames inside one of a few tunnels (the `n`th, in turn): IP in IP, GRE with a key
-/// carrying Ethernet, VXLAN, MPLS in GRE, and four nested, so that the dissect target starts
-/// from every decapsulator.
-fn tunnelled(run: &[OwnedFrame], n: usize) -> Vec<OwnedFrame> {
-    use poolshark::generate::tunnel::{encapsulate, Layer};
-    let gre = |ethernet| Layer::Gre {
-        v6: false,
-        key: Some(5),
-        sequence: Some(1),
-        checksum: true,
-        ethernet,
-        vlans: Vec::new(),
-    };
-    let choices = [
-        vec![Layer::IpInIp { v6: true }],
-        vec![gre(true)],
-        vec![Layer::Vxlan { v6: false, vni: 7 }],
-        vec![Layer::Geneve { v6: true, vni: 7 }],
-        vec![Layer::Mpls { labels: vec![16] }, gre(false)],
-        vec![
-            Layer::IpInIp { v6: false },
-            gre(true),
-            Layer::Vxlan { v6: false, vni: 7 },
-            Layer::IpInIp { v6: true },
-        ],
-    ];
-    let layers = &choices[n % choices.len()];
-    run.iter()
-        .flat_map(|f| {
-            let frames = encapsulate(f.linktype, &f.data, layers, None).unwrap_or_default();
-            frames.into_iter().map(|data| OwnedFrame {
-                ts: f.ts,
-                linktype: linktype::ETHERNET,
-                data,
-            })
-        })
-        .collect()
-}
-
-/// Collects the bytes of every message the pipeline decodes, by target.
-struct MessageSink {
-    found: Vec<(&'static str, Vec<u8>)>,
-    per_target: BTreeMap<&'static str, usize>,
-}
-
-impl Sink for MessageSink {
-    fn message(&mut self, d: &Decoded<'_>) {
-        // UDP and SCTP: the payload is the message. TCP: the framed message, written again
-        // (byte for byte for a well-formed message).
-        let bytes = match (d.payload.transport, d.message) {
-            (Transport::Tcp, Message::Failover(m)) => match m.emit() {
-                Ok(b) => b,
-                Err(_) => return,
-            },
-            (Transport::Tcp, Message::Rserpool(m)) => m.emit(),
-            (Transport::Tcp, _) => return,
-            _ => d.payload.data.to_vec(),
-        };
-        let (target, input) = match d.protocol {
-            AppProtocol::Asap => ("rserpool", [&[0u8][..], &bytes].concat()),
-            AppProtocol::Enrp => ("rserpool", [&[1u8][..], &bytes].concat()),
-            AppProtocol::Dhcpv4 => ("dhcpv4", bytes),
-            AppProtocol::Dhcpv6 => ("dhcpv6", bytes),
-            // The first byte is the size of the pieces the stream is fed in, less one.
-            AppProtocol::Failover => ("failover", [&[0xffu8][..], &bytes].concat()),
-        };
-        let n = self.per_target.entry(target).or_default();
-        if *n < MESSAGES {
-            *n += 1;
-            self.found.push((target, input));
-        }
-    }
-}
-
-fn captures(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
-    for e in std::fs::read_dir(dir)? {
-        let p = e?.path();
-        if p.is_dir() {
-            captures(&p, out)?;
-        } else if let Some(name) = p.file_name().and_then(|n| n.to_str()) {
-            if name.ends_with(".pcap") || name.ends_with(".pcapng") || name.ends_with(".gz") {
-                out.push(p);
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Display filters the `display_filter` target starts from, one of each construct.
-const FILTERS: [&str; 10] = [
-    "dhcpv6.msgtype == Solicit && !(dhcp.option.dhcp in {1, 3..5})",
-    "dhcpv6.duid.bytes[0:2] == 00:01 || dhcp.hw.mac_addr[-2:] == 00:5a",
-    "len(dhcpv6.duid.bytes) > 8 and count(dhcpv6.option.type) >= 3",
-    "string(dhcpv6.xid) contains \"1\" || upper(dhcp.option.hostname) == \"A\"",
-    "max(dhcpv6.option.type) == min(dhcpv6.option.type)",
-    "ip.src == 192.0.2.0/24 && udp.port in {546 547} && frame.time_relative > 0.5",
-    "dhcpv6.iaaddr.ip != ipv6.dst && ipv6.addr[0:2] == fe:80",
-    "dhcp.secs !== 0 || dhcp.secs === 0 || dhcp.secs ~= 1",
-    "abs(frame.time_relative) < 1 or dhcpv6.option[1-3] == 00:01:00",
-    "dhcpv6.xid[0] == 00 || lower(dhcpv6.domain) contains \"example\"",
-];
+use poolshark::fuzzing::seeds::{capture_files, Seeds};
 
 fn main() -> io::Result<()> {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -235,60 +16,17 @@ fn main() -> io::Result<()> {
         .next()
         .unwrap_or_else(|| here.join("../shared/captures"));
     let to = args.next().unwrap_or_else(|| here.join("fuzz/corpus"));
-    let mut files = Vec::new();
-    captures(&from, &mut files)?;
-    files.sort();
-    let mut corpus = Corpus {
-        root: to.clone(),
-        seen: HashSet::new(),
-        written: BTreeMap::new(),
-    };
+    let files = capture_files(&from)?;
+    let mut seeds = Seeds::new();
     for (i, path) in files.iter().enumerate() {
-        let frames = read_frames(path);
-        let size = std::fs::metadata(path)?.len();
-        if size <= WHOLE_FILE {
-            let bytes = std::fs::read(path)?;
-            corpus.add("pcap_read", &bytes)?;
-            corpus.add("pipeline", &bytes)?;
-            corpus.add("handoff", &bytes)?;
-            corpus.add("dissect", &as_dissect_input(&frames))?;
-            corpus.add("dissect", &as_dissect_input(&tunnelled(&frames, i)))?;
-        } else {
-            let step = (frames.len() / RUNS).max(RUN_FRAMES);
-            for start in (0..frames.len()).step_by(step).take(RUNS) {
-                let run = &frames[start..(start + RUN_FRAMES).min(frames.len())];
-                let pcap = as_pcap(run)?;
-                corpus.add("pcap_read", &pcap)?;
-                corpus.add("pipeline", &pcap)?;
-                corpus.add("handoff", &pcap)?;
-                corpus.add("dissect", &as_dissect_input(run))?;
-                corpus.add("dissect", &as_dissect_input(&tunnelled(run, i + start)))?;
-            }
-        }
-        let Ok(mut source) = FileSource::open(path) else {
-            continue;
-        };
-        let mut sink = MessageSink {
-            found: Vec::new(),
-            per_target: BTreeMap::new(),
-        };
-        let mut pipeline = Pipeline::new(Options::default());
-        let _ = pipeline.run(&mut source, &mut sink);
-        for (target, bytes) in sink.found {
-            corpus.add(target, &bytes)?;
-            if target == "dhcpv6" || target == "dhcpv4" {
-                // A display filter, a newline and the message (the target's input).
-                let n = corpus.written.get("display_filter").copied().unwrap_or(0);
-                if n < FILTERS.len() * 4 {
-                    let mut input = FILTERS[n % FILTERS.len()].as_bytes().to_vec();
-                    input.push(b'\n');
-                    input.extend_from_slice(&bytes);
-                    corpus.add("display_filter", &input)?;
-                }
-            }
+        seeds.add_capture(i, path)?;
+        for (target, bytes) in seeds.take() {
+            let dir = to.join(target);
+            std::fs::create_dir_all(&dir)?;
+            std::fs::write(dir.join(Seeds::name(&bytes)), bytes)?;
         }
     }
-    for (target, n) in &corpus.written {
+    for (target, n) in seeds.counts() {
         println!("{target}: {n} seeds");
     }
     println!("from {} captures into {}", files.len(), to.display());

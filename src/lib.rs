@@ -11,6 +11,7 @@ pub mod cli;
 pub mod dissect;
 pub mod error;
 pub mod field;
+pub mod fuzzing;
 pub mod generate;
 pub mod handoff;
 pub mod output;

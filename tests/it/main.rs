@@ -28,6 +28,7 @@ mod failover_tshark;
 mod fields_vs_tshark;
 mod fixtures;
 mod frame_vs_tshark;
+mod fuzz_inputs;
 mod fuzz_regressions;
 mod generate;
 mod handoff;
