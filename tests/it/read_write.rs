@@ -59,7 +59,7 @@ fn out_path(name: &str) -> PathBuf {
 
 /// `poolshark read CAPTURE -Y FILTER -w OUT`: succeeds and lists nothing; returns the frames it
 /// wrote (from its summary line).
-fn poolshark_write(capture: &Path, filter: &str, out_file: &Path) -> u64 {
+pub(crate) fn poolshark_write(capture: &Path, filter: &str, out_file: &Path) -> u64 {
     let out = common::poolshark()
         .arg("read")
         .arg(capture)
