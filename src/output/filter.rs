@@ -1754,13 +1754,15 @@ fn leading_const(s: &Subject) -> Option<&Literal> {
 }
 
 /// The largest value of a whole-number subject whose type is known before reading (the frame's
-/// numbers, 32 bits, and ports, 16; arithmetic and `abs`, `max`, `min` take their first field's).
+/// numbers, 32 bits, ports, 16, and the lower layers' whole numbers, [`layers::largest`];
+/// arithmetic and `abs`, `max`, `min` take their first field's).
 fn known_max(s: &Subject) -> Option<i128> {
     match s {
         Subject::Frame(FrameField::Number | FrameField::Len | FrameField::CapLen) => {
             Some(u32::MAX.into())
         }
         Subject::Port { .. } => Some(u16::MAX.into()),
+        Subject::Layer(name) => layers::largest(name).map(i128::from),
         Subject::Calc(c) => c.expr.first_term().and_then(|(s, _)| known_max(s)),
         Subject::Derived(d) if d.op.numeric() => d.args.first().and_then(known_max),
         _ => None,
@@ -1798,6 +1800,11 @@ fn check_value(s: &Subject, name: &str, lit: &mut Literal) -> Result<(), FilterE
     }
     if let Subject::Calc(c) = s {
         return c.check_literal(lit);
+    }
+    if let Subject::Layer(_) = s {
+        // A whole number beyond the field's type (tshark's "too big for this field"); anything
+        // else is checked against the occurrences.
+        return arith::fits(lit, s, name);
     }
     let Some(sort) = s.sort() else {
         return Ok(());

@@ -699,13 +699,13 @@ fn tshark_refuses_all<C>(cases: &[(C, &str, &str)]) {
     }
 }
 
-/// What tshark 4.0 refuses in functions and arithmetic poolshark refuses too: a usage error at
-/// the byte where the type is known before reading (the frame's numbers, ports), else nothing
-/// kept and the reason said at the end (the lower layers' and the messages' fields, whose types
-/// poolshark learns from their bytes on the wire). Constants too big for the field whose type
-/// the arithmetic or the function takes, a left side that starts with a value, arguments that
-/// are not fields for len/count/string/upper/lower, slices in abs/max/min, and fields of
-/// different types in max/min.
+/// What tshark 4.0 refuses in functions and arithmetic poolshark refuses too: a usage error at the
+/// byte where the type is known before reading (the frame's numbers, ports, the lower layers' whole
+/// numbers), else nothing kept and the reason said at the end (the messages' fields, whose types
+/// poolshark learns from their bytes on the wire). Constants too big for the field whose type the
+/// arithmetic or the function takes, a left side that starts with a value, arguments that are not
+/// fields for len/count/string/upper/lower, slices in abs/max/min, and fields of different types in
+/// max/min.
 #[test]
 fn refused_in_functions_and_arithmetic_as_tshark_refuses() {
     let demo = common::fixture("demo.pcap");
@@ -716,6 +716,66 @@ fn refused_in_functions_and_arithmetic_as_tshark_refuses() {
             &demo,
             "frame.len + 5000000000 > 0",
             "at byte 12: '5000000000' is too big for frame.len",
+        ),
+        (
+            &demo,
+            "ip.ttl + 300 > 0",
+            "at byte 9: '300' is too big for ip.ttl",
+        ),
+        (
+            &demo,
+            "ip.ttl * 256 > 0",
+            "at byte 9: '256' is too big for ip.ttl",
+        ),
+        (
+            &demo,
+            "ip.ttl - 256 < 0",
+            "at byte 9: '256' is too big for ip.ttl",
+        ),
+        (
+            &demo,
+            "ip.ttl & 256 == 0",
+            "at byte 9: '256' is too big for ip.ttl",
+        ),
+        (
+            &demo,
+            "ip.ttl + -256 < 0",
+            "at byte 9: '-256' is too big for ip.ttl",
+        ),
+        (
+            &demo,
+            "-ip.ttl + 300 > 0",
+            "at byte 10: '300' is too big for ip.ttl",
+        ),
+        (
+            &demo,
+            "ip.ttl + frame.len > 300",
+            "at byte 21: '300' is too big for ip.ttl",
+        ),
+        (
+            &demo,
+            "{ip.ttl + 1} + 300 > 0",
+            "at byte 15: '300' is too big for ip.ttl",
+        ),
+        (
+            &demo,
+            "frame.len == ip.ttl + 300",
+            "at byte 22: '300' is too big for ip.ttl",
+        ),
+        (
+            &demo,
+            "abs(ip.ttl + 300) > 0",
+            "at byte 13: '300' is too big for ip.ttl",
+        ),
+        (
+            &demo,
+            "max(ip.ttl, 300) > 0",
+            "at byte 12: '300' is too big for ip.ttl",
+        ),
+        (
+            &demo,
+            "max(frame.len, ip.ttl) > 0",
+            "at byte 0: max() takes fields of one type",
         ),
         (
             &demo,
@@ -841,46 +901,6 @@ fn refused_in_functions_and_arithmetic_as_tshark_refuses() {
         assert!(stderr.contains(error), "{filter}: {stderr}");
     }
     let refused_when_read = [
-        (
-            &demo,
-            "ip.ttl + 300 > 0",
-            "computes ip.ttl + 300 (byte 0) with the constant '300' (byte 9), too big",
-        ),
-        (&demo, "ip.ttl * 256 > 0", "the constant '256' (byte 9)"),
-        (&demo, "ip.ttl - 256 < 0", "the constant '256' (byte 9)"),
-        (&demo, "ip.ttl & 256 == 0", "the constant '256' (byte 9)"),
-        (&demo, "ip.ttl + -256 < 0", "the constant '-256' (byte 9)"),
-        (&demo, "-ip.ttl + 300 > 0", "the constant '300' (byte 10)"),
-        (
-            &demo,
-            "ip.ttl + frame.len > 300",
-            "the constant '300' (byte 21)",
-        ),
-        (
-            &demo,
-            "{ip.ttl + 1} + 300 > 0",
-            "the constant '300' (byte 15)",
-        ),
-        (
-            &demo,
-            "frame.len == ip.ttl + 300",
-            "the constant '300' (byte 22)",
-        ),
-        (
-            &demo,
-            "abs(ip.ttl + 300) > 0",
-            "the constant '300' (byte 13)",
-        ),
-        (
-            &demo,
-            "max(ip.ttl, 300) > 0",
-            "the constant '300' (byte 12) is too big for ip.ttl",
-        ),
-        (
-            &demo,
-            "max(frame.len, ip.ttl) > 0",
-            "takes fields of one type",
-        ),
         (
             &demo,
             "dhcp.secs + 65536 > 0",
@@ -1139,4 +1159,105 @@ fn arithmetic_filters_as_tshark_does() {
             "frame.len / 100 == 1",
         ],
     );
+}
+
+/// The lower layers' whole-number fields have the types Wireshark gives them: a value beyond a
+/// field's type is a usage error at its byte before reading, as tshark refuses it ("too big for
+/// this field"), and one within it is taken, even where it is beyond the bits on the wire
+/// (`mpls.ttl` is a 32-bit field, `vlan.id` a 16-bit one).
+#[test]
+fn lower_layer_values_beyond_their_type_are_refused_before_reading() {
+    let demo = common::fixture("demo.pcap");
+    let refused = [
+        ("ip.ttl == 256", "at byte 10: '256' is too big for ip.ttl"),
+        ("ip.ttl > 300", "at byte 9: '300' is too big for ip.ttl"),
+        ("ip.ttl == 0x100", "at byte 10: '0x100' is too big"),
+        ("ip.ttl == -256", "at byte 10: '-256' is too big"),
+        ("ip.ttl in {1..300}", "'300' is too big for ip.ttl"),
+        (
+            "tcp.seq == 4294967296",
+            "at byte 11: '4294967296' is too big for tcp.seq",
+        ),
+        ("udp.length >= 65536", "'65536' is too big for udp.length"),
+        (
+            "vxlan.vni == 16777216",
+            "'16777216' is too big for vxlan.vni",
+        ),
+        (
+            "ip.dsfield.dscp == 300",
+            "'300' is too big for ip.dsfield.dscp",
+        ),
+    ];
+    let taken = [
+        "ip.ttl == 255",
+        "ip.ttl == -1",
+        "vlan.id == 5000",
+        "mpls.ttl == 300",
+        "tcp.flags.syn == 2",
+        "vxlan.vni == 16777215",
+        "ip.dsfield.dscp == 100",
+    ];
+    if common::have_tshark() {
+        let filters: Vec<&str> = refused.iter().map(|(f, _)| *f).collect();
+        for (filter, refusal) in filters.iter().zip(common::tshark::refusals(&filters)) {
+            assert!(refusal.is_some(), "tshark takes -Y '{filter}'");
+        }
+        for (filter, refusal) in taken.iter().zip(common::tshark::refusals(&taken)) {
+            assert_eq!(refusal, None, "-Y '{filter}'");
+        }
+    }
+    for (filter, error) in refused {
+        let out = read(&["-Y", filter], &demo);
+        assert_eq!(out.status.code(), Some(2), "{filter}");
+        assert!(out.stdout.is_empty(), "{filter}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(error), "{filter}: {stderr}");
+    }
+    for filter in taken {
+        let out = read(&["-Y", filter], &demo);
+        assert_eq!(out.status.code(), Some(0), "{filter}: {out:?}");
+    }
+}
+
+/// The types the lower layers' whole-number fields are checked with before reading
+/// (`layers::largest`) are Wireshark's, field by field (`tshark -G fields`): every unsigned
+/// integer of 8, 16, 24 or 32 bits among the fields the trees hold, and nothing else.
+#[test]
+fn the_lower_layers_whole_number_types_are_wiresharks() {
+    if !common::have_tshark() {
+        return;
+    }
+    let out = std::process::Command::new("tshark")
+        .args(["-G", "fields"])
+        .output()
+        .expect("tshark -G fields");
+    let listing = String::from_utf8_lossy(&out.stdout);
+    let types: std::collections::HashMap<&str, &str> = listing
+        .lines()
+        .filter_map(|l| {
+            let mut cols = l.split('\t');
+            match (cols.next(), cols.nth(1), cols.next()) {
+                (Some("F"), Some(name), Some(ty)) => Some((name, ty)),
+                _ => None,
+            }
+        })
+        .collect();
+    let mut checked = 0;
+    for name in poolshark::dissect::layers::FIELDS {
+        let ty = types.get(name).copied().unwrap_or("(a protocol)");
+        let want = match ty {
+            "FT_UINT8" => Some(u64::from(u8::MAX)),
+            "FT_UINT16" => Some(u64::from(u16::MAX)),
+            "FT_UINT24" => Some((1 << 24) - 1),
+            "FT_UINT32" => Some(u64::from(u32::MAX)),
+            _ => None,
+        };
+        checked += usize::from(want.is_some());
+        assert_eq!(
+            poolshark::dissect::layers::largest(name),
+            want,
+            "{name}: {ty}"
+        );
+    }
+    assert!(checked > 90, "{checked} whole-number fields");
 }

@@ -142,9 +142,11 @@ impl Operand {
         }
         // A constant must be readable as the kind of the other side, where that is known, and
         // within the range of the field the arithmetic takes its type from (the first one).
+        // (A constant first is left to the test's own check, which refuses it on the left side,
+        // as tshark does before it looks at the value.)
         let first = a.first_term().or_else(|| b.first_term());
-        for (c, other) in [(&a, &b), (&b, &a)] {
-            if let (Operand::Const(lit), Some((s, name))) = (c, first) {
+        for (c, other, leading) in [(&a, &b, true), (&b, &a, false)] {
+            if let (Operand::Const(lit), Some((s, name)), false) = (c, first, leading) {
                 fits(lit, s, name)?;
             }
             let (Operand::Const(lit), Some(sort)) = (c, other.sort()) else {
