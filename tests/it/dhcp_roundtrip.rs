@@ -3,7 +3,7 @@
 //! malformed captures give errors; cut and mutated payloads never panic and report offsets inside
 //! the buffer.
 
-use crate::common;
+use crate::common::{self, Rng};
 use crate::dhcp_support;
 
 use std::path::PathBuf;
@@ -116,22 +116,6 @@ fn malformed_captures_give_errors() {
             let (errors, _, _) = round(*k, b);
             assert!(errors > 0, "{file}: no error");
         }
-    }
-}
-
-/// xorshift64*: a small deterministic generator so that failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
     }
 }
 

@@ -552,15 +552,8 @@ fn every_field_name_is_wiresharks_or_poolsharks() {
     if !common::have_tshark() {
         return;
     }
-    let out = std::process::Command::new("tshark")
-        .args(["-G", "fields"])
-        .output()
-        .expect("tshark -G fields");
-    let known: std::collections::HashSet<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split('\t').nth(2).map(str::to_string))
-        .collect();
-    assert!(known.contains("dhcpv6.msgtype") && known.contains("dhcp.option.type"));
+    let known = common::tshark::registered();
+    assert!(known.contains_key("dhcpv6.msgtype") && known.contains_key("dhcp.option.type"));
     let mut trees = kitchen_sink();
     if let Some(shared) = common::shared_dir() {
         for path in captures(&shared) {
@@ -582,7 +575,7 @@ fn every_field_name_is_wiresharks_or_poolsharks() {
     }
     let unknown: Vec<_> = names
         .iter()
-        .filter(|n| !n.is_empty() && !n.starts_with("poolshark.") && !known.contains(**n))
+        .filter(|n| !n.is_empty() && !n.starts_with("poolshark.") && !known.contains_key(**n))
         .collect();
     let ours: Vec<_> = names
         .iter()

@@ -1227,24 +1227,10 @@ fn the_lower_layers_whole_number_types_are_wiresharks() {
     if !common::have_tshark() {
         return;
     }
-    let out = std::process::Command::new("tshark")
-        .args(["-G", "fields"])
-        .output()
-        .expect("tshark -G fields");
-    let listing = String::from_utf8_lossy(&out.stdout);
-    let types: std::collections::HashMap<&str, &str> = listing
-        .lines()
-        .filter_map(|l| {
-            let mut cols = l.split('\t');
-            match (cols.next(), cols.nth(1), cols.next()) {
-                (Some("F"), Some(name), Some(ty)) => Some((name, ty)),
-                _ => None,
-            }
-        })
-        .collect();
+    let types = common::tshark::registered();
     let mut checked = 0;
     for name in poolshark::dissect::layers::FIELDS {
-        let ty = types.get(name).copied().unwrap_or("(a protocol)");
+        let ty = types.get(*name).map_or("(not a field)", |t| t.as_str());
         let want = match ty {
             "FT_UINT8" => Some(u64::from(u8::MAX)),
             "FT_UINT16" => Some(u64::from(u16::MAX)),

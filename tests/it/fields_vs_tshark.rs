@@ -8,7 +8,6 @@ use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::Command;
 use std::sync::OnceLock;
 
 /// Fields of the frame every capture is compared on.
@@ -141,18 +140,10 @@ const NOT_RUN: &[(&str, &str)] = &[(
 fn tshark_fields() -> &'static BTreeSet<String> {
     static FIELDS: OnceLock<BTreeSet<String>> = OnceLock::new();
     FIELDS.get_or_init(|| {
-        let out = Command::new("tshark")
-            .args(["-G", "fields"])
-            .output()
-            .expect("tshark -G fields");
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| {
-                let mut cols = l.split('\t');
-                (cols.next() == Some("F"))
-                    .then(|| cols.nth(1).map(str::to_string))
-                    .flatten()
-            })
+        common::tshark::registered()
+            .iter()
+            .filter(|(_, ty)| !ty.is_empty())
+            .map(|(name, _)| name.clone())
             .collect()
     })
 }

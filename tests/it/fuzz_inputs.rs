@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use poolshark::fuzzing::seeds::{capture_files, Seeds};
 use poolshark::fuzzing::{target, TARGETS};
 
-use crate::common::{fixture, shared_dir};
+use crate::common::{fixture, shared_dir, Rng};
 
 /// An input for a target: (target, where it came from, the bytes).
 type Input = (&'static str, String, Vec<u8>);
@@ -107,23 +107,6 @@ fn every_saved_input_passes_its_target() {
     );
     let failed = failures(&inputs);
     assert!(failed.is_empty(), "{}", failed.join("\n"));
-}
-
-/// xorshift64*: the mutants are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// A number below `n` (`n` > 0).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 /// A mutant of `seed`: one to three of libFuzzer's simpler mutations (a bit flipped, a byte set

@@ -2,7 +2,7 @@
 //! the end of the IP datagram must give a decode error), and randomly damaged frames and capture
 //! files (a fixed-seed generator, so failures reproduce).
 
-use crate::common;
+use crate::common::{self, Rng};
 
 use std::io::Cursor;
 
@@ -86,22 +86,6 @@ fn real_frames_cut_at_every_byte_give_errors_not_panics() {
     assert!(cuts > 30_000, "{cuts}");
 }
 
-/// xorshift64*: a small fixed-seed generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 fn seed_frames() -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     let mut buf = Vec::new();
@@ -168,16 +152,8 @@ fn randomly_damaged_frames_never_panic() {
         tcp_hole_timeout_secs: 1,
         framer_bytes: 4096,
     };
-    let linktypes = [
-        linktype::ETHERNET,
-        linktype::RAW,
-        linktype::LINUX_SLL,
-        linktype::LINUX_SLL2,
-        linktype::NULL,
-        linktype::LOOP,
-        linktype::IPV4,
-        linktype::IPV6,
-    ];
+    // Every link type the dissector takes (the `dissect` fuzz target's).
+    let linktypes = poolshark::fuzzing::LINKTYPES;
     let mut d = Dissector::new(small);
     let mut payloads = 0usize;
     for i in 0..40_000u64 {

@@ -57,6 +57,24 @@ pub fn have_tshark() -> bool {
     ok
 }
 
+/// xorshift64*: a small fixed-seed generator, so that what a test draws is the same on every run
+/// and a failure reproduces.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
 /// Every capture file under `dir`, recursively, sorted.
 pub fn captures_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

@@ -7,6 +7,29 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Every name tshark registers (`tshark -G fields`), with its type: `FT_UINT8` and the like for a
+/// field, "" for a protocol. Asked once per test binary.
+pub fn registered() -> &'static BTreeMap<String, String> {
+    static NAMES: std::sync::OnceLock<BTreeMap<String, String>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        let out = Command::new("tshark")
+            .args(["-G", "fields"])
+            .output()
+            .expect("tshark -G fields");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| {
+                let cols: Vec<&str> = l.split('\t').collect();
+                match cols.as_slice() {
+                    ["F", _, name, ty, ..] => Some((name.to_string(), ty.to_string())),
+                    ["P", _, name, ..] => Some((name.to_string(), String::new())),
+                    _ => None,
+                }
+            })
+            .collect()
+    })
+}
+
 /// frame number -> field name -> values in order of occurrence in the frame.
 pub type PerFrame = BTreeMap<u64, BTreeMap<String, Vec<String>>>;
 
