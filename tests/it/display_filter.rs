@@ -419,11 +419,7 @@ fn bad_filters_are_usage_errors_and_unknown_fields_are_named() {
         ),
         ("asap AND enrp", "at byte 5: unexpected 'AND'"),
     ] {
-        let out = read(&["-Y", filter], &demo);
-        assert_eq!(out.status.code(), Some(2), "{filter}");
-        assert!(out.stdout.is_empty(), "{filter}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(error), "{filter}: {stderr}");
+        poolshark_refuses(&demo, filter, error);
     }
     let out = read(&["-Y", "asap.mesage_type == 3"], &demo);
     assert_eq!(out.status.code(), Some(0));
@@ -699,6 +695,16 @@ fn tshark_refuses_all<C>(cases: &[(C, &str, &str)]) {
     }
 }
 
+/// Fails the test unless `read -Y FILTER` refuses the filter on `capture` as a usage error (exit
+/// 2, nothing listed) whose message contains `error`.
+fn poolshark_refuses(capture: &Path, filter: &str, error: &str) {
+    let out = read(&["-Y", filter], capture);
+    assert_eq!(out.status.code(), Some(2), "{filter}");
+    assert!(out.stdout.is_empty(), "{filter}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(error), "{filter}: {stderr}");
+}
+
 /// What tshark 4.0 refuses in functions and arithmetic poolshark refuses too: a usage error at the
 /// byte where the type is known before reading (the frame's numbers, ports, the lower layers' whole
 /// numbers), else nothing kept and the reason said at the end (the messages' fields, whose types
@@ -894,11 +900,7 @@ fn refused_in_functions_and_arithmetic_as_tshark_refuses() {
         tshark_refuses_all(&refused_at_once);
     }
     for (capture, filter, error) in refused_at_once {
-        let out = read(&["-Y", filter], capture);
-        assert_eq!(out.status.code(), Some(2), "{filter}");
-        assert!(out.stdout.is_empty(), "{filter}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(error), "{filter}: {stderr}");
+        poolshark_refuses(capture, filter, error);
     }
     let refused_when_read = [
         (
@@ -986,10 +988,7 @@ fn slices_and_functions_that_cannot_apply_say_so() {
         ),
         ("foo(dhcp.id) == 1", "'foo' is not a function"),
     ] {
-        let out = read(&["-Y", filter], &demo);
-        assert_eq!(out.status.code(), Some(2), "{filter}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(error), "{filter}: {stderr}");
+        poolshark_refuses(&demo, filter, error);
     }
     for (filter, said) in [
         (
@@ -1077,10 +1076,7 @@ fn matches_filters_as_tshark_does() {
             "at byte 7: 'matches' does not apply to ip.src",
         ),
     ] {
-        let out = read(&["-Y", filter], &zeek);
-        assert_eq!(out.status.code(), Some(2), "{filter}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(error), "{filter}: {stderr}");
+        poolshark_refuses(&zeek, filter, error);
     }
     let out = read(&["-Y", "dhcp.id matches \"1\""], &zeek);
     assert_eq!(out.status.code(), Some(0));
@@ -1169,21 +1165,36 @@ fn arithmetic_filters_as_tshark_does() {
 fn lower_layer_values_beyond_their_type_are_refused_before_reading() {
     let demo = common::fixture("demo.pcap");
     let refused = [
-        ("ip.ttl == 256", "at byte 10: '256' is too big for ip.ttl"),
-        ("ip.ttl > 300", "at byte 9: '300' is too big for ip.ttl"),
-        ("ip.ttl == 0x100", "at byte 10: '0x100' is too big"),
-        ("ip.ttl == -256", "at byte 10: '-256' is too big"),
-        ("ip.ttl in {1..300}", "'300' is too big for ip.ttl"),
         (
+            &demo,
+            "ip.ttl == 256",
+            "at byte 10: '256' is too big for ip.ttl",
+        ),
+        (
+            &demo,
+            "ip.ttl > 300",
+            "at byte 9: '300' is too big for ip.ttl",
+        ),
+        (&demo, "ip.ttl == 0x100", "at byte 10: '0x100' is too big"),
+        (&demo, "ip.ttl == -256", "at byte 10: '-256' is too big"),
+        (&demo, "ip.ttl in {1..300}", "'300' is too big for ip.ttl"),
+        (
+            &demo,
             "tcp.seq == 4294967296",
             "at byte 11: '4294967296' is too big for tcp.seq",
         ),
-        ("udp.length >= 65536", "'65536' is too big for udp.length"),
         (
+            &demo,
+            "udp.length >= 65536",
+            "'65536' is too big for udp.length",
+        ),
+        (
+            &demo,
             "vxlan.vni == 16777216",
             "'16777216' is too big for vxlan.vni",
         ),
         (
+            &demo,
             "ip.dsfield.dscp == 300",
             "'300' is too big for ip.dsfield.dscp",
         ),
@@ -1198,20 +1209,13 @@ fn lower_layer_values_beyond_their_type_are_refused_before_reading() {
         "ip.dsfield.dscp == 100",
     ];
     if common::have_tshark() {
-        let filters: Vec<&str> = refused.iter().map(|(f, _)| *f).collect();
-        for (filter, refusal) in filters.iter().zip(common::tshark::refusals(&filters)) {
-            assert!(refusal.is_some(), "tshark takes -Y '{filter}'");
-        }
+        tshark_refuses_all(&refused);
         for (filter, refusal) in taken.iter().zip(common::tshark::refusals(&taken)) {
             assert_eq!(refusal, None, "-Y '{filter}'");
         }
     }
-    for (filter, error) in refused {
-        let out = read(&["-Y", filter], &demo);
-        assert_eq!(out.status.code(), Some(2), "{filter}");
-        assert!(out.stdout.is_empty(), "{filter}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(error), "{filter}: {stderr}");
+    for (capture, filter, error) in refused {
+        poolshark_refuses(capture, filter, error);
     }
     for filter in taken {
         let out = read(&["-Y", filter], &demo);
