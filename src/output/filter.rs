@@ -1537,7 +1537,11 @@ impl Parser {
                     }
                     return Ok(Expr::Value(subject, op, Box::new(value)));
                 }
-                e => Subject::Calc(Box::new(Calc::new(e, right_text.clone(), at))),
+                e => {
+                    let mut c = Calc::new(e, right_text.clone(), at);
+                    c.typed_by(&subject, &text)?;
+                    Subject::Calc(Box::new(c))
+                }
             };
             return field_pair((subject, text), op, op_at, (right, right_text), at);
         }
@@ -2133,6 +2137,23 @@ fn eval(e: &Expr, f: &FrameView<'_>) -> bool {
             compare_literal(v, note, len, op.rel, lit)
         }),
         Expr::Fields(p) => {
+            if let Subject::Calc(c) = &p.right {
+                if c.wants_left_max() {
+                    // The type a constant first on the right is read in: the left side's, by
+                    // the narrowest of its occurrences, as a constant combined with a field is
+                    // checked against each of its occurrences.
+                    let natural = natural_len(&p.left);
+                    let mut max: Option<i128> = None;
+                    each(&p.left, f, &mut |v, _, len| {
+                        if matches!(v, Value::Uint(_) | Value::Int(_)) {
+                            let m = int_range(v, len.max(natural)).1;
+                            max = Some(max.map_or(m, |x| x.min(m)));
+                        }
+                        false
+                    });
+                    c.set_left_max(max);
+                }
+            }
             let mut right = Vec::new();
             each(&p.right, f, &mut |v, _, _| {
                 right.push(v.clone());

@@ -770,6 +770,26 @@ fn refused_in_functions_and_arithmetic_as_tshark_refuses() {
         ),
         (
             &demo,
+            "ip.ttl < 300 + ip.ttl",
+            "at byte 9: '300' is too big for ip.ttl",
+        ),
+        (
+            &demo,
+            "udp.port < 70000 + ip.ttl",
+            "at byte 11: '70000' is too big for udp.port",
+        ),
+        (
+            &demo,
+            "frame.len < 1 + ip.ttl + 5000000000",
+            "at byte 25: '5000000000' is too big for frame.len",
+        ),
+        (
+            &demo,
+            "frame.len < 1 + {ip.ttl + 300}",
+            "at byte 26: '300' is too big for ip.ttl",
+        ),
+        (
+            &demo,
             "abs(ip.ttl + 300) > 0",
             "at byte 13: '300' is too big for ip.ttl",
         ),
@@ -917,6 +937,17 @@ fn refused_in_functions_and_arithmetic_as_tshark_refuses() {
             &dhcpv4,
             "dhcp.option.time_offset + -3000000000 < 0",
             "the constant '-3000000000' (byte 26)",
+        ),
+        // A constant first on the right takes the left side's type, here a message's field.
+        (
+            &dhcpv4,
+            "dhcp.hops < 256 + ip.ttl",
+            "the constant '256' (byte 12)",
+        ),
+        (
+            &dhcpv4,
+            "dhcp.secs > 70000 + ip.ttl",
+            "the constant '70000' (byte 12)",
         ),
     ];
     if tshark {
@@ -1120,6 +1151,15 @@ fn arithmetic_filters_as_tshark_does() {
             "frame.len > ip.len + 13 + frame.number / 100",
             "len(ip.src) * 8 == 32",
             "frame.time_relative + 1 > 3",
+            // On the right, a constant first is read in the left side's type (frame.len's 32
+            // bits, not ip.ttl's 8), and so are the constants after it; the result is not cut
+            // to ip.ttl's 8 bits either.
+            "frame.len < 300 + ip.ttl",
+            "frame.len != 300 + ip.ttl",
+            "frame.len < 300 + ip.ttl + 1000 - 1300",
+            "frame.len == {300 + ip.ttl} - 22",
+            "ip.len > 200 + 2 * ip.ttl",
+            "frame.len < 2 + 300 * ip.ttl - 19000",
         ],
     );
     let (Some(failover), Some(kea)) = (
@@ -1142,6 +1182,10 @@ fn arithmetic_filters_as_tshark_does() {
             "ip.src & 255.255.255.254 == 192.0.2.0",
             "frame.len / 2 * 2 == frame.len",
             "frame.len - 74",
+            // A constant first on the right read in the type of a message's field (16 bits),
+            // not in ip.ttl's.
+            "dhcp.secs < 300 + ip.ttl",
+            "dhcp.secs + 1 < 65000 + ip.ttl",
         ],
     );
     same_as_tshark_and_selective(

@@ -15,7 +15,10 @@
 //! + frame.len` computes as `ip.ttl`'s type), and a constant in it, or the value it is compared
 //! with, must be one that field can hold: `ip.ttl + 300` and `ip.ttl + frame.len > 300` are
 //! refused (a negative constant by its magnitude: `ip.ttl + -256`); the left side of a test must
-//! start with a field (`300 + ip.ttl > 0` is refused, `frame.len > 1 + ip.ttl` is not). As in
+//! start with a field (`300 + ip.ttl > 0` is refused, `frame.len > 1 + ip.ttl` is not). On the
+//! right of a test, arithmetic that starts with a constant takes the left side's type:
+//! `frame.len < 300 + ip.ttl` computes in `frame.len`'s 32 bits, and `ip.ttl < 300 + ip.ttl` is
+//! refused. As in
 //! tshark 4.0, a negative value on the right of an unsigned one is taken as its 64-bit two's
 //! complement, so `ip.ttl + -1` and `frame.len * -1` overflow and give nothing, while
 //! `frame.len & -1` is `frame.len`; a negated field is signed (`-frame.len + -1 == -67`).
@@ -27,7 +30,7 @@
 //! ([`Filter::problems`](super::Filter::problems)), as a slice's or function's is, and the
 //! arithmetic gives nothing from the occurrence that showed it on.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use super::{
@@ -144,9 +147,14 @@ impl Operand {
         // within the range of the field the arithmetic takes its type from (the first one).
         // (A constant first is left to the test's own check, which refuses it on the left side,
         // as tshark does before it looks at the value.)
+        // After a constant first, the type is the test's left side's (checked in the test, by
+        // `Calc::typed_by`): tshark reads `frame.len < 300 + ip.ttl + 1000` in frame.len's type.
         let first = a.first_term().or_else(|| b.first_term());
+        let typed_by_context = a.first_is_const();
         for (c, other, leading) in [(&a, &b, true), (&b, &a, false)] {
-            if let (Operand::Const(lit), Some((s, name)), false) = (c, first, leading) {
+            if let (Operand::Const(lit), Some((s, name)), false, false) =
+                (c, first, leading, typed_by_context)
+            {
                 fits(lit, s, name)?;
             }
             let (Operand::Const(lit), Some(sort)) = (c, other.sort()) else {
@@ -216,6 +224,33 @@ impl Operand {
             Operand::Const(_) => None,
             Operand::Neg(a) => a.first_term(),
             Operand::Bin(_, a, b) => a.first_term().or_else(|| b.first_term()),
+        }
+    }
+
+    /// Whether it starts with a constant, through minus signs and arithmetic (not through a
+    /// function): its type is then the one its context gives.
+    fn first_is_const(&self) -> bool {
+        match self {
+            Operand::Const(_) => true,
+            Operand::Term(..) => false,
+            Operand::Neg(a) | Operand::Bin(_, a, _) => a.first_is_const(),
+        }
+    }
+
+    /// The constants read in the type its context gives: the first one and those combined with
+    /// a part that starts with a constant.
+    fn context_consts<'a>(&'a self, out: &mut Vec<&'a Literal>) {
+        match self {
+            Operand::Const(l) => out.push(l),
+            Operand::Term(..) => {}
+            Operand::Neg(a) => a.context_consts(out),
+            Operand::Bin(_, a, b) if a.first_is_const() => {
+                a.context_consts(out);
+                if b.first_is_const() {
+                    b.context_consts(out);
+                }
+            }
+            Operand::Bin(_, a, _) => a.context_consts(out),
         }
     }
 
@@ -292,10 +327,16 @@ pub(super) struct Calc {
     check: Check,
     /// A constant found too big for the field it was combined with in a frame: its text, byte
     /// and the largest magnitude the field holds. From then on the arithmetic gives nothing.
-    too_big: RefCell<Option<(String, usize, i128)>>,
+    too_big: RefCell<Option<(String, usize, i128, bool)>>,
     /// The whole number it is compared with (its text, byte and value), which must fit the type
     /// as the constants in it must.
     compared: Option<(String, usize, i128)>,
+    /// On the right of a test: the type its constant first takes, the left side's (its largest
+    /// whole number where known before reading), as tshark reads `frame.len < 300 + ip.ttl`.
+    context: Option<Option<i128>>,
+    /// The left side's largest whole number in the frame at hand, where its type was not known
+    /// before reading (a message's field), set before the values are computed.
+    left_max: Cell<Option<i128>>,
 }
 
 /// A computed value with the length on the wire of the field its type comes from (0 when
@@ -323,7 +364,34 @@ impl Calc {
             check: Check::default(),
             too_big: RefCell::new(None),
             compared: None,
+            context: None,
+            left_max: Cell::new(None),
         }
+    }
+
+    /// Notes that it is the right side of a test whose left side is `left` (named `name`): a
+    /// constant first is read in the left side's type, so it and the constants combined in that
+    /// type must fit it, where that is known before reading (tshark's "too big for this
+    /// field"); where it is not (a message's field), they are not range-checked.
+    pub(super) fn typed_by(&mut self, left: &Subject, name: &str) -> Result<(), FilterError> {
+        let max = super::known_max(left);
+        self.context = Some(max);
+        let mut consts = Vec::new();
+        self.expr.context_consts(&mut consts);
+        for lit in consts {
+            fits(lit, left, name)?;
+        }
+        Ok(())
+    }
+
+    /// Whether its constant first takes the left side's type and that type is known only on
+    /// the frames (then given by [`Calc::set_left_max`] before each).
+    pub(super) fn wants_left_max(&self) -> bool {
+        self.context == Some(None)
+    }
+
+    pub(super) fn set_left_max(&self, max: Option<i128>) {
+        self.left_max.set(max);
     }
 
     /// Notes the value it is compared with (`ip.ttl + frame.len > 300`), to be checked against
@@ -352,14 +420,15 @@ impl Calc {
             return false;
         }
         let mut out = Vec::new();
-        self.values(&self.expr, f, None, &mut out);
+        let context = self.context.map(|m| m.or(self.left_max.get()));
+        self.values(&self.expr, f, None, context, &mut out);
         if let Some((text, at, i)) = &self.compared {
             if let Some(m) = out
                 .iter()
                 .filter_map(|c| c.max)
                 .find(|m| i.unsigned_abs() > m.unsigned_abs())
             {
-                *self.too_big.borrow_mut() = Some((text.clone(), *at, m));
+                *self.too_big.borrow_mut() = Some((text.clone(), *at, m, false));
             }
         }
         self.too_big.borrow().is_none() && out.iter().any(|c| test(&c.value, None, c.len))
@@ -382,12 +451,14 @@ impl Calc {
     }
 
     /// The values of `e` in the frame, constants read as the kind of `like` (the other side's
-    /// value) where there is one.
+    /// value) where there is one; a constant first takes its range from `context` when given
+    /// (the largest value of the type it is read in, where known), not from the field after it.
     fn values(
         &self,
         e: &Operand,
         f: &FrameView<'_>,
         like: Option<&Value>,
+        context: Option<Option<i128>>,
         out: &mut Vec<Computed>,
     ) {
         match e {
@@ -417,7 +488,7 @@ impl Calc {
             },
             Operand::Neg(a) => {
                 let mut inner = Vec::new();
-                self.values(a, f, like, &mut inner);
+                self.values(a, f, like, context, &mut inner);
                 for c in inner {
                     match negate(&c.value) {
                         Ok(n) => {
@@ -431,17 +502,22 @@ impl Calc {
             Operand::Bin(op, a, b) => {
                 // A constant is read as the kind of the field on the other side.
                 let (mut left, mut right) = (Vec::new(), Vec::new());
+                let from_context = context.filter(|_| a.first_is_const());
+                let b_context = from_context.filter(|_| b.first_is_const());
                 if matches!(**a, Operand::Const(_)) && b.has_term() {
-                    self.values(b, f, like, &mut right);
-                    self.values(a, f, right.first().map(|c| &c.value), &mut left);
+                    self.values(b, f, like, b_context, &mut right);
+                    self.values(a, f, right.first().map(|c| &c.value), context, &mut left);
                 } else {
-                    self.values(a, f, like, &mut left);
+                    self.values(a, f, like, context, &mut left);
                     let like = left.first().map(|c| &c.value).or(like);
-                    self.values(b, f, like, &mut right);
+                    self.values(b, f, like, b_context, &mut right);
                 }
-                // The type, and so the range of a constant, is the first field's.
+                // The type, and so the range of a constant, is the first field's, or the
+                // context's after a constant first (checked before reading where known).
                 let typed = |x: &'_ Computed, y: &'_ Computed| {
-                    if a.has_term() || !b.has_term() {
+                    if let Some(max) = from_context {
+                        (x.len.max(y.len), max)
+                    } else if a.has_term() || !b.has_term() {
                         (x.len, x.max)
                     } else {
                         (y.len, y.max)
@@ -459,7 +535,7 @@ impl Calc {
                             };
                             if i.unsigned_abs() > m.unsigned_abs() {
                                 *self.too_big.borrow_mut() =
-                                    Some((lit.text.clone(), lit.offset, m));
+                                    Some((lit.text.clone(), lit.offset, m, from_context.is_some()));
                                 out.clear();
                                 return;
                             }
@@ -518,11 +594,16 @@ impl Calc {
     /// Why no occurrence it met could take it, when that is so: a sentence for the end of the
     /// run.
     pub(super) fn problem(&self) -> Option<String> {
-        if let Some((text, at, max)) = &*self.too_big.borrow() {
+        if let Some((text, at, max, left)) = &*self.too_big.borrow() {
+            let whose = if *left {
+                "the type of the field it is compared with"
+            } else {
+                "the field whose type it takes"
+            };
             return Some(format!(
                 "the display filter computes {} (byte {}) with the constant '{text}' (byte {at}), \
-                 too big for the field whose type it takes, with values up to {max} on the wire \
-                 (tshark refuses it); it kept no frame from then on",
+                 too big for {whose}, with values up to {max} on the wire (tshark refuses it); it \
+                 kept no frame from then on",
                 self.text, self.at
             ));
         }
