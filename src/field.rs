@@ -8,7 +8,6 @@
 //! ([`Value::None`]) group children, as Wireshark's subtrees do.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 /// A field's value.
@@ -259,7 +258,7 @@ pub fn find_all<'a>(fields: &'a [Field], name: &str) -> Vec<&'a Field> {
 pub fn hex(b: &[u8]) -> String {
     let mut s = String::with_capacity(b.len() * 2);
     for x in b {
-        let _ = write!(s, "{x:02x}");
+        push_hex_byte(&mut s, *x);
     }
     s
 }
@@ -271,9 +270,22 @@ pub fn hex_colons(b: &[u8]) -> String {
         if i > 0 {
             s.push(':');
         }
-        let _ = write!(s, "{x:02x}");
+        push_hex_byte(&mut s, *x);
     }
     s
+}
+
+/// The two lowercase hex digits of a byte (`write!("{:02x}")` without the formatting machinery,
+/// which the JSON output and the byte fields call for every byte).
+pub fn hex_digits(x: u8) -> [u8; 2] {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    [DIGITS[usize::from(x >> 4)], DIGITS[usize::from(x & 15)]]
+}
+
+fn push_hex_byte(s: &mut String, x: u8) {
+    let [hi, lo] = hex_digits(x);
+    s.push(char::from(hi));
+    s.push(char::from(lo));
 }
 
 pub fn mac(m: &[u8; 6]) -> String {

@@ -9,7 +9,7 @@
 use std::io::Write;
 
 use super::Record;
-use crate::field::{hex, Field, Value};
+use crate::field::{hex_digits, Field, Value};
 
 /// Appends one record as a single-line JSON object (no trailing newline).
 pub fn write_record(out: &mut Vec<u8>, r: &Record) {
@@ -94,7 +94,10 @@ fn push_value(out: &mut Vec<u8>, v: &Value) {
         Value::None => out.extend_from_slice(b"null"),
         Value::Uint(n) => push_u64(out, *n),
         Value::Int(n) => {
-            let _ = write!(out, "{n}");
+            if *n < 0 {
+                out.push(b'-');
+            }
+            push_u64(out, n.unsigned_abs());
         }
         Value::Float(x) => {
             if x.is_finite() {
@@ -105,44 +108,89 @@ fn push_value(out: &mut Vec<u8>, v: &Value) {
         }
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         Value::Bytes(b) => {
+            out.reserve(b.len() * 2 + 2);
             out.push(b'"');
-            out.extend_from_slice(hex(b).as_bytes());
+            for x in b.iter() {
+                out.extend_from_slice(&hex_digits(*x));
+            }
             out.push(b'"');
         }
         Value::Str(s) => push_str(out, s),
-        Value::Ipv4(a) => push_str(out, &a.to_string()),
-        Value::Ipv6(a) => push_str(out, &a.to_string()),
-        Value::Mac(m) => push_str(out, &crate::field::mac(m)),
+        // Addresses need no escapes.
+        Value::Ipv4(a) => {
+            let _ = write!(out, "\"{a}\"");
+        }
+        Value::Ipv6(a) => {
+            let _ = write!(out, "\"{a}\"");
+        }
+        Value::Mac(m) => {
+            out.push(b'"');
+            for (i, x) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(b':');
+                }
+                out.extend_from_slice(&hex_digits(*x));
+            }
+            out.push(b'"');
+        }
     }
 }
 
-fn push_u64(out: &mut Vec<u8>, n: u64) {
-    let _ = write!(out, "{n}");
+/// A whole number in decimal (`write!("{n}")` without the formatting machinery: the JSON output
+/// writes several per field).
+fn push_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 fn push_time(out: &mut Vec<u8>, secs: i64, nanos: u32) {
     let _ = write!(out, "{secs}.{nanos:09}");
 }
 
-/// A JSON string literal with the escapes RFC 8259 requires.
+/// A JSON string literal with the escapes RFC 8259 requires. The runs between escapes are
+/// copied whole: a byte that needs one is ASCII, and every byte of a multi-byte UTF-8 character
+/// is 0x80 or above, so the scan can go byte by byte.
 pub fn push_str(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
     out.push(b'"');
-    for c in s.chars() {
-        match c {
-            '"' => out.extend_from_slice(b"\\\""),
-            '\\' => out.extend_from_slice(b"\\\\"),
-            '\n' => out.extend_from_slice(b"\\n"),
-            '\r' => out.extend_from_slice(b"\\r"),
-            '\t' => out.extend_from_slice(b"\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => {
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            }
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let short: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0..=0x1f => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[run..i]);
+        if short.is_empty() {
+            out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 15)],
+            ]);
+        } else {
+            out.extend_from_slice(short);
         }
+        run = i + 1;
     }
+    out.extend_from_slice(&bytes[run..]);
     out.push(b'"');
 }
 
@@ -181,6 +229,54 @@ mod tests {
     use super::*;
     use crate::error::DecodeError;
     use crate::source::Timestamp;
+
+    /// Every character below 0x80 alone and among others, and multi-byte characters, written
+    /// as a JSON string and read back by serde_json, is the text it was; the controls are
+    /// escaped (the short escapes where JSON has them), and nothing else is.
+    #[test]
+    fn strings_escape_and_read_back() {
+        let mut texts: Vec<String> = (0u8..0x80).map(|b| char::from(b).to_string()).collect();
+        texts.extend((0u8..0x80).map(|b| format!("a{}é{b}{}z", char::from(b), char::MAX)));
+        texts.push(String::new());
+        texts.push("pool \"é\" \\ end\n".into());
+        for t in &texts {
+            let mut out = Vec::new();
+            push_str(&mut out, t);
+            let back: String = serde_json::from_slice(&out).expect("valid JSON");
+            assert_eq!(&back, t);
+            assert!(out.iter().all(|b| *b >= 0x20), "{out:?}");
+        }
+        let mut out = Vec::new();
+        push_str(&mut out, "\u{1}\t\"\\x\u{1f}");
+        assert_eq!(out, b"\"\\u0001\\t\\\"\\\\x\\u001f\"");
+    }
+
+    /// Numbers, byte strings and addresses are written as the formatting machinery writes them.
+    #[test]
+    fn values_written_as_formatted() {
+        let mut cases: Vec<(Value, String)> =
+            [0, 1, 9, 10, 99, 100, 65535, u64::MAX / 10, u64::MAX]
+                .into_iter()
+                .map(|n| (Value::Uint(n), n.to_string()))
+                .collect();
+        for n in [0, -1, 1, -10, 4321, i64::MIN, i64::MAX, i64::MIN + 1] {
+            cases.push((Value::Int(n), n.to_string()));
+        }
+        let bytes: Vec<u8> = (0..=255).collect();
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        cases.push((Value::Bytes(bytes.clone()), format!("\"{hex}\"")));
+        cases.push((Value::Bytes(Vec::new()), "\"\"".into()));
+        let m = [0x00, 0x1a, 0x2b, 0xa0, 0xff, 0x09];
+        cases.push((Value::Mac(m), "\"00:1a:2b:a0:ff:09\"".into()));
+        let v6: std::net::Ipv6Addr = "2001:db8::1".parse().expect("address");
+        cases.push((Value::Ipv6(v6), "\"2001:db8::1\"".into()));
+        cases.push((Value::Ipv4([192, 0, 2, 1].into()), "\"192.0.2.1\"".into()));
+        for (v, want) in cases {
+            let mut out = Vec::new();
+            push_value(&mut out, &v);
+            assert_eq!(String::from_utf8_lossy(&out), want, "{v:?}");
+        }
+    }
 
     #[test]
     fn record_shape_parses_back() {
