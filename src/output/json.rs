@@ -118,7 +118,14 @@ fn push_value(out: &mut Vec<u8>, v: &Value) {
         Value::Str(s) => push_str(out, s),
         // Addresses need no escapes.
         Value::Ipv4(a) => {
-            let _ = write!(out, "\"{a}\"");
+            out.push(b'"');
+            for (i, x) in a.octets().into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b'.');
+                }
+                push_u64(out, x.into());
+            }
+            out.push(b'"');
         }
         Value::Ipv6(a) => {
             let _ = write!(out, "\"{a}\"");
@@ -153,7 +160,19 @@ fn push_u64(out: &mut Vec<u8>, mut n: u64) {
 }
 
 fn push_time(out: &mut Vec<u8>, secs: i64, nanos: u32) {
-    let _ = write!(out, "{secs}.{nanos:09}");
+    if secs < 0 {
+        out.push(b'-');
+    }
+    push_u64(out, secs.unsigned_abs());
+    out.push(b'.');
+    // Nine digits, zero-padded (a timestamp's nanoseconds are below 10^9).
+    let mut digits = [b'0'; 9];
+    let mut n = nanos;
+    for d in digits.iter_mut().rev() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    out.extend_from_slice(&digits);
 }
 
 /// A JSON string literal with the escapes RFC 8259 requires. The runs between escapes are
@@ -166,14 +185,16 @@ pub fn push_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
     let mut run = 0;
     for (i, &b) in bytes.iter().enumerate() {
+        if b >= 0x20 && b != b'"' && b != b'\\' {
+            continue;
+        }
         let short: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
             b'\n' => b"\\n",
             b'\r' => b"\\r",
             b'\t' => b"\\t",
-            0..=0x1f => b"",
-            _ => continue,
+            _ => b"",
         };
         out.extend_from_slice(&bytes[run..i]);
         if short.is_empty() {
@@ -270,11 +291,29 @@ mod tests {
         cases.push((Value::Mac(m), "\"00:1a:2b:a0:ff:09\"".into()));
         let v6: std::net::Ipv6Addr = "2001:db8::1".parse().expect("address");
         cases.push((Value::Ipv6(v6), "\"2001:db8::1\"".into()));
-        cases.push((Value::Ipv4([192, 0, 2, 1].into()), "\"192.0.2.1\"".into()));
+        for a in [
+            [192, 0, 2, 1],
+            [0, 0, 0, 0],
+            [255, 255, 255, 255],
+            [10, 100, 9, 99],
+        ] {
+            let a = std::net::Ipv4Addr::from(a);
+            cases.push((Value::Ipv4(a), format!("\"{a}\"")));
+        }
         for (v, want) in cases {
             let mut out = Vec::new();
             push_value(&mut out, &v);
             assert_eq!(String::from_utf8_lossy(&out), want, "{v:?}");
+        }
+        for (secs, nanos) in [
+            (0, 0),
+            (1_796_010_890, 774_912_000),
+            (-1, 5),
+            (i64::MIN, 999_999_999),
+        ] {
+            let mut out = Vec::new();
+            push_time(&mut out, secs, nanos);
+            assert_eq!(String::from_utf8_lossy(&out), format!("{secs}.{nanos:09}"));
         }
     }
 
