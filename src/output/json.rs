@@ -160,12 +160,17 @@ fn push_u64(out: &mut Vec<u8>, mut n: u64) {
 }
 
 fn push_time(out: &mut Vec<u8>, secs: i64, nanos: u32) {
+    if nanos >= 1_000_000_000 {
+        // Not made by the readers, which carry a second over; written as it is all the same.
+        let _ = write!(out, "{secs}.{nanos:09}");
+        return;
+    }
     if secs < 0 {
         out.push(b'-');
     }
     push_u64(out, secs.unsigned_abs());
     out.push(b'.');
-    // Nine digits, zero-padded (a timestamp's nanoseconds are below 10^9).
+    // Nine digits, zero-padded.
     let mut digits = [b'0'; 9];
     let mut n = nanos;
     for d in digits.iter_mut().rev() {
@@ -376,6 +381,7 @@ mod tests {
             (1_796_010_890, 774_912_000),
             (-1, 5),
             (i64::MIN, 999_999_999),
+            (7, 4_294_967_295),
         ] {
             let mut out = Vec::new();
             push_time(&mut out, secs, nanos);

@@ -372,7 +372,8 @@ impl Calc {
     /// Notes that it is the right side of a test whose left side is `left` (named `name`): a
     /// constant first is read in the left side's type, so it and the constants combined in that
     /// type must fit it, where that is known before reading (tshark's "too big for this
-    /// field"); where it is not (a message's field), they are not range-checked.
+    /// field"); where it is not (a message's field), they are checked against the left side's
+    /// occurrences in each frame ([`Calc::set_left_max`]).
     pub(super) fn typed_by(&mut self, left: &Subject, name: &str) -> Result<(), FilterError> {
         let max = super::known_max(left);
         self.context = Some(max);
