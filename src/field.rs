@@ -257,22 +257,27 @@ pub fn find_all<'a>(fields: &'a [Field], name: &str) -> Vec<&'a Field> {
 /// Lowercase hex without separators, as the JSON output writes byte strings.
 pub fn hex(b: &[u8]) -> String {
     let mut s = String::with_capacity(b.len() * 2);
-    for x in b {
-        push_hex_byte(&mut s, *x);
-    }
+    push_hex(&mut s, b, None);
     s
 }
 
 /// Colon-separated lowercase hex, as Wireshark shows DUIDs and MAC addresses.
 pub fn hex_colons(b: &[u8]) -> String {
     let mut s = String::with_capacity(b.len() * 3);
-    for (i, x) in b.iter().enumerate() {
-        if i > 0 {
-            s.push(':');
-        }
-        push_hex_byte(&mut s, *x);
-    }
+    push_hex(&mut s, b, Some(':'));
     s
+}
+
+/// Appends `b` in lowercase hex, `separator` between bytes.
+pub fn push_hex(s: &mut String, b: &[u8], separator: Option<char>) {
+    for (i, x) in b.iter().enumerate() {
+        if let (Some(c), true) = (separator, i > 0) {
+            s.push(c);
+        }
+        let [hi, lo] = hex_digits(*x);
+        s.push(char::from(hi));
+        s.push(char::from(lo));
+    }
 }
 
 /// The two lowercase hex digits of a byte (`write!("{:02x}")` without the formatting machinery,
@@ -280,12 +285,6 @@ pub fn hex_colons(b: &[u8]) -> String {
 pub fn hex_digits(x: u8) -> [u8; 2] {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     [DIGITS[usize::from(x >> 4)], DIGITS[usize::from(x & 15)]]
-}
-
-fn push_hex_byte(s: &mut String, x: u8) {
-    let [hi, lo] = hex_digits(x);
-    s.push(char::from(hi));
-    s.push(char::from(lo));
 }
 
 pub fn mac(m: &[u8; 6]) -> String {

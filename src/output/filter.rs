@@ -2145,8 +2145,7 @@ fn eval(e: &Expr, f: &FrameView<'_>) -> bool {
                     let natural = natural_len(&p.left);
                     let mut max: Option<i128> = None;
                     each(&p.left, f, &mut |v, _, len| {
-                        if matches!(v, Value::Uint(_) | Value::Int(_)) {
-                            let m = int_range(v, len.max(natural)).1;
+                        if let Some(m) = whole_max(v, len.max(natural)) {
                             max = Some(max.map_or(m, |x| x.min(m)));
                         }
                         false
@@ -2359,6 +2358,12 @@ fn ordered(o: Ordering, rel: Rel) -> bool {
 
 /// The values a number of `len` bytes on the wire can hold (widened to the value itself, for a
 /// field whose value is not its bytes as they are).
+/// The largest value of a whole number's type, from its length on the wire (none: not a whole
+/// number).
+fn whole_max(v: &Value, len: usize) -> Option<i128> {
+    matches!(v, Value::Uint(_) | Value::Int(_)).then(|| int_range(v, len).1)
+}
+
 fn int_range(v: &Value, len: usize) -> (i128, i128) {
     let bits = if (1..8).contains(&len) {
         8 * len as u32

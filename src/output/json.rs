@@ -107,14 +107,7 @@ fn push_value(out: &mut Vec<u8>, v: &Value) {
             }
         }
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Value::Bytes(b) => {
-            out.reserve(b.len() * 2 + 2);
-            out.push(b'"');
-            for x in b.iter() {
-                out.extend_from_slice(&hex_digits(*x));
-            }
-            out.push(b'"');
-        }
+        Value::Bytes(b) => push_hex(out, b, None),
         Value::Str(s) => push_str(out, s),
         // Addresses need no escapes.
         Value::Ipv4(a) => {
@@ -130,17 +123,22 @@ fn push_value(out: &mut Vec<u8>, v: &Value) {
         Value::Ipv6(a) => {
             let _ = write!(out, "\"{a}\"");
         }
-        Value::Mac(m) => {
-            out.push(b'"');
-            for (i, x) in m.iter().enumerate() {
-                if i > 0 {
-                    out.push(b':');
-                }
-                out.extend_from_slice(&hex_digits(*x));
-            }
-            out.push(b'"');
-        }
+        Value::Mac(m) => push_hex(out, m, Some(b':')),
     }
+}
+
+/// A JSON string of `b` in lowercase hex, `separator` between bytes (as `field::hex` and
+/// `field::hex_colons` write it, straight into the output).
+fn push_hex(out: &mut Vec<u8>, b: &[u8], separator: Option<u8>) {
+    out.reserve(b.len() * 3 + 2);
+    out.push(b'"');
+    for (i, x) in b.iter().enumerate() {
+        if let (Some(c), true) = (separator, i > 0) {
+            out.push(c);
+        }
+        out.extend_from_slice(&hex_digits(*x));
+    }
+    out.push(b'"');
 }
 
 /// A whole number in decimal (`write!("{n}")` without the formatting machinery: the JSON output
@@ -184,7 +182,6 @@ fn push_time(out: &mut Vec<u8>, secs: i64, nanos: u32) {
 /// copied whole: a byte that needs one is ASCII, and every byte of a multi-byte UTF-8 character
 /// is 0x80 or above, so the scan can go byte by byte.
 pub fn push_str(out: &mut Vec<u8>, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
@@ -216,14 +213,8 @@ pub fn push_str(out: &mut Vec<u8>, s: &str) {
         };
         out.extend_from_slice(&bytes[run..at]);
         if short.is_empty() {
-            out.extend_from_slice(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(b >> 4)],
-                HEX[usize::from(b & 15)],
-            ]);
+            out.extend_from_slice(b"\\u00");
+            out.extend_from_slice(&hex_digits(b));
         } else {
             out.extend_from_slice(short);
         }

@@ -56,12 +56,9 @@ impl fmt::Display for PoolHandle {
 /// A PE identifier as findings write it: `0x` and eight hex digits.
 pub fn pe_hex(id: u32) -> String {
     // By hand: called for every member of every answer, where the formatting machinery showed.
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(10);
     s.push_str("0x");
-    for shift in (0..8).rev() {
-        s.push(char::from(DIGITS[((id >> (shift * 4)) & 0xf) as usize]));
-    }
+    crate::field::push_hex(&mut s, &id.to_be_bytes(), None);
     s
 }
 

@@ -34,7 +34,7 @@ use std::cell::{Cell, RefCell};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use super::{
-    each, int_range, known_max, natural_len, Check, FilterError, FrameField, FrameView, Literal,
+    each, known_max, natural_len, whole_max, Check, FilterError, FrameField, FrameView, Literal,
     Misfit, Sort, Subject,
 };
 use crate::field::Value;
@@ -467,8 +467,7 @@ impl Calc {
                 let natural = natural_len(s);
                 each(s, f, &mut |v, _, len| {
                     let len = len.max(natural);
-                    let max =
-                        matches!(v, Value::Uint(_) | Value::Int(_)).then(|| int_range(v, len).1);
+                    let max = whole_max(v, len);
                     out.push(Computed {
                         value: v.clone(),
                         len,
