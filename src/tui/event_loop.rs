@@ -115,7 +115,7 @@ pub fn run(mut app: App, loader: Loader, lookup: FrameLookup) -> io::Result<Prog
         if dirty {
             let size = tui.terminal.size()?;
             app.set_viewport(view::viewport(Rect::new(0, 0, size.width, size.height)));
-            tui.terminal.draw(|f| view::draw(f, &app))?;
+            tui.draw(|f| view::draw(f, &app))?;
             dirty = false;
         }
         if event::poll(POLL)? {

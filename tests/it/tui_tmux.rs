@@ -52,13 +52,18 @@ impl Tmux {
         assert!(o.status.success(), "send-keys: {o:?}");
     }
 
-    /// Waits until the screen satisfies `ok`; fails with the last screen after `secs`.
+    /// Waits until the screen satisfies `ok` and has settled (the same on a second look a moment
+    /// later: a look taken while the terminal was being written to can show part of one frame over
+    /// another); fails with the last screen after `secs`.
     fn wait_for(&self, what: &str, secs: u64, ok: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + Duration::from_secs(secs);
         loop {
             let s = self.screen();
             if ok(&s) {
-                return s;
+                thread::sleep(Duration::from_millis(150));
+                if self.screen() == s {
+                    return s;
+                }
             }
             if Instant::now() > deadline {
                 panic!("timed out waiting for {what}; the screen:\n{s}");
