@@ -254,7 +254,8 @@ fn count_stream_errors(stats: &mut RunStats, lower_errors: bool, stream_errors: 
 impl Pipeline {
     pub fn new(opts: Options) -> Self {
         let dispatch = dispatch_options(&opts);
-        let mut dissector = Dissector::new(opts.limits);
+        let mut dissector = Dissector::new(opts.limits)
+            .with_tunnels(crate::dissect::dispatch::tunnel_ports(&dispatch.decode_as));
         if opts.without_info {
             dissector = dissector.without_info();
         }

@@ -39,7 +39,8 @@ pub struct LiveArgs {
     pub interface: String,
 
     /// Capture filter. Without it only what poolshark decodes is kept (DHCP, RSerPool, failover
-    /// ports, SCTP, IP fragments, plus the --decode-as ports). This build understands ip, ip6,
+    /// ports, SCTP, IP fragments, tunnels: IP in IP, GRE, VXLAN, Geneve; plus the --decode-as
+    /// ports). This build understands ip, ip6,
     /// udp, tcp, sctp, [udp|tcp|sctp] [src|dst] port N, [src|dst] host ADDR, with and, or, not
     /// and parentheses; the `libpcap` feature compiles any libpcap expression. An empty
     /// filter keeps every packet.
@@ -355,7 +356,12 @@ pub fn run(args: LiveArgs) -> Result<i32> {
         ReadSink::new(io::stdout().lock(), args.format, args.verbose).columns(columns)
     };
     let mut sink = CaptureSink {
-        read: read.time_column(args.time.column()).filter(display),
+        read: read
+            .tunnels(crate::dissect::dispatch::tunnel_ports(
+                &opts.dispatch.decode_as,
+            ))
+            .time_column(args.time.column())
+            .filter(display),
         check,
         recorder,
         last_flush: Instant::now(),

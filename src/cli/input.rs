@@ -121,7 +121,8 @@ impl CaptureFilesArgs {
 #[derive(Args, Debug, Clone)]
 pub struct DecodeArgs {
     /// Decode traffic on other ports as a protocol, e.g. `udp.port==2001:asap`,
-    /// `sctp.port==10001:enrp`, `tcp.port==7911:dhcpfo`, `sctp.ppid==99:asap` (repeatable).
+    /// `sctp.port==10001:enrp`, `tcp.port==7911:dhcpfo`, `sctp.ppid==99:asap`, or as a tunnel:
+    /// `udp.port==8472:vxlan`, `udp.port==N:geneve` (repeatable; tshark's `,` works for `:`).
     #[arg(short = 'd', long = "decode-as", value_name = "RULE")]
     pub decode_as: Vec<DecodeAs>,
 

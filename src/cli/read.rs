@@ -12,6 +12,8 @@ use super::exit;
 use super::files::run_file;
 use super::input::{CaptureArgs, ProgressArgs};
 use super::progress::Bars;
+use crate::dissect::dispatch::tunnel_ports;
+use crate::dissect::layers::TunnelPorts;
 use crate::dissect::streams::Streams;
 use crate::dissect::{layers, FrameSummary};
 use crate::field::Field;
@@ -189,6 +191,7 @@ pub fn run(args: ReadArgs) -> Result<i32> {
     } else {
         ReadSink::new(stdout, Format::Text, false)
     }
+    .tunnels(tunnel_ports(&opts.dispatch.decode_as))
     .time_column(args.time.column())
     .filter(filter)
     .count(args.count)
@@ -307,6 +310,8 @@ pub(crate) struct ReadSink<W: Write> {
     /// The conversations seen so far, for the stream indices and relative TCP sequence numbers
     /// of the layers' trees: made with the first frame whose layers are decoded.
     streams: Option<Box<Streams>>,
+    /// The UDP ports of VXLAN and Geneve, for the layers' trees.
+    tunnels: TunnelPorts,
 }
 
 impl<W: Write> ReadSink<W> {
@@ -335,6 +340,7 @@ impl<W: Write> ReadSink<W> {
             layers: false,
             labels: false,
             streams: None,
+            tunnels: TunnelPorts::default(),
         }
         .needs()
     }
@@ -369,6 +375,12 @@ impl<W: Write> ReadSink<W> {
         }
         self.columns = columns;
         self.needs()
+    }
+
+    /// Decodes the layers' VXLAN and Geneve on these ports (the decode-as rules').
+    pub(crate) fn tunnels(mut self, tunnels: TunnelPorts) -> Self {
+        self.tunnels = tunnels;
+        self
     }
 
     /// Shows the listing's time column so (`-t`, `-u`).
@@ -478,7 +490,7 @@ impl<W: Write> Sink for ReadSink<W> {
         let first = *self.first.get_or_insert(frame.ts);
         let layers = if self.layers {
             let streams = self.streams.get_or_insert_with(Box::default);
-            frame_layers(frame, &self.pending, self.labels, streams)
+            frame_layers(frame, &self.pending, self.labels, &self.tunnels, streams)
         } else {
             Vec::new()
         };
@@ -622,12 +634,13 @@ fn frame_layers(
     frame: &Frame<'_>,
     records: &[Record],
     labels: bool,
+    tunnels: &TunnelPorts,
     streams: &mut Streams,
 ) -> Vec<Field> {
     let mut l = if labels {
-        layers::decode(frame.linktype, frame.data)
+        layers::decode(frame.linktype, frame.data, tunnels)
     } else {
-        layers::decode_values(frame.linktype, frame.data)
+        layers::decode_values(frame.linktype, frame.data, tunnels)
     };
     streams.annotate(&mut l);
     let mut protocols = l.protocols.join(":");

@@ -9,6 +9,7 @@ use std::str::FromStr;
 
 use super::framing::{LengthFramer, LengthRule};
 use super::lru::LruMap;
+use super::tunnel::{TunnelPorts, UdpTunnel};
 use super::{ConversationKey, Limits, Payload, Transport};
 use crate::error::DecodeError;
 use crate::proto::rserpool::{self, Encoding};
@@ -43,11 +44,51 @@ pub enum Selector {
     Ppid(u32),
 }
 
-/// A user rule: `udp.port==2001:asap` (Wireshark's `-d udp.port==2001,asap` is accepted too).
+/// What a decode-as rule decodes its traffic as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// One of the application protocols.
+    App(AppProtocol),
+    /// A tunnel over UDP, whose inner packet is decoded as a frame's.
+    Tunnel(UdpTunnel),
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::App(p) => write!(f, "{p}"),
+            Target::Tunnel(t) => f.write_str(t.name()),
+        }
+    }
+}
+
+/// A user rule: `udp.port==2001:asap` (Wireshark's `-d udp.port==2001,asap` is accepted too), or
+/// `udp.port==8472:vxlan` for a tunnel on a port of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DecodeAs {
     pub selector: Selector,
-    pub protocol: AppProtocol,
+    pub target: Target,
+}
+
+impl DecodeAs {
+    /// The application protocol the rule decodes, unless it names a tunnel.
+    pub fn app(&self) -> Option<AppProtocol> {
+        match self.target {
+            Target::App(p) => Some(p),
+            Target::Tunnel(_) => None,
+        }
+    }
+}
+
+/// The tunnel ports: the defaults, with the tunnel rules among `rules` applied in order.
+pub fn tunnel_ports(rules: &[DecodeAs]) -> TunnelPorts {
+    let mut ports = TunnelPorts::default();
+    for r in rules {
+        if let (Target::Tunnel(t), Selector::Port(_, p)) = (r.target, r.selector) {
+            ports.set(p, t);
+        }
+    }
+    ports
 }
 
 impl FromStr for DecodeAs {
@@ -57,11 +98,17 @@ impl FromStr for DecodeAs {
             format!(
                 "bad --decode-as {s:?}: expected udp.port==N:PROTO, tcp.port==N:PROTO, \
                  sctp.port==N:PROTO, port==N:PROTO or sctp.ppid==N:PROTO, with PROTO one of asap, \
-                 enrp, dhcpv4, dhcpv6, dhcpfo"
+                 enrp, dhcpv4, dhcpv6, dhcpfo, or udp.port==N:vxlan or udp.port==N:geneve"
             )
         };
         let (sel, proto) = s.rsplit_once([':', ',']).ok_or_else(usage)?;
-        let protocol: AppProtocol = proto.trim().parse()?;
+        let target =
+            match UdpTunnel::from_name(proto.trim()) {
+                Some(t) => Target::Tunnel(t),
+                None => Target::App(proto.trim().parse().map_err(|e: String| {
+                    format!("{e}, or vxlan or geneve for a tunnel over UDP")
+                })?),
+            };
         let (what, value) = sel.split_once("==").ok_or_else(usage)?;
         let value = value.trim();
         let number = |v: &str| -> Option<u64> {
@@ -84,16 +131,25 @@ impl FromStr for DecodeAs {
             ),
             _ => return Err(usage()),
         };
-        Ok(DecodeAs { selector, protocol })
+        if let Target::Tunnel(t) = target {
+            if !matches!(selector, Selector::Port(None | Some(Transport::Udp), _)) {
+                return Err(format!(
+                    "bad --decode-as {s:?}: {} is carried over UDP: use udp.port==N:{}",
+                    t.title(),
+                    t.name()
+                ));
+            }
+        }
+        Ok(DecodeAs { selector, target })
     }
 }
 
 impl fmt::Display for DecodeAs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.selector {
-            Selector::Port(Some(t), p) => write!(f, "{}.port=={p}:{}", t.name(), self.protocol),
-            Selector::Port(None, p) => write!(f, "port=={p}:{}", self.protocol),
-            Selector::Ppid(p) => write!(f, "sctp.ppid=={p}:{}", self.protocol),
+            Selector::Port(Some(t), p) => write!(f, "{}.port=={p}:{}", t.name(), self.target),
+            Selector::Port(None, p) => write!(f, "port=={p}:{}", self.target),
+            Selector::Ppid(p) => write!(f, "sctp.ppid=={p}:{}", self.target),
         }
     }
 }
@@ -126,7 +182,7 @@ impl DispatchOptions {
         self.wants(AppProtocol::Asap)
             || self.wants(AppProtocol::Enrp)
             || self.decode_as.iter().any(|r| {
-                self.wants(r.protocol)
+                r.app().is_some_and(|p| self.wants(p))
                     && match r.selector {
                         Selector::Ppid(_) => true,
                         Selector::Port(t, _) => t.is_none_or(|t| t == Transport::Sctp),
@@ -139,12 +195,15 @@ impl DispatchOptions {
 pub fn classify(rules: &[DecodeAs], p: &Payload<'_>) -> Option<AppProtocol> {
     let ports = [p.src_port, p.dst_port];
     for r in rules {
+        let Target::App(protocol) = r.target else {
+            continue;
+        };
         let hit = match r.selector {
             Selector::Port(t, port) => t.is_none_or(|t| t == p.transport) && ports.contains(&port),
             Selector::Ppid(id) => p.transport == Transport::Sctp && p.ppid == Some(id),
         };
         if hit {
-            return Some(r.protocol);
+            return Some(protocol);
         }
     }
     if p.transport == Transport::Sctp {
@@ -411,5 +470,100 @@ impl Dispatcher {
             }
             _ => (m, errs),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(s: &str) -> Result<DecodeAs, String> {
+        s.parse()
+    }
+
+    #[test]
+    fn rules_name_a_protocol_or_a_tunnel_in_either_spelling() {
+        let r = rule("udp.port==2001,asap").unwrap();
+        assert_eq!(r.selector, Selector::Port(Some(Transport::Udp), 2001));
+        assert_eq!(r.target, Target::App(AppProtocol::Asap));
+        assert_eq!(r.to_string(), "udp.port==2001:asap");
+        let r = rule("udp.port==8472,vxlan").unwrap();
+        assert_eq!(r.target, Target::Tunnel(UdpTunnel::Vxlan));
+        assert_eq!(r.app(), None);
+        assert_eq!(r.to_string(), "udp.port==8472:vxlan");
+        let r = rule("port==0x1f90:GENEVE").unwrap();
+        assert_eq!(r.selector, Selector::Port(None, 8080));
+        assert_eq!(r.target, Target::Tunnel(UdpTunnel::Geneve));
+        // Round trip of the written form.
+        for s in [
+            "tcp.port==7911:dhcpfo",
+            "sctp.ppid==99:enrp",
+            "port==8472:vxlan",
+            "udp.port==4789:geneve",
+        ] {
+            assert_eq!(rule(s).unwrap().to_string(), s);
+        }
+    }
+
+    #[test]
+    fn a_tunnel_is_refused_anywhere_but_udp() {
+        for s in [
+            "tcp.port==8472:vxlan",
+            "sctp.port==8472:geneve",
+            "sctp.ppid==5:vxlan",
+        ] {
+            let e = rule(s).unwrap_err();
+            assert!(
+                e.contains("is carried over UDP: use udp.port==N:"),
+                "{s}: {e}"
+            );
+        }
+        let e = rule("udp.port==8472:vxlan-gpe").unwrap_err();
+        assert!(e.contains("or vxlan or geneve"), "{e}");
+        let e = rule("udp.port==70000:vxlan").unwrap_err();
+        assert!(e.contains("above 65535"), "{e}");
+    }
+
+    #[test]
+    fn tunnel_rules_add_and_move_ports_and_are_not_application_rules() {
+        let defaults = tunnel_ports(&[]);
+        assert_eq!(defaults.by_port(4789), Some(UdpTunnel::Vxlan));
+        assert_eq!(defaults.by_port(6081), Some(UdpTunnel::Geneve));
+        assert_eq!(defaults.by_port(8472), None);
+        let rules = [
+            rule("udp.port==8472:vxlan").unwrap(),
+            rule("udp.port==4789:geneve").unwrap(),
+            rule("udp.port==2001:asap").unwrap(),
+        ];
+        let ports = tunnel_ports(&rules);
+        assert_eq!(ports.by_port(8472), Some(UdpTunnel::Vxlan));
+        assert_eq!(ports.by_port(4789), Some(UdpTunnel::Geneve));
+        assert_eq!(ports.by_port(6081), Some(UdpTunnel::Geneve));
+        assert_eq!(ports.by_port(2001), None);
+        let mut ps: Vec<u16> = ports.ports().collect();
+        ps.sort_unstable();
+        assert_eq!(ps, [4789, 6081, 8472]);
+        // A later rule for the same port wins, as a later -d does in tshark.
+        let ports = tunnel_ports(&[
+            rule("udp.port==8472:vxlan").unwrap(),
+            rule("udp.port==8472:geneve").unwrap(),
+        ]);
+        assert_eq!(ports.by_port(8472), Some(UdpTunnel::Geneve));
+        // Tunnel rules never classify a payload as an application protocol.
+        let p = Payload::new(
+            Transport::Udp,
+            IpAddr::from([10, 0, 0, 1]),
+            40000,
+            IpAddr::from([10, 0, 0, 2]),
+            8472,
+            &[],
+        );
+        assert_eq!(classify(&rules, &p), None);
+        let opts = DispatchOptions {
+            decode_as: vec![rule("port==8472:vxlan").unwrap()],
+            only: Some(vec![AppProtocol::Dhcpv4]),
+            ..DispatchOptions::default()
+        };
+        assert!(!opts.wants_sctp());
     }
 }

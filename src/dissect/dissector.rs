@@ -10,7 +10,7 @@ use super::link::{self, Network};
 use super::sctp::{self, UnknownChunkAction};
 use super::sctp_reassembly::{ChunkContext, SctpReassembler};
 use super::tcp::{self, SegmentContext, TcpTracker};
-use super::tunnel::{self, MAX_ENCAPSULATIONS};
+use super::tunnel::{self, TunnelPorts, UdpTunnel, MAX_ENCAPSULATIONS};
 use super::{ip, udp};
 use super::{Address, Counters, FrameSummary, Limits, OuterLayer, Payload, Transport};
 use crate::error::DecodeError;
@@ -28,6 +28,8 @@ pub struct Dissector {
     info: bool,
     /// Whether SCTP is dissected (off for a run that wants nothing SCTP carries).
     sctp_wanted: bool,
+    /// The UDP ports of VXLAN and Geneve.
+    tunnels: TunnelPorts,
 }
 
 /// A transport-layer buffer: from the frame, or from a reassembled IP datagram.
@@ -210,7 +212,14 @@ impl Dissector {
             counters: Counters::default(),
             info: true,
             sctp_wanted: true,
+            tunnels: TunnelPorts::default(),
         }
+    }
+
+    /// Decodes VXLAN and Geneve on these UDP destination ports (the defaults: 4789 and 6081).
+    pub fn with_tunnels(mut self, tunnels: TunnelPorts) -> Self {
+        self.tunnels = tunnels;
+        self
     }
 
     /// Leaves tshark's Info text of TCP, UDP and SCTP out of the frame summaries (everything
@@ -548,27 +557,25 @@ impl Dissector {
         }
     }
 
-    /// VXLAN or Geneve (by the UDP destination port `port`); `seg` holds the UDP payload.
+    /// VXLAN or Geneve (`kind`, by the UDP destination port); `seg` holds the UDP payload.
     fn udp_tunnel(
         &mut self,
         frame: &Frame<'_>,
         seg: &Segment<'_>,
-        port: u16,
+        kind: UdpTunnel,
         s: &mut FrameSummary,
         sink: &mut dyn FnMut(&mut Payload<'_>),
     ) {
-        let (what, tag) = if port == tunnel::VXLAN_PORT {
-            ("VXLAN", 1 << 24)
-        } else {
-            ("Geneve", 2 << 24)
+        let (what, tag) = match kind {
+            UdpTunnel::Vxlan => ("VXLAN", 1 << 24),
+            UdpTunnel::Geneve => ("Geneve", 2 << 24),
         };
         let Some(inner) = self.deeper(seg, what, s) else {
             return;
         };
-        let parsed = if port == tunnel::VXLAN_PORT {
-            tunnel::parse_vxlan(inner.data)
-        } else {
-            tunnel::parse_geneve(inner.data)
+        let parsed = match kind {
+            UdpTunnel::Vxlan => tunnel::parse_vxlan(inner.data),
+            UdpTunnel::Geneve => tunnel::parse_geneve(inner.data),
         };
         let o = match parsed {
             Ok(o) => o,
@@ -683,13 +690,13 @@ impl Dissector {
             };
             return self.sctp(frame, &inner, s, sink);
         }
-        if matches!(u.dport, tunnel::VXLAN_PORT | tunnel::GENEVE_PORT) {
+        if let Some(kind) = self.tunnels.by_port(u.dport) {
             let inner = Segment {
                 data: u.payload,
                 ..seg.sub(8)
             };
-            let decapsulate: UdpTunnel = std::hint::black_box(Self::udp_tunnel);
-            return decapsulate(self, frame, &inner, u.dport, s, sink);
+            let decapsulate: UdpDecapsulator = std::hint::black_box(Self::udp_tunnel);
+            return decapsulate(self, frame, &inner, kind, s, sink);
         }
         let mut p = Payload::new(
             Transport::Udp,
@@ -911,11 +918,11 @@ type Decapsulator = fn(
     &mut FrameSummary,
     &mut dyn FnMut(&mut Payload<'_>),
 );
-type UdpTunnel = fn(
+type UdpDecapsulator = fn(
     &mut Dissector,
     &Frame<'_>,
     &Segment<'_>,
-    u16,
+    UdpTunnel,
     &mut FrameSummary,
     &mut dyn FnMut(&mut Payload<'_>),
 );

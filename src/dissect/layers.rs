@@ -23,9 +23,10 @@ use super::ip::{
 };
 use super::link::{ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, MAX_VLAN_TAGS, VLAN_TPIDS};
 use super::sctp::UDP_ENCAPSULATION_PORT;
+pub use super::tunnel::TunnelPorts;
 use super::tunnel::{
-    ETHERTYPE_MPLS, ETHERTYPE_MPLS_MULTICAST, ETHERTYPE_TEB, GENEVE_PORT, MAX_ENCAPSULATIONS,
-    PROTO_GRE, PROTO_IPIP, PROTO_IPV6, VXLAN_PORT,
+    UdpTunnel, ETHERTYPE_MPLS, ETHERTYPE_MPLS_MULTICAST, ETHERTYPE_TEB, MAX_ENCAPSULATIONS,
+    PROTO_GRE, PROTO_IPIP, PROTO_IPV6,
 };
 use crate::field::{mac, Field, Value};
 use crate::source::linktype;
@@ -378,9 +379,9 @@ pub struct TcpHeader {
 }
 
 /// Decodes the lower layers of a frame captured with LINKTYPE_ `lt`, with every label `read -V`
-/// prints.
-pub fn decode(lt: u32, data: &[u8]) -> Layers {
-    walk(lt, data, true)
+/// prints; VXLAN and Geneve on the UDP destination ports of `tunnels`.
+pub fn decode(lt: u32, data: &[u8], tunnels: &TunnelPorts) -> Layers {
+    walk(lt, data, true, tunnels)
 }
 
 /// The trees of [`decode`] without the labels that would have to be formatted from the values
@@ -389,13 +390,14 @@ pub fn decode(lt: u32, data: &[u8]) -> Layers {
 /// fields' names, values, notes, offsets and lengths but not these labels. Formatting them was
 /// most of what decoding cost. A column of a protocol itself (`-e eth`) writes its header line,
 /// so it needs [`decode`].
-pub fn decode_values(lt: u32, data: &[u8]) -> Layers {
-    walk(lt, data, false)
+pub fn decode_values(lt: u32, data: &[u8], tunnels: &TunnelPorts) -> Layers {
+    walk(lt, data, false, tunnels)
 }
 
-fn walk(lt: u32, data: &[u8], labels: bool) -> Layers {
+fn walk(lt: u32, data: &[u8], labels: bool, tunnels: &TunnelPorts) -> Layers {
     let mut w = Walk {
         data,
+        tunnels,
         // Room for the usual stack (Ethernet, IP, transport and what it carries) up front.
         out: Layers {
             trees: Vec::with_capacity(4),
@@ -413,6 +415,8 @@ fn walk(lt: u32, data: &[u8], labels: bool) -> Layers {
 
 struct Walk<'a> {
     data: &'a [u8],
+    /// The UDP ports of VXLAN and Geneve.
+    tunnels: &'a TunnelPorts,
     out: Layers,
     /// Within the packet an ICMP error quotes (whose own ICMP errors are not followed).
     quoting: bool,
@@ -1007,9 +1011,13 @@ impl Walk<'_> {
             s.end
         };
         let payload = Span { at: a + 8, end };
-        if depth < MAX_ENCAPSULATIONS && dport == VXLAN_PORT {
+        let tunnel = self
+            .tunnels
+            .by_port(dport)
+            .filter(|_| depth < MAX_ENCAPSULATIONS);
+        if tunnel == Some(UdpTunnel::Vxlan) {
             self.vxlan(payload, depth + 1);
-        } else if depth < MAX_ENCAPSULATIONS && dport == GENEVE_PORT {
+        } else if tunnel == Some(UdpTunnel::Geneve) {
             self.geneve(payload, depth + 1);
         } else if sport == UDP_ENCAPSULATION_PORT || dport == UDP_ENCAPSULATION_PORT {
             self.sctp(payload);
@@ -1539,7 +1547,7 @@ mod tests {
 
     #[test]
     fn ethernet_ipv4_sctp() {
-        let l = decode(linktype::ETHERNET, &sctp_frame());
+        let l = decode(linktype::ETHERNET, &sctp_frame(), &TunnelPorts::default());
         assert_eq!(l.protocols, ["eth", "ethertype", "ip", "sctp"]);
         assert_eq!(
             values(&l, "eth.addr"),
@@ -1565,7 +1573,7 @@ mod tests {
     fn every_cut_decodes_what_is_whole_and_never_panics() {
         let f = sctp_frame();
         for cut in 0..f.len() {
-            let l = decode(linktype::ETHERNET, &f[..cut]);
+            let l = decode(linktype::ETHERNET, &f[..cut], &TunnelPorts::default());
             let whole = |n: usize| cut >= n;
             assert_eq!(!values(&l, "eth.src").is_empty(), whole(14), "cut {cut}");
             assert_eq!(!values(&l, "ip.dst").is_empty(), whole(34), "cut {cut}");
@@ -1590,7 +1598,7 @@ mod tests {
                     }
                 }
                 for cut in 0..b.len() {
-                    let _ = decode(lt, &b[..cut]);
+                    let _ = decode(lt, &b[..cut], &TunnelPorts::default());
                 }
             }
         }
@@ -1601,19 +1609,19 @@ mod tests {
         let mut f = sctp_frame();
         // An IHL of 2 (8 bytes): the IP fields are given, nothing after them.
         f[14] = 0x42;
-        let l = decode(linktype::ETHERNET, &f);
+        let l = decode(linktype::ETHERNET, &f, &TunnelPorts::default());
         assert_eq!(l.protocols, ["eth", "ethertype", "ip"]);
         assert_eq!(values(&l, "ip.hdr_len"), ["8"]);
         // A chunk length of 0: the chunk is given, the walk stops.
         let mut f = sctp_frame();
         f[48] = 0;
         f[49] = 0;
-        let l = decode(linktype::ETHERNET, &f);
+        let l = decode(linktype::ETHERNET, &f, &TunnelPorts::default());
         assert_eq!(values(&l, "sctp.chunk_length"), ["0"]);
         // A fragment: its payload is data.
         let mut f = sctp_frame();
         f[20] = 0x20;
-        let l = decode(linktype::ETHERNET, &f);
+        let l = decode(linktype::ETHERNET, &f, &TunnelPorts::default());
         assert_eq!(l.protocols, ["eth", "ethertype", "ip", "data"]);
     }
 
@@ -1657,8 +1665,8 @@ mod tests {
         for f in &frames {
             for cut in 0..=f.len() {
                 let (full, values) = (
-                    decode(linktype::ETHERNET, &f[..cut]),
-                    decode_values(linktype::ETHERNET, &f[..cut]),
+                    decode(linktype::ETHERNET, &f[..cut], &TunnelPorts::default()),
+                    decode_values(linktype::ETHERNET, &f[..cut], &TunnelPorts::default()),
                 );
                 assert_eq!(full.protocols, values.protocols, "cut {cut}");
                 assert_eq!(full.trees.len(), values.trees.len(), "cut {cut}");
@@ -1667,7 +1675,7 @@ mod tests {
                 }
             }
         }
-        let l = decode_values(linktype::ETHERNET, &sctp_frame());
+        let l = decode_values(linktype::ETHERNET, &sctp_frame(), &TunnelPorts::default());
         assert!(l
             .trees
             .iter()
@@ -1686,7 +1694,7 @@ mod tests {
                 0x45, 0, 0, 0, 0, 0, 0, 0, 64, 4, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
             ]);
         }
-        let l = decode(linktype::ETHERNET, &f);
+        let l = decode(linktype::ETHERNET, &f, &TunnelPorts::default());
         assert_eq!(values(&l, "vlan.id"), ["10"]);
         assert_eq!(values(&l, "vlan.priority"), ["5"]);
         assert_eq!(values(&l, "vlan.etype"), ["0x0800"]);

@@ -534,7 +534,11 @@ mod tests {
         frame.extend_from_slice(&icmp);
         let mut s = Streams::new(4);
         for cut in 0..=frame.len() {
-            let mut l = layers::decode(crate::source::linktype::ETHERNET, &frame[..cut]);
+            let mut l = layers::decode(
+                crate::source::linktype::ETHERNET,
+                &frame[..cut],
+                &layers::TunnelPorts::default(),
+            );
             s.annotate(&mut l);
             let mut tcp_frame = frame[..cut].to_vec();
             // The same bytes as a TCP segment of its own (IP protocol 6), whose header length
@@ -542,7 +546,11 @@ mod tests {
             if let Some(p) = tcp_frame.get_mut(23) {
                 *p = 6;
             }
-            let mut l = layers::decode(crate::source::linktype::ETHERNET, &tcp_frame);
+            let mut l = layers::decode(
+                crate::source::linktype::ETHERNET,
+                &tcp_frame,
+                &layers::TunnelPorts::default(),
+            );
             s.annotate(&mut l);
         }
     }

@@ -13,6 +13,81 @@ pub const PROTO_GRE: u8 = 47;
 /// UDP destination ports (IANA): VXLAN and Geneve.
 pub const VXLAN_PORT: u16 = 4789;
 pub const GENEVE_PORT: u16 = 6081;
+
+/// The tunnels carried over UDP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UdpTunnel {
+    Vxlan,
+    Geneve,
+}
+
+impl UdpTunnel {
+    /// The name of the protocol, as in tshark's `-d` rules and in errors.
+    pub fn name(self) -> &'static str {
+        match self {
+            UdpTunnel::Vxlan => "vxlan",
+            UdpTunnel::Geneve => "geneve",
+        }
+    }
+
+    /// The name to show in messages.
+    pub fn title(self) -> &'static str {
+        match self {
+            UdpTunnel::Vxlan => "VXLAN",
+            UdpTunnel::Geneve => "Geneve",
+        }
+    }
+
+    /// The protocol named `s` (`vxlan`, `geneve`, any case), if it is a UDP tunnel.
+    pub fn from_name(s: &str) -> Option<UdpTunnel> {
+        match s.to_ascii_lowercase().as_str() {
+            "vxlan" => Some(UdpTunnel::Vxlan),
+            "geneve" => Some(UdpTunnel::Geneve),
+            _ => None,
+        }
+    }
+}
+
+/// Which UDP destination ports carry which tunnel: 4789 VXLAN and 6081 Geneve, as tshark decodes
+/// them, and those of the user's decode-as rules (which may move a tunnel to another port, such as
+/// Linux's old VXLAN port 8472, or give a default port to the other tunnel, as `-d` does in tshark).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TunnelPorts {
+    ports: Vec<(u16, UdpTunnel)>,
+}
+
+impl Default for TunnelPorts {
+    fn default() -> Self {
+        TunnelPorts {
+            ports: vec![
+                (VXLAN_PORT, UdpTunnel::Vxlan),
+                (GENEVE_PORT, UdpTunnel::Geneve),
+            ],
+        }
+    }
+}
+
+impl TunnelPorts {
+    /// The default ports with `port` carrying `tunnel` (in place of what it carried).
+    pub fn set(&mut self, port: u16, tunnel: UdpTunnel) {
+        match self.ports.iter_mut().find(|(p, _)| *p == port) {
+            Some(entry) => entry.1 = tunnel,
+            None => self.ports.push((port, tunnel)),
+        }
+    }
+
+    /// The tunnel a datagram to `port` carries.
+    #[inline]
+    pub fn by_port(&self, port: u16) -> Option<UdpTunnel> {
+        self.ports.iter().find(|(p, _)| *p == port).map(|&(_, t)| t)
+    }
+
+    /// Every port that carries a tunnel.
+    pub fn ports(&self) -> impl Iterator<Item = u16> + '_ {
+        self.ports.iter().map(|&(p, _)| p)
+    }
+}
+
 /// GRE protocol type / Geneve protocol type of an Ethernet frame (transparent Ethernet bridging).
 pub const ETHERTYPE_TEB: u16 = 0x6558;
 pub const ETHERTYPE_MPLS: u16 = 0x8847;
@@ -260,6 +335,7 @@ mod tests {
 
     /// Through the dissector: what each decapsulator makes of broken or deep input.
     mod dissected {
+        use super::super::{TunnelPorts, UdpTunnel, GENEVE_PORT, VXLAN_PORT};
         use crate::dissect::{Address, Dissector, FrameSummary, Limits, OuterLayer, Payload};
         use crate::generate::ip::{fragment_ipv4, pseudo_header_sum, Ipv4Header};
         use crate::generate::link::{ethernet, VlanTag};
@@ -297,7 +373,16 @@ mod tests {
         /// Each frame's summary, and every payload as (frame, data, reassembled_from).
         #[allow(clippy::type_complexity)]
         fn run(frames: &[Vec<u8>]) -> (Vec<FrameSummary>, Vec<(u64, Vec<u8>, Vec<u64>)>) {
-            let mut d = Dissector::new(Limits::default());
+            run_with(frames, TunnelPorts::default())
+        }
+
+        /// [`run`] with VXLAN and Geneve on `tunnels`.
+        #[allow(clippy::type_complexity)]
+        fn run_with(
+            frames: &[Vec<u8>],
+            tunnels: TunnelPorts,
+        ) -> (Vec<FrameSummary>, Vec<(u64, Vec<u8>, Vec<u64>)>) {
+            let mut d = Dissector::new(Limits::default()).with_tunnels(tunnels);
             let mut payloads = Vec::new();
             let summaries = frames
                 .iter()
@@ -343,15 +428,27 @@ mod tests {
                 vec![Layer::IpInIp { v6: true }],
                 vec![gre(false, false)],
                 vec![gre(true, true)],
-                vec![Layer::Vxlan { v6: false, vni: 42 }],
-                vec![Layer::Geneve { v6: true, vni: 9 }],
+                vec![Layer::Vxlan {
+                    v6: false,
+                    vni: 42,
+                    port: VXLAN_PORT,
+                }],
+                vec![Layer::Geneve {
+                    v6: true,
+                    vni: 9,
+                    port: GENEVE_PORT,
+                }],
                 vec![Layer::Mpls {
                     labels: vec![16, 17],
                 }],
                 vec![
                     Layer::Mpls { labels: vec![16] },
                     gre(false, false),
-                    Layer::Vxlan { v6: false, vni: 42 },
+                    Layer::Vxlan {
+                        v6: false,
+                        vni: 42,
+                        port: VXLAN_PORT,
+                    },
                     Layer::IpInIp { v6: true },
                 ],
             ];
@@ -365,7 +462,11 @@ mod tests {
             let frames = encapsulate(
                 linktype::ETHERNET,
                 &eth(&udp_packet(b"hello")),
-                &[Layer::Vxlan { v6: false, vni: 1 }],
+                &[Layer::Vxlan {
+                    v6: false,
+                    vni: 1,
+                    port: VXLAN_PORT,
+                }],
                 Some(24),
             )
             .unwrap();
@@ -416,9 +517,74 @@ mod tests {
             assert_eq!(s[0].info, "GRE protocol type 0x1234 (not decoded)");
         }
 
+        /// A tunnel on a port of its own is decoded only when that port is given to it (as a
+        /// decode-as rule does), by the dissector and by the layers' decoder alike; a port given
+        /// to the other tunnel is decoded as that one.
+        #[test]
+        fn tunnels_on_other_ports_are_decoded_where_the_rules_put_them() {
+            let vxlan = wrapped(
+                &[Layer::Vxlan {
+                    v6: false,
+                    vni: 9,
+                    port: 8472,
+                }],
+                &udp_packet(b"x"),
+            );
+            let geneve = wrapped(
+                &[Layer::Geneve {
+                    v6: false,
+                    vni: 9,
+                    port: VXLAN_PORT,
+                }],
+                &udp_packet(b"x"),
+            );
+            let values = |f: &[u8], t: &TunnelPorts| {
+                crate::dissect::layers::decode_values(linktype::ETHERNET, f, t)
+                    .protocols
+                    .join(":")
+            };
+            // By default: 8472 is a UDP port like any other, whose payload is handed on whole
+            // (the VXLAN header first); 4789 is VXLAN's, and a Geneve header there is not one.
+            let (s, p) = run(std::slice::from_ref(&vxlan));
+            assert!(s[0].errors.is_empty(), "{:?}", s[0].errors);
+            assert_eq!(p.len(), 1);
+            assert_eq!(p[0].1[0], 0x08, "the VXLAN flags");
+            assert_eq!(s[0].dst_port, Some(8472));
+            let defaults = TunnelPorts::default();
+            assert_eq!(values(&vxlan, &defaults), "eth:ethertype:ip:udp");
+            let (_, p) = run(std::slice::from_ref(&geneve));
+            assert!(p.iter().all(|(_, d, _)| d != b"x"));
+
+            let mut ports = TunnelPorts::default();
+            ports.set(8472, UdpTunnel::Vxlan);
+            ports.set(VXLAN_PORT, UdpTunnel::Geneve);
+            for f in [&vxlan, &geneve] {
+                let (s, p) = run_with(std::slice::from_ref(f), ports.clone());
+                assert!(s[0].errors.is_empty(), "{:?}", s[0].errors);
+                assert_eq!(p.len(), 1);
+                assert_eq!(p[0].1, b"x");
+                assert_eq!(s[0].dst_port, Some(3863), "the inner datagram's");
+            }
+            assert_eq!(
+                values(&vxlan, &ports),
+                "eth:ethertype:ip:udp:vxlan:eth:ethertype:ip:udp"
+            );
+            assert_eq!(
+                values(&geneve, &ports),
+                "eth:ethertype:ip:udp:geneve:eth:ethertype:ip:udp"
+            );
+        }
+
         #[test]
         fn vxlan_without_the_i_flag_is_decoded_with_an_error_and_no_vni() {
-            let mut f = wrapped(&[Layer::Vxlan { v6: false, vni: 9 }], &udp_packet(b"x"));
+            let mut f = wrapped(
+                &[Layer::Vxlan {
+                    v6: false,
+                    vni: 9,
+                    port: VXLAN_PORT,
+                }],
+                &udp_packet(b"x"),
+            );
             // Ethernet, IPv4, UDP: the VXLAN flags byte.
             assert_eq!(f[42], 0x08);
             f[42] = 0;
@@ -432,7 +598,11 @@ mod tests {
         #[test]
         fn the_summary_shows_the_inner_packet_and_keeps_the_outer_layers() {
             let (s, _) = run(&[wrapped(
-                &[Layer::Vxlan { v6: false, vni: 9 }],
+                &[Layer::Vxlan {
+                    v6: false,
+                    vni: 9,
+                    port: VXLAN_PORT,
+                }],
                 &udp_packet(b"x"),
             )]);
             let s = &s[0];
@@ -452,7 +622,16 @@ mod tests {
         fn fragments_of_two_vnis_are_two_datagrams() {
             let ones = fragment_ipv4(&udp_packet(&[1; 40]), 24);
             let twos = fragment_ipv4(&udp_packet(&[2; 40]), 24);
-            let vxlan = |vni, f: &Vec<u8>| wrapped(&[Layer::Vxlan { v6: false, vni }], f);
+            let vxlan = |vni, f: &Vec<u8>| {
+                wrapped(
+                    &[Layer::Vxlan {
+                        v6: false,
+                        vni,
+                        port: VXLAN_PORT,
+                    }],
+                    f,
+                )
+            };
             let frames = [vxlan(1, &ones[0]), vxlan(2, &twos[0]), vxlan(1, &ones[1])];
             let (s, p) = run(&frames);
             assert!(s.iter().all(|s| s.errors.is_empty()), "no overlap");
@@ -469,7 +648,16 @@ mod tests {
             let whole = udp_packet(&[7; 100]);
             let frames: Vec<Vec<u8>> = fragment_ipv4(&whole, 48)
                 .iter()
-                .map(|f| wrapped(&[Layer::Vxlan { v6: false, vni: 3 }], f))
+                .map(|f| {
+                    wrapped(
+                        &[Layer::Vxlan {
+                            v6: false,
+                            vni: 3,
+                            port: VXLAN_PORT,
+                        }],
+                        f,
+                    )
+                })
                 .collect();
             assert_eq!(frames.len(), 3);
             let (s, p) = run(&frames);

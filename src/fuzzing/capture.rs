@@ -3,6 +3,7 @@
 use std::io::Cursor;
 
 use crate::dissect::ipfrag::MAX_DATAGRAM_PAYLOAD;
+use crate::dissect::tunnel::{TunnelPorts, UdpTunnel};
 use crate::dissect::{layers, Dissector, Limits};
 use crate::handoff::{self as split, Part};
 use crate::pipeline::{Decoded, NullSink, Options, Pipeline, RunStats, Sink};
@@ -49,7 +50,10 @@ pub fn dissect(data: &[u8]) {
     } else {
         Limits::default()
     };
-    let mut d = Dissector::new(limits);
+    // The default tunnel ports and one a decode-as rule adds (Linux's VXLAN port).
+    let mut tunnels = TunnelPorts::default();
+    tunnels.set(8472, UdpTunnel::Vxlan);
+    let mut d = Dissector::new(limits).with_tunnels(tunnels.clone());
     let mut ts = Timestamp::new(1_700_000_000, 0);
     for (i, r) in frames.iter().enumerate() {
         ts.secs += i64::from(r.dt);
@@ -83,9 +87,9 @@ pub fn dissect(data: &[u8]) {
         for e in &summary.errors {
             assert!(!e.what.is_empty());
         }
-        let tree = layers::decode(r.linktype, r.data);
+        let tree = layers::decode(r.linktype, r.data, &tunnels);
         // What filters and columns decode is the same walk, without the labels.
-        let values = layers::decode_values(r.linktype, r.data);
+        let values = layers::decode_values(r.linktype, r.data, &tunnels);
         assert_eq!(values.protocols, tree.protocols);
         assert_eq!(values.trees.len(), tree.trees.len());
         for t in &tree.trees {

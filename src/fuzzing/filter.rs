@@ -43,7 +43,7 @@ pub fn display_filter(data: &[u8]) {
         protocol: "UDP",
         ..FrameSummary::default()
     };
-    let layers = layers::decode(1, message).trees;
+    let layers = layers::decode(1, message, &layers::TunnelPorts::default()).trees;
     let view = FrameView {
         number: 1,
         len: message.len() as u64,

@@ -18,6 +18,7 @@ use std::hash::{Hash, Hasher};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::dissect::tunnel::{GENEVE_PORT, VXLAN_PORT};
 use crate::dissect::Transport;
 use crate::generate::{PcapWriter, TsResolution};
 use crate::pipeline::{Decoded, Options, Pipeline, Sink};
@@ -222,13 +223,25 @@ fn tunnelled(run: &[OwnedFrame], n: usize) -> Vec<OwnedFrame> {
     let choices = [
         vec![Layer::IpInIp { v6: true }],
         vec![gre(true)],
-        vec![Layer::Vxlan { v6: false, vni: 7 }],
-        vec![Layer::Geneve { v6: true, vni: 7 }],
+        vec![Layer::Vxlan {
+            v6: false,
+            vni: 7,
+            port: VXLAN_PORT,
+        }],
+        vec![Layer::Geneve {
+            v6: true,
+            vni: 7,
+            port: GENEVE_PORT,
+        }],
         vec![Layer::Mpls { labels: vec![16] }, gre(false)],
         vec![
             Layer::IpInIp { v6: false },
             gre(true),
-            Layer::Vxlan { v6: false, vni: 7 },
+            Layer::Vxlan {
+                v6: false,
+                vni: 7,
+                port: VXLAN_PORT,
+            },
             Layer::IpInIp { v6: true },
         ],
     ];

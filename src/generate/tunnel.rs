@@ -12,9 +12,9 @@ use super::bytes::{be16, be32, set_be16};
 use super::ip::{internet_checksum, pseudo_header_sum, Ipv4Header, Ipv6Header};
 use super::link::{ethernet, VlanTag};
 use crate::dissect::link::{self as dlink, Network};
-use crate::dissect::tunnel::{
-    ETHERTYPE_MPLS, ETHERTYPE_TEB, GENEVE_PORT, PROTO_GRE, PROTO_IPIP, PROTO_IPV6, VXLAN_PORT,
-};
+use crate::dissect::tunnel::{ETHERTYPE_MPLS, ETHERTYPE_TEB, PROTO_GRE, PROTO_IPIP, PROTO_IPV6};
+/// The tunnels' IANA ports, for [`Layer::Vxlan`] and [`Layer::Geneve`].
+pub use crate::dissect::tunnel::{GENEVE_PORT, VXLAN_PORT};
 
 const ETHERTYPE_IPV4: u16 = 0x0800;
 const ETHERTYPE_IPV6: u16 = 0x86dd;
@@ -34,9 +34,7 @@ const MAC_B: [u8; 6] = [0x02, 0, 0x5e, 0, 0, 0xb];
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Layer {
     /// IPv4 or IPv6 in IP (protocol 4 or 41 by the inner packet's version).
-    IpInIp {
-        v6: bool,
-    },
+    IpInIp { v6: bool },
     /// GRE; `ethernet` carries an Ethernet frame (protocol type 0x6558, with `vlans`), else the
     /// IP packet (or MPLS stack) itself.
     Gre {
@@ -47,19 +45,12 @@ pub enum Layer {
         ethernet: bool,
         vlans: Vec<VlanTag>,
     },
-    Vxlan {
-        v6: bool,
-        vni: u32,
-    },
-    /// Geneve with one 8-byte option, carrying Ethernet.
-    Geneve {
-        v6: bool,
-        vni: u32,
-    },
+    /// VXLAN carrying Ethernet, to UDP port `port` (4789 is IANA's, 8472 Linux's old default).
+    Vxlan { v6: bool, vni: u32, port: u16 },
+    /// Geneve with one 8-byte option, carrying Ethernet, to UDP port `port` (6081 is IANA's).
+    Geneve { v6: bool, vni: u32, port: u16 },
     /// An MPLS label stack around an IP packet.
-    Mpls {
-        labels: Vec<u32>,
-    },
+    Mpls { labels: Vec<u32> },
 }
 
 /// What has been built so far.
@@ -264,20 +255,20 @@ fn wrap(b: Built, layer: &Layer, own: Option<&[u8]>) -> Built {
             }
             Built::Ip(outer_ip(*v6, PROTO_GRE, &g))
         }
-        Layer::Vxlan { v6, vni } => {
+        Layer::Vxlan { v6, vni, port } => {
             let mut h = vec![0x08, 0, 0, 0];
             be32(&mut h, vni << 8);
             h.extend_from_slice(&to_ethernet(b, own, &[]));
-            Built::Ip(outer_udp(*v6, VXLAN_PORT, &h))
+            Built::Ip(outer_udp(*v6, *port, &h))
         }
-        Layer::Geneve { v6, vni } => {
+        Layer::Geneve { v6, vni, port } => {
             // One option of 4 bytes of data: option length 2 words.
             let mut h = vec![0x02, 0];
             be16(&mut h, ETHERTYPE_TEB);
             be32(&mut h, vni << 8);
             h.extend_from_slice(&[0x01, 0x02, 0x03, 0x01, 0xde, 0xad, 0xbe, 0xef]);
             h.extend_from_slice(&to_ethernet(b, own, &[]));
-            Built::Ip(outer_udp(*v6, GENEVE_PORT, &h))
+            Built::Ip(outer_udp(*v6, *port, &h))
         }
         Layer::Mpls { labels } => match b {
             Built::Ip(p) => {

@@ -71,6 +71,10 @@ fn ip_packets() -> Vec<Vec<u8>> {
         (5000, 2001),
         (5000, 5001),
         (647, 5000),
+        // VXLAN, Geneve, and Linux's old VXLAN port (only with a decode-as rule).
+        (40000, 4789),
+        (40000, 6081),
+        (40000, 8472),
     ] {
         out.push(ip_of(Packet::udp(v4(A4, B4), s, d, &payload)));
         out.push(ip_of(Packet::udp(v6(b6(), a6()), s, d, &payload)));
@@ -138,6 +142,17 @@ fn ip_packets() -> Vec<Vec<u8>> {
         let len = (p.len() - 40) as u16;
         p[4..6].copy_from_slice(&len.to_be_bytes());
         out.push(p);
+    }
+    // IP in IP, IPv6 in IP, GRE (kept: tunnels), and ESP (not), over IPv4 and IPv6.
+    for protocol in [4, 41, 47, 50] {
+        for ip in [v4(A4, B4), v6(a6(), b6())] {
+            out.push(ip_of(Packet {
+                link: Link::Raw,
+                ip,
+                transport: Transport::Raw { protocol },
+                payload: &payload,
+            }));
+        }
     }
     // Truncated: an IPv4 header whose transport is cut off, and a bare 10 bytes of IPv6.
     let udp = ip_of(Packet::udp(v4(A4, B4), 5000, 67, &payload));
@@ -259,11 +274,13 @@ const EXPRESSIONS: &[&str] = &[
     "udp port 67 or udp port 68 or udp port 546 or udp port 547 or udp port 3863",
 ];
 
-/// The default filter as the brief states it, in libpcap's language.
+/// The default filter as the brief states it, in libpcap's language (with the tunnels whose
+/// inside poolshark decodes: IP in IP, GRE, VXLAN, Geneve).
 const DEFAULT_AS_LIBPCAP: &str = "sctp or (ip and ip[6:2] & 0x1fff != 0) \
     or (ip6 and (ip6[6] == 0 or ip6[6] == 43 or ip6[6] == 44 or ip6[6] == 60)) \
+    or ip proto 4 or ip proto 41 or ip proto 47 or ip6 proto 4 or ip6 proto 41 or ip6 proto 47 \
     or udp port 67 or udp port 68 or udp port 546 or udp port 547 or udp port 3863 \
-    or udp port 9901 or udp port 9899 \
+    or udp port 9901 or udp port 9899 or udp port 4789 or udp port 6081 \
     or tcp port 647 or tcp port 847 or tcp port 3863 or tcp port 9901";
 
 fn compare(framing: Framing, lt: u32, frames: &[Vec<u8>]) {
@@ -344,12 +361,15 @@ fn decode_as_ports_join_the_default_filter() {
     let rules = vec![
         "udp.port==2001:asap".parse().unwrap(),
         "port==80:dhcpfo".parse().unwrap(),
+        "udp.port==8472,vxlan".parse().unwrap(),
     ];
     let prog = filter::compile(&filter::default_filter(&rules), Framing::Ethernet).unwrap();
     let ours = ours_keeps(&prog, Framing::Ethernet, &frames);
     let theirs = tcpdump_keeps(
         &input,
-        &format!("{DEFAULT_AS_LIBPCAP} or udp port 2001 or udp port 80 or tcp port 80"),
+        &format!(
+            "{DEFAULT_AS_LIBPCAP} or udp port 2001 or udp port 80 or tcp port 80 or udp port 8472"
+        ),
         &dir,
     );
     assert_eq!(ours, theirs);

@@ -167,8 +167,17 @@ fn tshark_goes_further(ours: &str, theirs: &str) -> bool {
 
 /// Compares every column of [`FIELDS`]; fails on a difference not known. Returns (frames,
 /// fields that agreed on every frame, frames whose payload tshark decodes further).
-fn compare(capture: &Path, file: &str, encapsulation: Option<&str>) -> (usize, usize, usize) {
-    let args: Vec<&str> = FIELDS.iter().flat_map(|f| ["-e", f]).collect();
+fn compare(
+    capture: &Path,
+    file: &str,
+    encapsulation: Option<&str>,
+    extra: &[&str],
+) -> (usize, usize, usize) {
+    let args: Vec<&str> = extra
+        .iter()
+        .copied()
+        .chain(FIELDS.iter().flat_map(|f| ["-e", f]))
+        .collect();
     let (ours, theirs) = common::tshark::both_fields(capture, &args);
     assert_eq!(ours.len(), theirs.len(), "{file}: lines (one per frame)");
     let mut differ: BTreeMap<&str, (usize, String, String)> = BTreeMap::new();
@@ -231,7 +240,7 @@ fn layer_fields_are_tsharks_in_every_capture() {
     }
     let (mut frames, mut fields) = (0, 0);
     for cap in &caps {
-        let (n, agreed, _) = compare(cap, common::file_name(cap), None);
+        let (n, agreed, _) = compare(cap, common::file_name(cap), None, &[]);
         frames += n;
         fields += agreed;
     }
@@ -258,12 +267,81 @@ fn layer_fields_are_tsharks_in_tunnels() {
     for cap in caps {
         for (name, layers, fragment) in common::encapsulations() {
             let t = common::tunnelled(&cap, &layers, fragment, name);
-            let (_, agreed, _) = compare(&t, common::file_name(&cap), Some(name));
+            let (_, agreed, _) = compare(&t, common::file_name(&cap), Some(name), &[]);
             std::fs::remove_file(&t).ok();
             let known = KNOWN_ENCAPSULATIONS.iter().any(|(n, _)| *n == name);
             assert!(
                 known || agreed >= 60,
                 "{} in {name}: only {agreed} agree",
+                common::file_name(&cap)
+            );
+        }
+    }
+}
+
+/// VXLAN on Linux's old port 8472 and Geneve on VXLAN's 4789, with the same decode-as rule given
+/// to both (tshark's `-d` spelling, which poolshark takes too): every layer field as tshark
+/// writes it, the inner layers included.
+#[test]
+fn layer_fields_are_tsharks_in_tunnels_on_decode_as_ports() {
+    use poolshark::generate::tunnel::Layer;
+    if !common::have_tshark() {
+        return;
+    }
+    let mut caps = vec![common::fixture("demo.pcap")];
+    if let Some(dhcp) = common::shared_capture("dhcp/tcpdump_dhcp-rfc4388.pcap") {
+        caps.push(dhcp);
+    }
+    let cases = [
+        (
+            "vxlan-8472",
+            Layer::Vxlan {
+                v6: false,
+                vni: 10,
+                port: 8472,
+            },
+            "udp.port==8472,vxlan",
+        ),
+        (
+            "geneve-4789",
+            Layer::Geneve {
+                v6: true,
+                vni: 11,
+                port: 4789,
+            },
+            "udp.port==4789,geneve",
+        ),
+    ];
+    for cap in caps {
+        for (name, layer, rule) in &cases {
+            let t = common::tunnelled(&cap, std::slice::from_ref(layer), None, name);
+            let (frames, agreed, _) =
+                compare(&t, common::file_name(&cap), Some(name), &["-d", rule]);
+            // The inner layers are there: tshark shows the tunnel in every IP frame of the
+            // original (the DHCP capture's ARP frames stay as they were).
+            let (ours, theirs) =
+                common::tshark::both_fields(&t, &["-d", rule, "-e", "frame.protocols"]);
+            std::fs::remove_file(&t).ok();
+            let (_, original) = common::tshark::both_fields(&cap, &["-e", "frame.protocols"]);
+            let ip = original
+                .iter()
+                .filter(|p| p.contains(":ip:") || p.contains(":ipv6:"))
+                .count();
+            let tunnel = name.split('-').next().unwrap_or_default();
+            let inside = theirs
+                .iter()
+                .filter(|p| p.contains(&format!(":{tunnel}:eth:")))
+                .count();
+            assert!(
+                ip > 0 && inside == ip,
+                "{name}: tshark decodes the tunnel in {inside} frames, the original has {ip} IP \
+                 frames; e.g. {:?}",
+                theirs.first()
+            );
+            assert_eq!(ours, theirs, "{name}: frame.protocols");
+            assert!(
+                agreed >= 60,
+                "{} in {name}: only {agreed} of the fields agree on {frames} frames",
                 common::file_name(&cap)
             );
         }

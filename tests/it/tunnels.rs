@@ -143,3 +143,96 @@ fn tunnelled_captures_check_as_the_originals() {
         }
     }
 }
+
+/// VXLAN and Geneve on ports of their own: Linux's old VXLAN port 8472, and Geneve moved onto
+/// VXLAN's 4789. With the decode-as rules tshark takes for them (`-d udp.port==8472,vxlan`, in
+/// either spelling) every capture reads as the original and `check` reports what it reports on the
+/// original; without the rule nothing inside the tunnel on 8472 is decoded, as in tshark.
+#[test]
+fn tunnels_on_other_ports_decode_with_decode_as_rules() {
+    use poolshark::generate::tunnel::Layer;
+    let cases = [
+        (
+            "vxlan-8472",
+            Layer::Vxlan {
+                v6: false,
+                vni: 10,
+                port: 8472,
+            },
+            "udp.port==8472,vxlan",
+        ),
+        (
+            "geneve-4789",
+            Layer::Geneve {
+                v6: true,
+                vni: 11,
+                port: 4789,
+            },
+            "udp.port==4789:geneve",
+        ),
+    ];
+    let check = |p: &Path, args: &[&str]| {
+        let out = common::poolshark()
+            .args(["check", "--format", "json", "--jobs", "1", "--no-progress"])
+            .args(args)
+            .arg(p)
+            .output()
+            .expect("poolshark runs");
+        assert!(
+            out.status.code().is_some_and(|c| c < 2),
+            "check failed on {}",
+            p.display()
+        );
+        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        if let Some(o) = v.as_object_mut() {
+            o.remove("file");
+        }
+        v
+    };
+    let mut messages = 0usize;
+    for cap in captures() {
+        let args = read_args(&cap);
+        let original = records(&cap, &args, false);
+        for (name, layer, rule) in &cases {
+            let t = common::tunnelled(&cap, std::slice::from_ref(layer), None, name);
+            let with_rule: Vec<&str> = args.iter().copied().chain(["-d", rule]).collect();
+            let tunnelled = records(&t, &with_rule, false);
+            if let Some(i) = (0..original.len().max(tunnelled.len()))
+                .find(|&i| original.get(i) != tunnelled.get(i))
+            {
+                panic!(
+                    "{} in {name} with -d {rule}: record {i} differs ({} records against {}):\n  original  {}\n  tunnelled {}",
+                    cap.display(),
+                    original.len(),
+                    tunnelled.len(),
+                    original.get(i).map(|r| r.to_string()).unwrap_or_default(),
+                    tunnelled.get(i).map(|r| r.to_string()).unwrap_or_default(),
+                );
+            }
+            if *name == "vxlan-8472" {
+                let without = records(&t, &args, false);
+                assert!(
+                    without.is_empty(),
+                    "{} in {name} without a rule: {} messages decoded, e.g. {}",
+                    cap.display(),
+                    without.len(),
+                    without[0]
+                );
+            }
+            if cap.ends_with("demo.pcap") || cap.ends_with("kea-2.2-ha-load-balancing-v6.pcap") {
+                let want = check(&cap, &args);
+                let got = check(&t, &with_rule);
+                assert!(
+                    got == want,
+                    "{} in {name}: check reports differ:\n  original  {}\n  tunnelled {}",
+                    cap.display(),
+                    want.to_string().chars().take(3000).collect::<String>(),
+                    got.to_string().chars().take(3000).collect::<String>(),
+                );
+            }
+            std::fs::remove_file(&t).ok();
+            messages += original.len();
+        }
+    }
+    assert!(messages > 1000, "only {messages} records compared");
+}

@@ -14,6 +14,7 @@ use std::net::IpAddr;
 
 use super::bpf::{self, op, Builder, Insn, Label};
 use crate::dissect::dispatch::{port, DecodeAs, Selector};
+use crate::dissect::tunnel::{GENEVE_PORT, PROTO_GRE, PROTO_IPIP, PROTO_IPV6, VXLAN_PORT};
 use crate::dissect::Transport;
 
 const ETHERTYPE_IPV4: u32 = 0x0800;
@@ -28,8 +29,9 @@ const PROTO_SCTP: u32 = 132;
 const IPV6_EXTENSION_HEADERS: [u32; 4] = [0, 43, 44, 60];
 const IPV6_FRAGMENT: u32 = 44;
 
-/// UDP ports poolshark decodes: DHCPv4, DHCPv6, ASAP, ENRP, and SCTP over UDP (RFC 6951).
-pub const DEFAULT_UDP_PORTS: [u16; 7] = [
+/// UDP ports poolshark decodes: DHCPv4, DHCPv6, ASAP, ENRP, SCTP over UDP (RFC 6951), and the
+/// tunnels whose inner packets are decoded (VXLAN, Geneve).
+pub const DEFAULT_UDP_PORTS: [u16; 9] = [
     port::DHCPV4_SERVER,
     port::DHCPV4_CLIENT,
     port::DHCPV6_CLIENT,
@@ -37,7 +39,12 @@ pub const DEFAULT_UDP_PORTS: [u16; 7] = [
     port::ASAP,
     port::ENRP,
     9899,
+    VXLAN_PORT,
+    GENEVE_PORT,
 ];
+/// IP protocols of the tunnels whose inner packets are decoded: IPv4 and IPv6 in IP, GRE. A
+/// port filter cannot see inside them, so the default keeps them whole.
+pub const TUNNEL_PROTOCOLS: [u8; 3] = [PROTO_IPIP, PROTO_IPV6, PROTO_GRE];
 /// TCP ports poolshark decodes: ISC failover (647, 847), RSerPool over TCP.
 pub const DEFAULT_TCP_PORTS: [u16; 4] =
     [port::FAILOVER, port::FAILOVER_ALT, port::ASAP, port::ENRP];
@@ -108,7 +115,8 @@ impl Expr {
 
 /// The default filter: SCTP, the later fragments of IPv4 datagrams (a port filter cannot see
 /// them, and reassembly needs them), IPv6 packets with an extension header before the transport,
-/// and UDP and TCP on the ports poolshark decodes, plus those of the user's decode-as rules.
+/// IP-in-IP and GRE tunnels, and UDP and TCP on the ports poolshark decodes (VXLAN's and Geneve's
+/// among them), plus those of the user's decode-as rules.
 pub fn default_filter(decode_as: &[DecodeAs]) -> Expr {
     let mut udp: Vec<u16> = DEFAULT_UDP_PORTS.to_vec();
     let mut tcp: Vec<u16> = DEFAULT_TCP_PORTS.to_vec();
@@ -123,7 +131,10 @@ pub fn default_filter(decode_as: &[DecodeAs]) -> Expr {
         }
     }
     let ext: Vec<u8> = IPV6_EXTENSION_HEADERS.iter().map(|&h| h as u8).collect();
-    Expr::Proto(PROTO_SCTP as u8)
+    let tunnels = TUNNEL_PROTOCOLS
+        .iter()
+        .fold(Expr::Proto(PROTO_SCTP as u8), |e, &p| e.or(Expr::Proto(p)));
+    tunnels
         .or(Expr::Ipv4LaterFragment)
         .or(Expr::Ipv6NextHeader(ext))
         .or(Expr::Port {
@@ -727,5 +738,61 @@ mod tests {
         assert_eq!(bpf::run(&prog, &pkt, &meta), bpf::ACCEPT);
         let plain = compile(&default_filter(&[]), Framing::Network).unwrap();
         assert_eq!(bpf::run(&plain, &pkt, &meta), 0);
+    }
+
+    /// Tunnels whose inner packets poolshark decodes pass the default filter (a port filter
+    /// cannot see inside them): VXLAN and Geneve by their ports, a tunnel moved to another port
+    /// by its decode-as rule, IP in IP and GRE by their protocol, over IPv4 and IPv6.
+    #[test]
+    fn the_default_filter_keeps_the_tunnels() {
+        let v4 = |proto: u8, ports: Option<(u16, u16)>| {
+            let mut p = vec![
+                0x45, 0, 0, 28, 0, 0, 0, 0, 64, proto, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+            ];
+            if let Some((s, d)) = ports {
+                p.extend_from_slice(&s.to_be_bytes());
+                p.extend_from_slice(&d.to_be_bytes());
+                p.extend_from_slice(&[0, 8, 0, 0]);
+            }
+            p
+        };
+        let v6 = |next: u8| {
+            let mut p = vec![0x60, 0, 0, 0, 0, 8, next, 64];
+            p.extend_from_slice(&[0; 32]);
+            p.extend_from_slice(&[0; 8]);
+            p
+        };
+        let meta = |protocol| bpf::Meta {
+            protocol,
+            ..Default::default()
+        };
+        let plain = compile(&default_filter(&[]), Framing::Network).unwrap();
+        let rules: Vec<DecodeAs> = vec!["udp.port==8472,vxlan".parse().unwrap()];
+        let with_rule = compile(&default_filter(&rules), Framing::Network).unwrap();
+        for (pkt, kept) in [
+            (v4(17, Some((40000, 4789))), true),
+            (v4(17, Some((40000, 6081))), true),
+            (v4(4, None), true),
+            (v4(41, None), true),
+            (v4(47, None), true),
+            (v4(17, Some((40000, 8472))), false),
+            (v4(17, Some((40000, 5000))), false),
+            (v4(50, None), false),
+        ] {
+            let got = bpf::run(&plain, &pkt, &meta(0x0800)) == bpf::ACCEPT;
+            assert_eq!(got, kept, "{pkt:?}");
+        }
+        assert_eq!(
+            bpf::run(&with_rule, &v4(17, Some((40000, 8472))), &meta(0x0800)),
+            bpf::ACCEPT
+        );
+        for next in [4, 41, 47] {
+            assert_eq!(
+                bpf::run(&plain, &v6(next), &meta(0x86dd)),
+                bpf::ACCEPT,
+                "{next}"
+            );
+        }
+        assert_eq!(bpf::run(&plain, &v6(50), &meta(0x86dd)), 0);
     }
 }

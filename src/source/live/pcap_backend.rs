@@ -128,9 +128,14 @@ fn default_expression(rules: &[crate::dissect::dispatch::DecodeAs]) -> String {
             .collect::<Vec<_>>()
             .join(" or ")
     };
+    let tunnels = super::filter::TUNNEL_PROTOCOLS
+        .iter()
+        .map(|p| format!("ip proto {p} or ip6 proto {p}"))
+        .collect::<Vec<_>>()
+        .join(" or ");
     format!(
-        "sctp or (ip and ip[6:2] & 0x1fff != 0) or (ip6 and (ip6[6] == 0 or ip6[6] == 43 or \
-         ip6[6] == 44 or ip6[6] == 60)) or {} or {}",
+        "sctp or {tunnels} or (ip and ip[6:2] & 0x1fff != 0) or (ip6 and (ip6[6] == 0 or \
+         ip6[6] == 43 or ip6[6] == 44 or ip6[6] == 60)) or {} or {}",
         ports("udp", &udp),
         ports("tcp", &tcp)
     )

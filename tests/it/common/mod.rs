@@ -212,7 +212,7 @@ pub fn encapsulations() -> Vec<(
     Option<usize>,
 )> {
     use poolshark::generate::link::VlanTag;
-    use poolshark::generate::tunnel::Layer;
+    use poolshark::generate::tunnel::{Layer, GENEVE_PORT, VXLAN_PORT};
     let gre = |v6, key, ethernet, vlans: Vec<VlanTag>| Layer::Gre {
         v6,
         key,
@@ -246,10 +246,19 @@ pub fn encapsulations() -> Vec<(
             vec![Layer::Vxlan {
                 v6: false,
                 vni: 5000,
+                port: VXLAN_PORT,
             }],
             None,
         ),
-        ("geneve6", vec![Layer::Geneve { v6: true, vni: 77 }], None),
+        (
+            "geneve6",
+            vec![Layer::Geneve {
+                v6: true,
+                vni: 77,
+                port: GENEVE_PORT,
+            }],
+            None,
+        ),
         (
             "mpls-gre",
             vec![
@@ -262,7 +271,11 @@ pub fn encapsulations() -> Vec<(
         ),
         (
             "vxlan-fragmented",
-            vec![Layer::Vxlan { v6: false, vni: 1 }],
+            vec![Layer::Vxlan {
+                v6: false,
+                vni: 1,
+                port: VXLAN_PORT,
+            }],
             Some(256),
         ),
         (
@@ -270,7 +283,11 @@ pub fn encapsulations() -> Vec<(
             vec![
                 Layer::Mpls { labels: vec![20] },
                 gre(false, Some(7), true, vec![VlanTag::dot1q(9)]),
-                Layer::Vxlan { v6: true, vni: 3 },
+                Layer::Vxlan {
+                    v6: true,
+                    vni: 3,
+                    port: VXLAN_PORT,
+                },
                 Layer::IpInIp { v6: false },
             ],
             None,
