@@ -189,6 +189,18 @@ fn tunnels_on_other_ports_decode_with_decode_as_rules() {
         }
         v
     };
+    // A tunnel is given a UDP port only: anything else is a usage error that says so.
+    let out = common::poolshark()
+        .args(["read", "-d", "tcp.port==8472:vxlan"])
+        .arg(common::fixture("demo.pcap"))
+        .output()
+        .expect("poolshark runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("VXLAN is carried over UDP: use udp.port==N:vxlan"),
+        "{err}"
+    );
     let mut messages = 0usize;
     for cap in captures() {
         let args = read_args(&cap);
