@@ -80,12 +80,18 @@ impl DecodeAs {
     }
 }
 
-/// The tunnel ports: the defaults, with the tunnel rules among `rules` applied in order.
+/// The tunnel ports: the defaults, with the rules for UDP ports among `rules` applied in order
+/// (as tshark applies its `-d` rules): a tunnel rule puts that tunnel on its port, an application
+/// rule takes its port from a tunnel (`udp.port==4789:asap` decodes ASAP there, not VXLAN).
 pub fn tunnel_ports(rules: &[DecodeAs]) -> TunnelPorts {
     let mut ports = TunnelPorts::default();
     for r in rules {
-        if let (Target::Tunnel(t), Selector::Port(_, p)) = (r.target, r.selector) {
-            ports.set(p, t);
+        let Selector::Port(None | Some(Transport::Udp), p) = r.selector else {
+            continue;
+        };
+        match r.target {
+            Target::Tunnel(t) => ports.set(p, t),
+            Target::App(_) => ports.remove(p),
         }
     }
     ports
@@ -549,6 +555,23 @@ mod tests {
             rule("udp.port==8472:geneve").unwrap(),
         ]);
         assert_eq!(ports.by_port(8472), Some(UdpTunnel::Geneve));
+        // An application rule takes a UDP port from a tunnel, and a later tunnel rule back.
+        let ports = tunnel_ports(&[rule("udp.port==4789:asap").unwrap()]);
+        assert_eq!(ports.by_port(4789), None);
+        assert_eq!(ports.by_port(6081), Some(UdpTunnel::Geneve));
+        let ports = tunnel_ports(&[rule("port==6081:dhcpv4").unwrap()]);
+        assert_eq!(ports.by_port(6081), None);
+        let ports = tunnel_ports(&[rule("tcp.port==4789:dhcpfo").unwrap()]);
+        assert_eq!(
+            ports.by_port(4789),
+            Some(UdpTunnel::Vxlan),
+            "TCP's 4789 is not UDP's"
+        );
+        let ports = tunnel_ports(&[
+            rule("udp.port==4789:asap").unwrap(),
+            rule("udp.port==4789:vxlan").unwrap(),
+        ]);
+        assert_eq!(ports.by_port(4789), Some(UdpTunnel::Vxlan));
         // Tunnel rules never classify a payload as an application protocol.
         let p = Payload::new(
             Transport::Udp,

@@ -81,6 +81,12 @@ impl TunnelPorts {
         self.mask |= 1 << (port % 64);
     }
 
+    /// `port` carrying no tunnel (a decode-as rule gave it to an application protocol).
+    pub fn remove(&mut self, port: u16) {
+        self.ports.retain(|&(p, _)| p != port);
+        self.mask = self.ports.iter().fold(0, |m, &(p, _)| m | 1 << (p % 64));
+    }
+
     /// The tunnel a datagram to `port` carries.
     #[inline]
     pub fn by_port(&self, port: u16) -> Option<UdpTunnel> {
