@@ -524,6 +524,58 @@ fn a_user_filter_is_applied_in_the_kernel() {
     }
 }
 
+/// Tunnelled DHCP, live: the default kernel filter keeps VXLAN (4789) and a VXLAN port a decode-as
+/// rule names (Linux's old 8472), where a port filter alone would have dropped both, and the
+/// DHCP inside is decoded; an unrelated datagram is still left out by the kernel.
+#[test]
+fn the_default_filter_keeps_tunnels_and_their_dhcp_is_decoded() {
+    let _lo = LO.lock().unwrap_or_else(|e| e.into_inner());
+    if !live_permitted() {
+        return;
+    }
+    let discover = dhcpv4_discover();
+    let mut inner = Vec::new();
+    Packet::udp(
+        Ip::v4(Ipv4Addr::new(0, 0, 0, 0), Ipv4Addr::BROADCAST),
+        68,
+        67,
+        &discover,
+    )
+    .build(&mut inner);
+    let vxlan = |vni: u32| {
+        let mut v = vec![0x08, 0, 0, 0];
+        v.extend_from_slice(&(vni << 8).to_be_bytes());
+        v.extend_from_slice(&inner);
+        v
+    };
+    let run = Running::start(&[
+        "-i",
+        "lo",
+        "--count",
+        "2",
+        "--duration",
+        "30",
+        "--format",
+        "jsonl",
+        "-d",
+        "udp.port==8472,vxlan",
+    ]);
+    send_udp((Ipv4Addr::LOCALHOST.into(), 5000), &vxlan(1));
+    send_udp((Ipv4Addr::LOCALHOST.into(), 4789), &vxlan(2));
+    send_udp((Ipv4Addr::LOCALHOST.into(), 8472), &vxlan(3));
+    let (code, out, err) = run.finish();
+    assert_eq!(code, 0, "{err}");
+    let records = json_lines(&out);
+    assert_eq!(records.len(), 2, "{out}\n{err}");
+    for (i, r) in records.iter().enumerate() {
+        assert_eq!(r["frame"], i as u64 + 1, "{out}");
+        assert_eq!(r["protocol"], "dhcpv4", "{out}");
+        // The inner datagram's addresses, as tshark's columns show them.
+        assert_eq!(r["dst"], "255.255.255.255", "{out}");
+        assert_eq!(field(r, "dhcp.type"), Some(&serde_json::json!(1)), "{out}");
+    }
+}
+
 /// `capture -T fields`: tshark's columns, live, one line per frame as it comes.
 #[test]
 fn fields_are_written_as_frames_come() {
