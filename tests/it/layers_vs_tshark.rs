@@ -284,7 +284,6 @@ fn layer_fields_are_tsharks_in_tunnels() {
 /// writes it, the inner layers included.
 #[test]
 fn layer_fields_are_tsharks_in_tunnels_on_decode_as_ports() {
-    use poolshark::generate::tunnel::Layer;
     if !common::have_tshark() {
         return;
     }
@@ -292,29 +291,9 @@ fn layer_fields_are_tsharks_in_tunnels_on_decode_as_ports() {
     if let Some(dhcp) = common::shared_capture("dhcp/tcpdump_dhcp-rfc4388.pcap") {
         caps.push(dhcp);
     }
-    let cases = [
-        (
-            "vxlan-8472",
-            Layer::Vxlan {
-                v6: false,
-                vni: 10,
-                port: 8472,
-            },
-            "udp.port==8472,vxlan",
-        ),
-        (
-            "geneve-4789",
-            Layer::Geneve {
-                v6: true,
-                vni: 11,
-                port: 4789,
-            },
-            "udp.port==4789,geneve",
-        ),
-    ];
     for cap in caps {
-        for (name, layer, rule) in &cases {
-            let t = common::tunnelled(&cap, std::slice::from_ref(layer), None, name);
+        for (name, layer, rule) in common::tunnels_on_decode_as_ports() {
+            let t = common::tunnelled(&cap, std::slice::from_ref(&layer), None, name);
             let (frames, agreed, _) =
                 compare(&t, common::file_name(&cap), Some(name), &["-d", rule]);
             // The inner layers are there: tshark shows the tunnel in every IP frame of the

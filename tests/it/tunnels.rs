@@ -62,6 +62,55 @@ fn records(capture: &Path, args: &[&str], renumbered: bool) -> Vec<serde_json::V
         .collect()
 }
 
+/// Fails, showing the first record that differs, unless `tunnelled` holds `original`'s records.
+fn assert_same_records(
+    what: &str,
+    original: &[serde_json::Value],
+    tunnelled: &[serde_json::Value],
+) {
+    if let Some(i) =
+        (0..original.len().max(tunnelled.len())).find(|&i| original.get(i) != tunnelled.get(i))
+    {
+        panic!(
+            "{what}: record {i} differs ({} records against {}):\n  original  {}\n  tunnelled {}",
+            original.len(),
+            tunnelled.len(),
+            original.get(i).map(|r| r.to_string()).unwrap_or_default(),
+            tunnelled.get(i).map(|r| r.to_string()).unwrap_or_default(),
+        );
+    }
+}
+
+/// `check --format json ARGS CAPTURE`'s report, with the file's name left out.
+fn check_report(capture: &Path, args: &[&str]) -> serde_json::Value {
+    let out = common::poolshark()
+        .args(["check", "--format", "json", "--jobs", "1", "--no-progress"])
+        .args(args)
+        .arg(capture)
+        .output()
+        .expect("poolshark runs");
+    assert!(
+        out.status.code().is_some_and(|c| c < 2),
+        "check failed on {}",
+        capture.display()
+    );
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    if let Some(o) = v.as_object_mut() {
+        o.remove("file");
+    }
+    v
+}
+
+/// Fails, showing both, unless the reports are the same.
+fn assert_same_report(what: &str, original: &serde_json::Value, tunnelled: &serde_json::Value) {
+    assert!(
+        tunnelled == original,
+        "{what}: check reports differ:\n  original  {}\n  tunnelled {}",
+        original.to_string().chars().take(3000).collect::<String>(),
+        tunnelled.to_string().chars().take(3000).collect::<String>(),
+    );
+}
+
 #[test]
 fn tunnelled_captures_read_as_the_originals() {
     let mut compared = 0usize;
@@ -73,18 +122,11 @@ fn tunnelled_captures_read_as_the_originals() {
             let original = records(&cap, &args, fragment.is_some());
             let tunnelled = records(&t, &args, fragment.is_some());
             std::fs::remove_file(&t).ok();
-            if let Some(i) = (0..original.len().max(tunnelled.len()))
-                .find(|&i| original.get(i) != tunnelled.get(i))
-            {
-                panic!(
-                    "{} in {name}: record {i} differs ({} records against {}):\n  original  {}\n  tunnelled {}",
-                    cap.display(),
-                    original.len(),
-                    tunnelled.len(),
-                    original.get(i).map(|r| r.to_string()).unwrap_or_default(),
-                    tunnelled.get(i).map(|r| r.to_string()).unwrap_or_default(),
-                );
-            }
+            assert_same_records(
+                &format!("{} in {name}", cap.display()),
+                &original,
+                &tunnelled,
+            );
             compared += 1;
             messages += original.len();
         }
@@ -105,25 +147,8 @@ fn tunnelled_captures_check_as_the_originals() {
         caps.push(c.join("dhcp-kea/kea-2.2-ha-load-balancing-v6.pcap"));
         caps.push(c.join("dhcp-failover/isc-dhcpd-4.4.3-failover.pcap"));
     }
-    let report = |p: &Path| {
-        let out = common::poolshark()
-            .args(["check", "--format", "json", "--jobs", "1", "--no-progress"])
-            .arg(p)
-            .output()
-            .expect("poolshark runs");
-        assert!(
-            out.status.code().is_some_and(|c| c < 2),
-            "check failed on {}",
-            p.display()
-        );
-        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-        if let Some(o) = v.as_object_mut() {
-            o.remove("file");
-        }
-        v
-    };
     for cap in caps {
-        let original = report(&cap);
+        let original = check_report(&cap, &[]);
         assert!(original["findings"].is_array(), "{}", cap.display());
         for (name, layers, fragment) in common::encapsulations() {
             if fragment.is_some() {
@@ -131,15 +156,9 @@ fn tunnelled_captures_check_as_the_originals() {
                 continue;
             }
             let t = common::tunnelled(&cap, &layers, fragment, name);
-            let got = report(&t);
+            let got = check_report(&t, &[]);
             std::fs::remove_file(&t).ok();
-            assert!(
-                got == original,
-                "{} in {name}: check reports differ:\n  original  {}\n  tunnelled {}",
-                cap.display(),
-                original.to_string().chars().take(3000).collect::<String>(),
-                got.to_string().chars().take(3000).collect::<String>(),
-            );
+            assert_same_report(&format!("{} in {name}", cap.display()), &original, &got);
         }
     }
 }
@@ -150,45 +169,6 @@ fn tunnelled_captures_check_as_the_originals() {
 /// original; without the rule nothing inside the tunnel on 8472 is decoded, as in tshark.
 #[test]
 fn tunnels_on_other_ports_decode_with_decode_as_rules() {
-    use poolshark::generate::tunnel::Layer;
-    let cases = [
-        (
-            "vxlan-8472",
-            Layer::Vxlan {
-                v6: false,
-                vni: 10,
-                port: 8472,
-            },
-            "udp.port==8472,vxlan",
-        ),
-        (
-            "geneve-4789",
-            Layer::Geneve {
-                v6: true,
-                vni: 11,
-                port: 4789,
-            },
-            "udp.port==4789:geneve",
-        ),
-    ];
-    let check = |p: &Path, args: &[&str]| {
-        let out = common::poolshark()
-            .args(["check", "--format", "json", "--jobs", "1", "--no-progress"])
-            .args(args)
-            .arg(p)
-            .output()
-            .expect("poolshark runs");
-        assert!(
-            out.status.code().is_some_and(|c| c < 2),
-            "check failed on {}",
-            p.display()
-        );
-        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-        if let Some(o) = v.as_object_mut() {
-            o.remove("file");
-        }
-        v
-    };
     // A tunnel is given a UDP port only: anything else is a usage error that says so.
     let out = common::poolshark()
         .args(["read", "-d", "tcp.port==8472:vxlan"])
@@ -205,23 +185,16 @@ fn tunnels_on_other_ports_decode_with_decode_as_rules() {
     for cap in captures() {
         let args = read_args(&cap);
         let original = records(&cap, &args, false);
-        for (name, layer, rule) in &cases {
-            let t = common::tunnelled(&cap, std::slice::from_ref(layer), None, name);
+        for (name, layer, rule) in common::tunnels_on_decode_as_ports() {
+            let t = common::tunnelled(&cap, std::slice::from_ref(&layer), None, name);
             let with_rule: Vec<&str> = args.iter().copied().chain(["-d", rule]).collect();
             let tunnelled = records(&t, &with_rule, false);
-            if let Some(i) = (0..original.len().max(tunnelled.len()))
-                .find(|&i| original.get(i) != tunnelled.get(i))
-            {
-                panic!(
-                    "{} in {name} with -d {rule}: record {i} differs ({} records against {}):\n  original  {}\n  tunnelled {}",
-                    cap.display(),
-                    original.len(),
-                    tunnelled.len(),
-                    original.get(i).map(|r| r.to_string()).unwrap_or_default(),
-                    tunnelled.get(i).map(|r| r.to_string()).unwrap_or_default(),
-                );
-            }
-            if *name == "vxlan-8472" {
+            assert_same_records(
+                &format!("{} in {name} with -d {rule}", cap.display()),
+                &original,
+                &tunnelled,
+            );
+            if name == "vxlan-8472" {
                 let without = records(&t, &args, false);
                 assert!(
                     without.is_empty(),
@@ -232,15 +205,9 @@ fn tunnels_on_other_ports_decode_with_decode_as_rules() {
                 );
             }
             if cap.ends_with("demo.pcap") || cap.ends_with("kea-2.2-ha-load-balancing-v6.pcap") {
-                let want = check(&cap, &args);
-                let got = check(&t, &with_rule);
-                assert!(
-                    got == want,
-                    "{} in {name}: check reports differ:\n  original  {}\n  tunnelled {}",
-                    cap.display(),
-                    want.to_string().chars().take(3000).collect::<String>(),
-                    got.to_string().chars().take(3000).collect::<String>(),
-                );
+                let want = check_report(&cap, &args);
+                let got = check_report(&t, &with_rule);
+                assert_same_report(&format!("{} in {name}", cap.display()), &want, &got);
             }
             std::fs::remove_file(&t).ok();
             messages += original.len();

@@ -295,6 +295,36 @@ pub fn encapsulations() -> Vec<(
     ]
 }
 
+/// Tunnels on ports a decode-as rule gives them, with the rule in tshark's `-d` spelling (which
+/// poolshark takes too): VXLAN on Linux's old port 8472, Geneve on VXLAN's 4789.
+pub fn tunnels_on_decode_as_ports() -> [(
+    &'static str,
+    poolshark::generate::tunnel::Layer,
+    &'static str,
+); 2] {
+    use poolshark::generate::tunnel::Layer;
+    [
+        (
+            "vxlan-8472",
+            Layer::Vxlan {
+                v6: false,
+                vni: 10,
+                port: 8472,
+            },
+            "udp.port==8472,vxlan",
+        ),
+        (
+            "geneve-4789",
+            Layer::Geneve {
+                v6: true,
+                vni: 11,
+                port: 4789,
+            },
+            "udp.port==4789,geneve",
+        ),
+    ]
+}
+
 /// `capture` rewritten with every frame inside `layers` (see
 /// [`poolshark::generate::tunnel::encapsulate`]), as an Ethernet pcap in the temporary folder
 /// named after `name`; the caller removes it. Times are kept, and a frame cut by its snap length
