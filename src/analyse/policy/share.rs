@@ -2,6 +2,7 @@
 //! deterministic policies.
 
 use foldhash::{HashMap, HashMapExt};
+use std::collections::BTreeMap;
 
 use super::kind::Method;
 use super::pool::{draw_without_replacement, Pool, Scratch, Share, ShareKey};
@@ -45,11 +46,13 @@ fn exact_inclusion(weights: &[u64], n: usize) -> Option<Vec<f64>> {
         return None;
     }
     let total: f64 = weights.iter().map(|&w| w as f64).sum();
-    let mut level: HashMap<u128, f64> = HashMap::new();
+    // Ordered maps: the probabilities are summed in the same order at every run, so the shares
+    // are the same to the last bit (a hash map's order changes with its random seed).
+    let mut level: BTreeMap<u128, f64> = BTreeMap::new();
     level.insert(0u128, 1.0);
     let mut included = vec![0.0; weights.len()];
     for _ in 0..n {
-        let mut next: HashMap<u128, f64> = HashMap::new();
+        let mut next: BTreeMap<u128, f64> = BTreeMap::new();
         for (&set, &p) in &level {
             let drawn: f64 = weights
                 .iter()
@@ -258,6 +261,19 @@ mod tests {
         assert!((inc[0] - a).abs() < 1e-12, "{inc:?}");
         assert!((inc[1] - b).abs() < 1e-12, "{inc:?}");
         assert!((inc.iter().sum::<f64>() - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn inclusion_is_the_same_to_the_last_bit_at_every_call() {
+        // `stats --format json` printed these sums, and they once differed in their last digits
+        // from run to run: the partial draws were summed in a hash map's (randomly seeded) order.
+        let weights = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3];
+        let (_, once) = draw_shares(&weights, 4);
+        for _ in 0..20 {
+            let (_, again) = draw_shares(&weights, 4);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&once), bits(&again));
+        }
     }
 
     #[test]
