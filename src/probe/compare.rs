@@ -100,7 +100,7 @@ pub enum Verdict {
     NoAnswer,
     /// A server outside the pair answered.
     Outsider,
-    /// Not probed: the run was interrupted first.
+    /// Not probed, or not to the end: the run was interrupted first.
     NotProbed,
 }
 
@@ -295,7 +295,7 @@ pub fn compare(run: &Run, expected: &Expected) -> Comparison {
             let bucket = b.key.bucket;
             let expected_role = expected.hba.map(|(h, _)| h.owner(bucket));
             let in_pair = |i: &usize| Some(*i) == primary || Some(*i) == secondary;
-            let verdict = if b.xids.is_empty() {
+            let verdict = if b.xids.is_empty() || (b.unfinished && by.is_empty()) {
                 Verdict::NotProbed
             } else if by.iter().any(|i| !in_pair(i)) {
                 Verdict::Outsider

@@ -48,6 +48,8 @@ pub struct BucketRun {
     pub xids: Vec<u32>,
     /// The answers to any of them, in arrival order.
     pub answers: Vec<Answer>,
+    /// The run was interrupted while this bucket still awaited answers or a retry.
+    pub unfinished: bool,
 }
 
 /// What a whole run gave.
@@ -91,6 +93,7 @@ pub fn run(
             key,
             xids: Vec::new(),
             answers: Vec::new(),
+            unfinished: false,
         })
         .collect();
     let mut queue: VecDeque<usize> = (0..buckets.len()).collect();
@@ -110,6 +113,9 @@ pub fn run(
     loop {
         if net.interrupted() {
             run.interrupted = true;
+            for i in queue.iter().copied().chain(open.iter().map(|&(_, i)| i)) {
+                buckets[i].unfinished = true;
+            }
             break;
         }
         let now = Instant::now();
@@ -342,6 +348,53 @@ pub(crate) mod tests {
         for b in &run.buckets {
             assert_eq!(b.answers.len(), 2);
             assert_eq!(b.xids.len(), 1, "answered: not sent again");
+        }
+    }
+
+    /// Interrupted after `after` probes were sent.
+    struct Interrupted {
+        inner: FakePair,
+        after: usize,
+    }
+
+    impl Network for Interrupted {
+        fn send(&mut self, frame: &[u8]) -> Result<(), String> {
+            self.inner.send(frame)
+        }
+        fn receive(&mut self, until: Instant, into: &mut Vec<Answer>) -> Result<(), String> {
+            self.inner.receive(until, into)
+        }
+        fn interrupted(&self) -> bool {
+            self.inner.sent_frames.len() >= self.after
+        }
+    }
+
+    #[test]
+    fn an_interrupted_run_says_what_it_did_not_finish() {
+        // The first probe is lost; Ctrl-C comes after the fourth is sent.
+        let mut net = Interrupted {
+            inner: FakePair::new(Hba::kea(), Hba::kea(), 1),
+            after: 4,
+        };
+        let run = super::run(
+            keys("0-9"),
+            &fast(),
+            &LinkSource::placeholder(),
+            1,
+            &mut net,
+        )
+        .unwrap();
+        assert!(run.interrupted);
+        let state: Vec<(usize, bool)> = run
+            .buckets
+            .iter()
+            .map(|b| (b.xids.len(), b.unfinished))
+            .collect();
+        // Bucket 0 lost and waiting for its retry, 1-3 sent (their answers may not have been
+        // read yet), 4-9 never sent.
+        assert_eq!(state[0], (1, true));
+        for s in &state[4..] {
+            assert_eq!(*s, (0, true));
         }
     }
 

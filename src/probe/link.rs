@@ -152,14 +152,14 @@ fn link_local(name: &str) -> Option<Ipv6Addr> {
     found
 }
 
-/// An AF_PACKET socket that only sends (protocol 0: it receives nothing).
-struct Sender {
+/// An AF_PACKET socket that only sends Ethernet frames (protocol 0: it receives nothing).
+pub struct FrameSender {
     fd: OwnedFd,
     ifindex: u32,
 }
 
-impl Sender {
-    fn open(ifindex: u32) -> io::Result<Sender> {
+impl FrameSender {
+    pub fn open(ifindex: u32) -> io::Result<FrameSender> {
         // SAFETY: no memory arguments; the result is checked.
         let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
         if fd < 0 {
@@ -167,10 +167,11 @@ impl Sender {
         }
         // SAFETY: fd is a fresh descriptor owned by nobody else.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        Ok(Sender { fd, ifindex })
+        Ok(FrameSender { fd, ifindex })
     }
 
-    fn send(&self, frame: &[u8]) -> io::Result<()> {
+    /// Sends a whole frame, its destination read from its Ethernet header.
+    pub fn send(&self, frame: &[u8]) -> io::Result<()> {
         let (Some(dst), Some(ethertype)) = (frame.get(..6), frame.get(12..14)) else {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -205,7 +206,7 @@ impl Sender {
 /// The probe's sockets on one interface.
 pub struct LiveNetwork {
     name: String,
-    sender: Sender,
+    sender: FrameSender,
     capture: LiveSource,
     pipeline: Pipeline,
     answers: AnswerSink,
@@ -234,7 +235,8 @@ impl LiveNetwork {
                 e.to_string()
             }
         })?;
-        let sender = Sender::open(iface.ifindex).map_err(|e| interface_error(&iface.name, e))?;
+        let sender =
+            FrameSender::open(iface.ifindex).map_err(|e| interface_error(&iface.name, e))?;
         let client_port = match family {
             Family::V6 => UdpSocket::bind(("::", V6_CLIENT_PORT)).ok(),
             Family::V4 => None,

@@ -55,8 +55,8 @@ fn letter(c: &Comparison, i: usize) -> char {
     match c.servers[i].role {
         Some((Role::Primary, _)) => 'P',
         Some((Role::Secondary, _)) => 'S',
-        None if Some(i) == c.primary => 'A',
-        None => 'B',
+        None if Some(i) == c.primary => '1',
+        None => '2',
     }
 }
 
@@ -163,7 +163,7 @@ impl ProbeReport<'_> {
         for (i, s) in c.servers.iter().enumerate() {
             let how = s
                 .role
-                .map_or(String::new(), |(_, h)| format!(" ({})", h.name()));
+                .map_or(String::new(), |(_, h)| format!(" (role {})", h.name()));
             let (_, map) = self.served(i);
             let map = map.map_or(String::new(), |m| format!(", as {}", m.describe()));
             let outside = if Some(i) != c.primary && Some(i) != c.secondary {
@@ -194,9 +194,9 @@ impl ProbeReport<'_> {
         let c = self.comparison;
         writeln!(
             out,
-            "observed map: the server that answered each bucket (P primary, S secondary, or A \
-             and B when the roles are unknown; lower case where the map gives the bucket to \
-             the other server), B both, . nobody, X a server outside the pair, blank not probed"
+            "observed map: who answered each bucket: P primary, S secondary (1 and 2 when the \
+             roles are unknown),\n  lower case where the expected map gives the bucket to the \
+             other server; B both, . nobody, X a server outside the pair, blank not probed"
         )?;
         write!(out, "bucket")?;
         for col in 0..16 {
