@@ -21,6 +21,8 @@ mod dhcp_roundtrip;
 mod dhcp_tshark;
 mod display_filter;
 mod dissect_vs_tshark;
+#[path = "../e2e/mod.rs"]
+mod e2e;
 mod failover_balance_logs;
 mod failover_crafted_tshark;
 mod failover_throughput;
