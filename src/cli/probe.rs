@@ -374,7 +374,7 @@ fn live(
     let dropped = crate::privileges::drop_to(&args.user)?;
     let count = keys.len();
     eprintln!(
-        "poolshark: probing {count} buckets on {name} ({} keys, {}/s, about {:.0} s; {dropped}); \
+        "poolshark: probing {count} buckets on {name} ({} keys, {}/s, about {:.1} s; {dropped}); \
          Ctrl-C stops",
         args.key_kind()?.name(),
         pace.rate,

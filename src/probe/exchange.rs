@@ -61,10 +61,15 @@ pub struct Run {
     pub foreign_answers: u64,
     /// Answers to a probe's transaction id naming another client (ignored).
     pub mismatched_answers: u64,
+    /// Answers beyond what a bucket keeps (repeats of a server already heard).
+    pub answers_not_kept: u64,
     /// Ctrl-C ended the run before every key had its answer or its last attempt.
     pub interrupted: bool,
     pub elapsed: Duration,
 }
+
+/// Answers kept per bucket: its servers' first answers and a few repeats (retries answered).
+const MAX_ANSWERS_KEPT: usize = 8;
 
 /// Transaction ids: consecutive from `base`, 24 bits in DHCPv6.
 fn xid_of(family: Family, base: u32, n: u32) -> u32 {
@@ -107,6 +112,7 @@ pub fn run(
         buckets: Vec::new(),
         foreign_answers: 0,
         mismatched_answers: 0,
+        answers_not_kept: 0,
         interrupted: false,
         elapsed: Duration::ZERO,
     };
@@ -159,7 +165,21 @@ pub fn run(
         for a in got.drain(..) {
             match by_xid.get(&a.xid) {
                 Some(&i) if buckets[i].key.client.echo() == &a.client[..] => {
-                    buckets[i].answers.push(a)
+                    let b = &mut buckets[i];
+                    // Repeats of a server already heard add little: a few are kept, then only
+                    // servers not heard yet, up to a bound, so that a link replaying answers
+                    // cannot grow the run without end.
+                    let new_server = !b.answers.iter().any(|x| x.server == a.server);
+                    let room = if new_server {
+                        2 * MAX_ANSWERS_KEPT
+                    } else {
+                        MAX_ANSWERS_KEPT
+                    };
+                    if b.answers.len() < room {
+                        b.answers.push(a);
+                    } else {
+                        run.answers_not_kept += 1;
+                    }
                 }
                 Some(_) => run.mismatched_answers += 1,
                 None => run.foreign_answers += 1,
@@ -396,6 +416,46 @@ pub(crate) mod tests {
         for s in &state[4..] {
             assert_eq!(*s, (0, true));
         }
+    }
+
+    /// Every answer of the pair arrives `copies` times.
+    struct Echoing {
+        inner: FakePair,
+        copies: usize,
+    }
+
+    impl Network for Echoing {
+        fn send(&mut self, frame: &[u8]) -> Result<(), String> {
+            self.inner.send(frame)
+        }
+        fn receive(&mut self, until: Instant, into: &mut Vec<Answer>) -> Result<(), String> {
+            let mut got = Vec::new();
+            self.inner.receive(until, &mut got)?;
+            for a in got {
+                into.extend(std::iter::repeat_n(a, self.copies));
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn repeated_answers_are_bounded() {
+        let mut net = Echoing {
+            inner: FakePair::new(Hba::kea(), Hba::kea(), 0),
+            copies: 50,
+        };
+        let run = super::run(
+            keys("0-3"),
+            &fast(),
+            &LinkSource::placeholder(),
+            1,
+            &mut net,
+        )
+        .unwrap();
+        for b in &run.buckets {
+            assert_eq!(b.answers.len(), MAX_ANSWERS_KEPT);
+        }
+        assert_eq!(run.answers_not_kept, 4 * (50 - MAX_ANSWERS_KEPT as u64));
     }
 
     #[test]

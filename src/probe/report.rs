@@ -130,7 +130,7 @@ impl ProbeReport<'_> {
         writeln!(
             out,
             "poolshark probe on {}: {} buckets, a {} each ({} keys), {}/s, answers awaited {}, \
-             {} retries; {} sent in {}",
+             {} {}; {} sent in {}",
             self.interface,
             self.run.buckets.len(),
             self.message(),
@@ -138,6 +138,11 @@ impl ProbeReport<'_> {
             self.pace.rate,
             seconds(self.pace.wait),
             self.pace.retries,
+            if self.pace.retries == 1 {
+                "retry"
+            } else {
+                "retries"
+            },
             self.sent(),
             seconds(self.run.elapsed),
         )?;
@@ -215,11 +220,11 @@ impl ProbeReport<'_> {
             };
         }
         for row in 0..16 {
-            write!(out, "{:>6}", row * 16)?;
+            let mut line = format!("{:>6}", row * 16);
             for col in 0..16 {
-                write!(out, "{:>3}", cells[row * 16 + col])?;
+                line.push_str(&format!("{:>3}", cells[row * 16 + col]));
             }
-            writeln!(out)?;
+            writeln!(out, "{}", line.trim_end())?;
         }
         Ok(())
     }

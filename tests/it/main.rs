@@ -40,7 +40,7 @@ mod leases_files;
 mod live_capture;
 mod parallel_files;
 mod policy_rsplib_replay;
-mod probe_dry_run;
+mod probe_cli;
 mod proptest_roundtrip;
 mod read_vs_tshark;
 mod read_write;

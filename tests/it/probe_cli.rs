@@ -1,8 +1,10 @@
-//! `poolshark probe --dry-run` against independent oracles: the packets it would send, written
-//! to a capture and decoded by tshark, are a DISCOVER / SOLICIT that only asks (secs / elapsed
-//! time 0, no Rapid Commit, no Server Identifier, no requested address), and the key tshark
-//! reads in each, hashed with the RFC 3074 Pearson table of the shared specs (not poolshark's
-//! hash module), falls in the bucket the probe states, one packet per bucket.
+//! `poolshark probe` without servers. `--dry-run` against independent oracles: the packets it
+//! would send, written to a capture and decoded by tshark, are a DISCOVER / SOLICIT that only
+//! asks (secs / elapsed time 0, no Rapid Commit, no Server Identifier, no requested address),
+//! and the key tshark reads in each, hashed with the RFC 3074 Pearson table of the shared specs
+//! (not poolshark's hash module), falls in the bucket the probe states, one packet per bucket.
+//! Mistakes and a missing CAP_NET_RAW are refused with exit 2 and a message saying what to do.
+//! (The probe against real servers: tests/e2e.)
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -213,4 +215,46 @@ fn mistakes_are_refused_with_exit_2() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(says), "{args:?}: {err}");
     }
+}
+
+/// Without CAP_NET_RAW the probe says what it needs. As root the test drops root for the
+/// probe with setpriv (util-linux); otherwise the test's own user lacks it already.
+#[cfg(target_os = "linux")]
+#[test]
+fn without_cap_net_raw_the_probe_says_what_it_needs() {
+    let root = unsafe_euid() == 0;
+    let mut cmd = if root {
+        let mut c = std::process::Command::new("setpriv");
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+        ])
+        .arg(env!("CARGO_BIN_EXE_poolshark"));
+        c
+    } else {
+        poolshark()
+    };
+    cmd.args(["probe", "-i", "lo", "--dhcpv4", "--buckets", "0"]);
+    let out = match cmd.output() {
+        Ok(o) => o,
+        Err(e) => {
+            poolshark::test_support::skip(format_args!("setpriv cannot run: {e}"));
+            return;
+        }
+    };
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("CAP_NET_RAW") && err.contains("--dry-run"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[cfg(target_os = "linux")]
+fn unsafe_euid() -> u32 {
+    // SAFETY: geteuid has no arguments and cannot fail.
+    unsafe { libc::geteuid() }
 }
