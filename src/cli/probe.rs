@@ -325,10 +325,7 @@ fn dry_run(
     };
     let mut frames = Vec::with_capacity(keys.len());
     for (n, k) in keys.iter().enumerate() {
-        let xid = match k.kind.family() {
-            Family::V4 => base.wrapping_add(n as u32),
-            Family::V6 => base.wrapping_add(n as u32) & 0x00ff_ffff,
-        };
+        let xid = probe::exchange::xid_of(k.kind.family(), base, n as u32);
         frames.push((xid, packets::frame(k, xid, &source)?));
     }
     let d = DryRun {

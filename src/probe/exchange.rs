@@ -71,8 +71,8 @@ pub struct Run {
 /// Answers kept per bucket: its servers' first answers and a few repeats (retries answered).
 const MAX_ANSWERS_KEPT: usize = 8;
 
-/// Transaction ids: consecutive from `base`, 24 bits in DHCPv6.
-fn xid_of(family: Family, base: u32, n: u32) -> u32 {
+/// The `n`th transaction id of a run: consecutive from `base`, 24 bits in DHCPv6.
+pub fn xid_of(family: Family, base: u32, n: u32) -> u32 {
     let x = base.wrapping_add(n);
     match family {
         Family::V4 => x,
