@@ -3,8 +3,10 @@
 //! hardware address (v4) or whole DUID (v6); even buckets go to the primary, odd ones to the
 //! secondary.
 
+use std::time::Duration;
+
 use super::lab::Lab;
-use super::probe_run::probe;
+use super::probe_run::{probe, probe_interrupted};
 use super::servers::{kea_pair, kea_server_duid, kea_wait_balancing, V};
 
 const SERVER1: &str = "192.0.2.1";
@@ -47,6 +49,25 @@ fn kea_v4_pair_serves_even_buckets_on_the_primary() {
     run.check_keys_and_privileges();
     run.assert_map(|b| if b % 2 == 0 { SERVER1 } else { SERVER2 }.to_string());
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // Ctrl-C a second into a probe at 20/s: the report says what was probed, the buckets not
+    // reached are "not probed", not "served by nobody", and the exit code is 2.
+    let run = probe_interrupted(
+        &lab,
+        &["--dhcpv4", "--profile", "kea", "--rate", "20"],
+        Duration::from_secs(1),
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(run.report["interrupted"], true);
+    let probed = run.report["summary"]["probed"].as_u64().unwrap();
+    assert!(probed > 5 && probed < 100, "{probed} probed");
+    assert_eq!(run.deviation("none"), Vec::<u8>::new());
+    let not_probed = run.report["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["verdict"] == "not-probed")
+        .count();
+    assert_eq!(not_probed as u64, 256 - probed);
 }
 
 #[test]

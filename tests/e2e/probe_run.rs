@@ -19,14 +19,26 @@ pub struct ProbeRun {
     pub privileges: Vec<String>,
 }
 
-/// `poolshark probe -i eth0 --format json ARGS` on the client host, at 100 probes a second with
-/// a one-second wait (the servers answer in milliseconds).
+/// `poolshark probe -i eth0 --format json ARGS` on the client host, at 100 probes a second
+/// (unless ARGS give a rate) with a one-second wait (the servers answer in milliseconds).
 pub fn probe(lab: &Lab, args: &[&str]) -> ProbeRun {
-    let mut child = lab
-        .command("c", env!("CARGO_BIN_EXE_poolshark"))
-        .args([
-            "probe", "-i", "eth0", "--format", "json", "--rate", "100", "--wait", "1",
-        ])
+    run(lab, args, None)
+}
+
+/// The same, with Ctrl-C (SIGINT) after `after`.
+pub fn probe_interrupted(lab: &Lab, args: &[&str], after: Duration) -> ProbeRun {
+    run(lab, args, Some(after))
+}
+
+fn run(lab: &Lab, args: &[&str], interrupt_after: Option<Duration>) -> ProbeRun {
+    let started = std::time::Instant::now();
+    let mut interrupted = false;
+    let mut cmd = lab.command("c", env!("CARGO_BIN_EXE_poolshark"));
+    cmd.args(["probe", "-i", "eth0", "--format", "json", "--wait", "1"]);
+    if !args.contains(&"--rate") {
+        cmd.args(["--rate", "100"]);
+    }
+    let mut child = cmd
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -48,6 +60,13 @@ pub fn probe(lab: &Lab, args: &[&str]) -> ProbeRun {
     // While it runs, what the kernel says of its ids: it must have given up root.
     let mut privileges = Vec::new();
     while child.try_wait().ok().flatten().is_none() {
+        if interrupt_after.is_some_and(|d| started.elapsed() >= d) && !interrupted {
+            // SAFETY: a signal to our own child (the probe: `ip netns exec` became it).
+            unsafe {
+                libc::kill(pid as libc::pid_t, libc::SIGINT);
+            }
+            interrupted = true;
+        }
         if let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
             let lines: Vec<String> = status
                 .lines()
