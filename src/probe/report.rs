@@ -428,6 +428,7 @@ impl ProbeReport<'_> {
                 "outside": c.count(Verdict::Outsider),
                 "deviations": c.deviations(),
                 "foreign_answers": self.run.foreign_answers,
+                "answers_not_kept": self.run.answers_not_kept,
                 "configured_silent": c.silent_configured,
             },
         })
