@@ -4,7 +4,7 @@
 //! The modules follow the flow of data:
 //! [`source`] (frames) -> [`dissect`] (link, IP, UDP, TCP, SCTP, reassembly, dispatch) ->
 //! [`proto`] (messages) -> [`analyse`] (events, reference algorithms, findings) -> [`output`]
-//! and [`tui`].
+//! and [`tui`]. [`probe`] asks a live DHCP server pair instead of listening to it.
 
 pub mod analyse;
 pub mod cli;
@@ -16,6 +16,8 @@ pub mod generate;
 pub mod handoff;
 pub mod output;
 pub mod pipeline;
+pub mod privileges;
+pub mod probe;
 pub mod proto;
 pub mod source;
 #[doc(hidden)]

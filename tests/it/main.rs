@@ -21,6 +21,8 @@ mod dhcp_roundtrip;
 mod dhcp_tshark;
 mod display_filter;
 mod dissect_vs_tshark;
+#[path = "../e2e/mod.rs"]
+mod e2e;
 mod failover_balance_logs;
 mod failover_crafted_tshark;
 mod failover_throughput;
@@ -38,6 +40,7 @@ mod leases_files;
 mod live_capture;
 mod parallel_files;
 mod policy_rsplib_replay;
+mod probe_cli;
 mod proptest_roundtrip;
 mod read_vs_tshark;
 mod read_write;
