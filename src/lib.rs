@@ -4,10 +4,12 @@
 //! The modules follow the flow of data:
 //! [`source`] (frames) -> [`dissect`] (link, IP, UDP, TCP, SCTP, reassembly, dispatch) ->
 //! [`proto`] (messages) -> [`analyse`] (events, reference algorithms, findings) -> [`output`]
-//! and [`tui`].
+//! and [`tui`]. [`config`] reads the operator's own setup (dhcpd.conf, Kea's configuration), which
+//! the analysers take as their reference.
 
 pub mod analyse;
 pub mod cli;
+pub mod config;
 pub mod dissect;
 pub mod error;
 pub mod field;

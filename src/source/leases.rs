@@ -14,8 +14,10 @@
 //! number and reading goes on. dhcpd appends a new `lease` block each time a lease changes, so an
 //! address may appear many times: the last block wins, as it does when dhcpd reads the file.
 
-mod lexer;
-mod syntax;
+// The tokens and statements of ISC's configuration language, which dhcpd.conf shares
+// (`crate::config::dhcpd` reads it with them).
+pub(crate) mod lexer;
+pub(crate) mod syntax;
 mod time;
 
 use std::collections::BTreeMap;
