@@ -55,7 +55,11 @@ pub fn parse(
     };
     let statements = r.statements(file, text);
     r.block(file, &statements, &Ctx::default());
-    r.finish();
+    // dhcpd checks the whole configuration (peers without pools, leases declared twice) only
+    // once it has parsed without error.
+    if r.errors.is_empty() {
+        r.finish();
+    }
     if !r.errors.is_empty() {
         r.errors.sort_by(|a, b| {
             (a.file != file, &a.file, a.line, a.col).cmp(&(b.file != file, &b.file, b.line, b.col))
@@ -189,27 +193,7 @@ fn name_at(st: &Statement, i: usize) -> Option<String> {
     }
 }
 
-/// An IPv4 address as dhcpd reads one: four decimal numbers up to 255, leading zeros allowed
-/// (`10.0.0.010` is 10.0.0.10).
-pub fn ipv4(word: &str) -> Result<Ipv4Addr, String> {
-    let parts: Vec<&str> = word.split('.').collect();
-    if parts.len() != 4 {
-        return Err(format!("'{word}' is not an IPv4 address"));
-    }
-    let mut octets = [0u8; 4];
-    for (o, p) in octets.iter_mut().zip(&parts) {
-        if p.is_empty() || p.len() > 10 || !p.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(format!("'{word}' is not an IPv4 address"));
-        }
-        let v: u64 = p
-            .parse()
-            .map_err(|_| format!("'{word}' is not an IPv4 address"))?;
-        *o = u8::try_from(v).map_err(|_| {
-            format!("'{word}' is not an IPv4 address: {v} exceeds max (255) for precision")
-        })?;
-    }
-    Ok(Ipv4Addr::from(octets))
-}
+pub use crate::source::leases::ipv4;
 
 fn ipv6(word: &str) -> Result<Ipv6Addr, String> {
     word.parse()
