@@ -250,13 +250,17 @@ pub struct NetworkUsage {
     pub counts: Counts,
 }
 
-/// Every range and shared network of a configuration against one lease file.
+/// Every range and shared network of a configuration against one lease file. Address and
+/// prefix counts are not added together: a shared network's sums and `all` are of its address
+/// ranges, `all_prefixes` of the prefix pools.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Usage {
     pub ranges: Vec<RangeUsage>,
     pub shared_networks: Vec<NetworkUsage>,
-    /// All ranges together.
+    /// All address ranges together.
     pub all: Counts,
+    /// All prefix pools together.
+    pub all_prefixes: Counts,
     /// Leases in no range.
     pub outside: u64,
 }
@@ -328,17 +332,21 @@ pub fn count(
         *n = n.saturating_add(1);
     }
     let mut all = Counts::default();
+    let mut all_prefixes = Counts::default();
     for r in &out {
-        all.add(&r.counts);
+        if is_prefix(&r.range) {
+            all_prefixes.add(&r.counts);
+        } else {
+            all.add(&r.counts);
+        }
     }
     let shared_networks = shared_networks
         .iter()
         .map(|name| {
             let mut counts = Counts::default();
-            for r in out
-                .iter()
-                .filter(|r| r.range.shared_network.as_deref() == Some(name.as_str()))
-            {
+            for r in out.iter().filter(|r| {
+                !is_prefix(&r.range) && r.range.shared_network.as_deref() == Some(name.as_str())
+            }) {
                 counts.add(&r.counts);
             }
             NetworkUsage {
@@ -351,6 +359,7 @@ pub fn count(
         ranges: out,
         shared_networks,
         all,
+        all_prefixes,
         outside,
     }
 }

@@ -173,6 +173,7 @@ pub fn json(usage: &Usage, args: &AlarmArgs) -> Value {
         "ranges": ranges,
         "shared_networks": nets,
         "all": Value::Object(counts_json(&usage.all, None)),
+        "all_prefixes": Value::Object(counts_json(&usage.all_prefixes, None)),
         "outside": usage.outside,
     })
 }
@@ -335,6 +336,17 @@ pub fn csv(usage: &Usage, args: &AlarmArgs, out: &mut String) {
         ));
     }
     out.push_str(&row("all", "", "", "", "", &usage.all, None));
+    if usage.all_prefixes.max > 0 {
+        out.push_str(&row(
+            "all_prefixes",
+            "",
+            "",
+            "",
+            "",
+            &usage.all_prefixes,
+            None,
+        ));
+    }
 }
 
 /// A CSV field, quoted when it holds a comma, a quote or a line break.
