@@ -234,8 +234,9 @@ fn dhcpd_file(
     if !declares {
         if let Some(first) = file.errors.first() {
             return Err(Error::msg(format!(
-                "{label} is not a lease file: none of its statements declares a lease ({} errors, the first at line {}: {}); a dhcpd.conf is given as --config",
+                "{label} is not a lease file: none of its statements declares a lease ({} error{}, the first at line {}: {}); a dhcpd.conf is given as --config",
                 file.errors.len(),
+                if file.errors.len() == 1 { "" } else { "s" },
                 first.line,
                 first.what
             )));

@@ -44,7 +44,7 @@ pub fn sniff(bytes: &[u8]) -> Result<LeaseFormat, String> {
         return Err("it is binary data, not a lease file".into());
     }
     let text = String::from_utf8_lossy(&head[..text_len]);
-    let first = text.trim_start();
+    let first = after_comments(&text);
     if first.starts_with('{') || first.starts_with('[') {
         return Err(
             if first.contains("\"Dhcp4\"") || first.contains("\"Dhcp6\"") {
@@ -64,6 +64,21 @@ pub fn sniff(bytes: &[u8]) -> Result<LeaseFormat, String> {
         ));
     }
     Ok(LeaseFormat::Dhcpd)
+}
+
+/// The text after leading blanks and comments (`#` and `//` to the end of the line, `/* */`),
+/// where a Kea configuration's JSON starts.
+fn after_comments(mut s: &str) -> &str {
+    loop {
+        s = s.trim_start();
+        if s.starts_with('#') || s.starts_with("//") {
+            s = s.split_once('\n').map_or("", |(_, rest)| rest);
+        } else if let Some(rest) = s.strip_prefix("/*") {
+            s = rest.split_once("*/").map_or("", |(_, rest)| rest);
+        } else {
+            return s;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -91,6 +106,10 @@ mod tests {
             (&[0x1f, 0x8b, 8][..], "gzip"),
             (&b"{\"findings\": []}"[..], "JSON"),
             (&b" {\"Dhcp4\": {}}"[..], "Kea configuration"),
+            (
+                &b"// a server\n/* x */ {\"Dhcp6\": {}}"[..],
+                "Kea configuration",
+            ),
             (&b"lease\x00"[..], "binary"),
             (&[0xff, 0xfe, 0x41][..], "binary"),
             (&b"address,mac\n"[..], "CSV"),
