@@ -5,6 +5,9 @@
 //! identifier: `server-id` (the DUID of a DHCPv6 server, when the file gives its parts) or a
 //! global `dhcp-server-identifier` option (DHCPv4).
 //!
+//! Ranges are listed as the file gives them: the subnets outside shared networks first, then
+//! each shared network's.
+//!
 //! Comments are blanked first (`jsonc`), so that serde_json's line and column of a syntax error
 //! are those of the file. A value poolshark reads but cannot use (a pool that is not a range or
 //! a prefix, a pool outside its subnet, an HA peer without a role, `this-server-name` not among

@@ -37,6 +37,7 @@ mod layers_vs_tshark;
 mod leases_cli;
 mod leases_dhcpd_pools;
 mod leases_files;
+mod leases_kea;
 mod live_capture;
 mod parallel_files;
 mod policy_rsplib_replay;
