@@ -624,4 +624,21 @@ mod tests {
         assert!(parse("k.conf", b"{ \"Control-agent\": {} }").is_err());
         assert!(parse("k.conf", b"{ /* open ").is_err());
     }
+
+    #[test]
+    fn never_panics_on_mangled_input() {
+        let base = SERVER1.as_bytes();
+        let mut state = 3u32;
+        for _ in 0..1500 {
+            let mut v = base.to_vec();
+            for _ in 0..3 {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                let i = (state >> 8) as usize % v.len();
+                v[i] = (state >> 20) as u8;
+            }
+            let cut = (state as usize) % (v.len() + 1);
+            let _ = parse("f", &v[..cut]);
+            let _ = parse("f", &v);
+        }
+    }
 }

@@ -249,4 +249,20 @@ mod tests {
         assert!(parse(b"lease 10.0.0.1 { }\n").is_none());
         assert!(parse(b"").is_none());
     }
+
+    #[test]
+    fn never_panics_on_mangled_input() {
+        let mut state = 11u32;
+        for _ in 0..3000 {
+            let mut v = V4.as_bytes().to_vec();
+            for _ in 0..4 {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                let i = (state >> 8) as usize % v.len();
+                v[i] = (state >> 20) as u8;
+            }
+            let cut = (state as usize) % (v.len() + 1);
+            let _ = parse(&v[..cut]);
+            let _ = parse(&v);
+        }
+    }
 }
