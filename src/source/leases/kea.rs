@@ -91,12 +91,14 @@ pub fn header_family(first_line: &str) -> Option<bool> {
 
 /// Reads a memfile lease file. `None` when its first line is no memfile header.
 pub fn parse(input: &[u8]) -> Option<KeaLeaseFile> {
-    let text = String::from_utf8_lossy(input);
-    let mut lines = text.lines();
+    // Line by line, so that only one row at a time is copied out of the input.
+    let mut lines = input
+        .split(|b| *b == b'\n')
+        .map(|l| String::from_utf8_lossy(l.strip_suffix(b"\r").unwrap_or(l)));
     let header = lines.next()?;
-    let v6 = header_family(header)?;
-    let cols: Vec<&str> = header.trim_end().split(',').collect();
-    let col = |name: &str| cols.iter().position(|c| *c == name);
+    let v6 = header_family(&header)?;
+    let cols: Vec<String> = header.trim_end().split(',').map(str::to_string).collect();
+    let col = |name: &str| cols.iter().position(|c| c == name);
     let (address, expire, valid, subnet) = (
         col("address")?,
         col("expire")?,
@@ -117,7 +119,7 @@ pub fn parse(input: &[u8]) -> Option<KeaLeaseFile> {
             continue;
         }
         file.rows += 1;
-        let fields: Vec<&str> = row.trim_end_matches('\r').split(',').collect();
+        let fields: Vec<&str> = row.split(',').collect();
         let get = |c: usize, what: &str| -> Result<&str, String> {
             fields
                 .get(c)
