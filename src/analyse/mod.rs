@@ -12,7 +12,9 @@ pub mod finding;
 pub mod msgstats;
 pub mod policy;
 pub mod rserpool;
+pub mod setup;
 pub mod timeline;
+pub mod usage;
 
 use crate::pipeline::Decoded;
 use crate::proto::AppProtocol;

@@ -5,12 +5,14 @@
 //! The replay's layers, in the order data flows: `events` (typed events from decoded messages),
 //! `servers` (which server sent an answer), `transactions` (which answer belongs to which client
 //! transmission), `state` (failover state and server silences), `classify` (what a profile says
-//! of a message), `inference` and `config` (the pair's model), `judge` (findings), `replay` (the
+//! of a message), `inference` and `config` (the pair's model; `from_setup` turns the operator's
+//! dhcpd.conf or Kea configuration into `config`'s form), `judge` (findings), `replay` (the
 //! analyser), `report` (text and JSON).
 
 pub mod classify;
 pub mod config;
 pub mod events;
+pub mod from_setup;
 pub mod hash;
 pub mod hba;
 pub mod inference;
