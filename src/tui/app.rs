@@ -139,7 +139,8 @@ impl Entry {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     Quit,
-    /// Esc: close the overlay, cancel the filter being typed, or quit.
+    /// Esc: close the overlay, cancel the filter being typed, or clear the one kept on the
+    /// focused list. Never quits (q does): an Esc too many must not end the session.
     Back,
     Up,
     Down,
@@ -680,7 +681,15 @@ impl App {
                     self.filter_mut(t).clear();
                     self.recompute();
                 } else {
-                    self.quit = true;
+                    let t = if self.focus == Pane::Findings {
+                        FilterTarget::Findings
+                    } else {
+                        FilterTarget::Pools
+                    };
+                    if !self.filter_mut(t).is_empty() {
+                        self.filter_mut(t).clear();
+                        self.recompute();
+                    }
                 }
             }
             Action::Up => self.vertical(-1, None),
