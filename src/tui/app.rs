@@ -5,6 +5,7 @@
 
 use crate::analyse::finding::{runs, Finding, Subject, RUN_FOLDED};
 use crate::analyse::timeline::Series;
+use crate::source::Timestamp;
 
 use super::chart;
 use super::detail::FrameDetail;
@@ -203,6 +204,8 @@ pub struct App {
     pub(crate) findings_total: u64,
     pub(crate) findings_dropped: u64,
     pub(crate) dropped_subjects: u64,
+    /// The capture's first frame (the chart's time zero).
+    pub(crate) origin: Option<Timestamp>,
     pub(crate) progress: Progress,
     pub(crate) focus: Pane,
     pub(crate) selected: Option<Subject>,
@@ -277,6 +280,7 @@ impl App {
             findings_total: 0,
             findings_dropped: 0,
             dropped_subjects: 0,
+            origin: None,
             progress: Progress::default(),
             focus: Pane::Pools,
             selected: None,
@@ -327,6 +331,7 @@ impl App {
         self.findings_total = d.findings_total;
         self.findings_dropped = d.findings_dropped;
         self.dropped_subjects = d.dropped_subjects;
+        self.origin = self.origin.or(d.origin);
         self.recompute();
     }
 

@@ -5,11 +5,14 @@
 //! The replay's layers, in the order data flows: `events` (typed events from decoded messages),
 //! `servers` (which server sent an answer), `transactions` (which answer belongs to which client
 //! transmission), `state` (failover state and server silences), `classify` (what a profile says
-//! of a message), `inference` and `config` (the pair's model), `judge` (findings), `replay` (the
-//! analyser), `report` (text and JSON).
+//! of a message), `inference` and `config` (the pair's model), `episodes` (what the pair was
+//! doing when: normal, peer-silent, takeover, recovery), `share` (each server's share against
+//! its episode's reference), `judge` (findings), `replay` (the analyser), `report` (text and
+//! JSON).
 
 pub mod classify;
 pub mod config;
+pub mod episodes;
 pub mod events;
 pub mod hash;
 pub mod hba;
@@ -20,6 +23,7 @@ pub mod profile;
 pub mod replay;
 mod report;
 pub mod servers;
+pub mod share;
 pub mod state;
 pub mod transactions;
 
