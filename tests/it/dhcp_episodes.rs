@@ -369,6 +369,27 @@ fn kea_episodes_follow_the_readme_timeline() {
     }
 }
 
+/// The map is inferred from the normal episodes only: the buckets server1 answered only during
+/// partner-down are not read as its own.
+#[test]
+fn kea_map_comes_from_normal_episodes_only() {
+    let Some(file) = common::shared_capture("dhcp-kea/kea-2.2-ha-load-balancing-v6.pcap") else {
+        return;
+    };
+    let j = json(&["check", "--format", "json"], &file);
+    let majority = j["hba"]["dhcpv6"]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "majority")
+        .expect("the majority candidate");
+    assert_eq!(majority["spec"], "kea", "{majority}");
+    assert_eq!(majority["primary"], S1);
+    let text = String::from_utf8(run(&["check"], &file).stdout).unwrap();
+    let line = text.lines().find(|l| l.contains("map candidates")).unwrap();
+    assert!(!line.contains("except"), "{line}");
+}
+
 /// `check` and `stats` count the same answers and shares, and each `stats` window's expected
 /// share is the one the episodes' references give its answers: recomputed here from tshark's
 /// frames, check's episodes and the Pearson table.
