@@ -59,9 +59,8 @@ pub struct Seen {
     pub owner: Role,
     /// Answered (within the answer window) by the primary, by the secondary.
     pub answered: [bool; 2],
-    /// Reached the primary, the secondary.
-    pub reached: [bool; 2],
-    /// Nobody answering it says something: the client retried, or the answer window passed.
+    /// Nobody answered it although it reached its owner and saying so means something (the
+    /// client retried, or the answer window passed).
     pub unanswered_counts: bool,
 }
 
@@ -180,9 +179,7 @@ impl PairEpisodes {
         // A message of `x`'s buckets that `x` left unanswered, its partner answering it or the
         // client left waiting.
         let missed_by = |x: Role| {
-            seen.owner == x
-                && !answered(x)
-                && (answered(x.peer()) || (seen.reached[idx(x)] && seen.unanswered_counts))
+            seen.owner == x && !answered(x) && (answered(x.peer()) || seen.unanswered_counts)
         };
         let mut out: Option<(Role, Silence)> = None;
         for x in [Role::Primary, Role::Secondary] {
@@ -333,7 +330,6 @@ mod tests {
             time: at(t),
             owner,
             answered,
-            reached: [true, true],
             unanswered_counts: true,
         }
     }

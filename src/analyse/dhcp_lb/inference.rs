@@ -240,23 +240,35 @@ pub fn infer(r: &Replayed, settings: &Settings) -> Inferred {
 /// rule, [`super::episodes`]). Only the normal episodes outside them say who owns a bucket.
 pub fn outages(r: &Replayed, settings: &Settings, pair: &Pair) -> Vec<(Timestamp, Timestamp)> {
     let role = |id: &ServerIdent| r.registry.lookup(id).and_then(|s| pair.role_of(s));
+    // Each server's misses: a balanced message of its buckets it did not answer, the other
+    // server answering it or the client left waiting. Transmissions answered by both servers
+    // (most of them by one) are passed over before the hash.
+    let mut misses: [Vec<Timestamp>; 2] = [Vec::new(), Vec::new()];
+    for t in r
+        .transmissions
+        .iter()
+        .filter(|t| t.req.family == pair.family)
+    {
+        let by = [Role::Primary, Role::Secondary].map(|x| t.answered_by(pair.server(x)).is_some());
+        if by == [true, true] {
+            continue;
+        }
+        let Some(Class::Balanced { bucket, .. }) = classify(&t.req, pair.profile, &role) else {
+            continue;
+        };
+        let x = pair.hba.owner(bucket);
+        let k = usize::from(x == Role::Secondary);
+        let missed = !by[k]
+            && (by[1 - k]
+                || ((t.retried.is_some() || t.window_passed)
+                    && reached(&r.registry, t, pair.server(x))));
+        if missed {
+            misses[k].push(t.req.time);
+        }
+    }
     let mut spans = Vec::new();
-    for x in [Role::Primary, Role::Secondary] {
-        let (sx, sp) = (pair.server(x), pair.server(x.peer()));
-        let mut misses: Vec<Timestamp> = r
-            .transmissions
-            .iter()
-            .filter(|t| t.req.family == pair.family && t.answered_by(sx).is_none())
-            .filter(|t| match classify(&t.req, pair.profile, &role) {
-                Some(Class::Balanced { bucket, .. }) => pair.hba.owner(bucket) == x,
-                _ => false,
-            })
-            .filter(|t| {
-                t.answered_by(sp).is_some()
-                    || (reached(&r.registry, t, sx) && (t.retried.is_some() || t.window_passed))
-            })
-            .map(|t| t.req.time)
-            .collect();
+    for (x, mut misses) in [Role::Primary, Role::Secondary].into_iter().zip(misses) {
+        let sx = pair.server(x);
         misses.sort_unstable();
         let answers = r.answer_times.get(&sx).map_or(&[][..], Vec::as_slice);
         let mut i = 0;

@@ -230,10 +230,13 @@ fn episode_evidence(ctx: &Context<'_>, pair: &Pair, time: Timestamp) -> Evidence
         PairState::Unknown
     };
     let state = |r: Role| {
-        Pair::addresses(reg, pair.server(r))
-            .iter()
-            .find_map(|a| ctx.timeline.server_state(*a, time))
-            .filter(|_| gated)
+        gated
+            .then(|| {
+                Pair::addresses(reg, pair.server(r))
+                    .iter()
+                    .find_map(|a| ctx.timeline.server_state(*a, time))
+            })
+            .flatten()
     };
     let down = |r: Role| ctx.silences.down_at(pair.server(r), time, ctx.now);
     Evidence {
@@ -433,13 +436,15 @@ fn balanced(
         by_role(Role::Primary).is_some(),
         by_role(Role::Secondary).is_some(),
     ];
-    let reached_role = |r: Role| reached(reg, t, pair.server(r));
+    let nobody = own_ans.is_none() && oth_ans.is_none();
     let seen = Seen {
         time,
         owner,
         answered,
-        reached: [reached_role(Role::Primary), reached_role(Role::Secondary)],
-        unanswered_counts: evidence || t.window_passed,
+        // Asked only of a message nobody answered (most were answered).
+        unanswered_counts: nobody
+            && (evidence || t.window_passed)
+            && reached(reg, t, pair.server(owner)),
     };
     let reference = stats.episodes.classify(&seen, ev);
     // Who answered, against who the episode's reference expects: one computation for `check`'s
