@@ -1,7 +1,8 @@
 //! What the statistics and the terminal UI plot: for every subject (an RSerPool pool, a DHCP
 //! server pair, a failover pool), per time window, how often each member was chosen against what
 //! the reference predicts, gauges (free and backup leases), the members registered, and the
-//! findings (a DHCP pair's also per server).
+//! findings (a DHCP pair's also per server); and a subject's episodes (a DHCP pair's outages and
+//! takeovers), as its analyser tells them.
 //!
 //! Analysers record into it as they replay; windows are `interval` long from the first frame.
 //! Memory is bounded: past `max_windows` windows a subject's series is coarsened (neighbouring

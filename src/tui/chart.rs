@@ -361,25 +361,27 @@ fn gauge_range(buckets: &[(u64, Window)]) -> (f64, f64) {
 /// The episode under each column of a plot of `series` (`origin`: the capture's first frame,
 /// the columns' time zero): the one that is not normal covering most of the column (a short
 /// takeover stays in view in a long column), else normal where an episode covers it, else none.
+/// The last episode lasts until another starts: while a capture loads, to the latest column.
 pub fn episode_strip(series: &Series, origin: Timestamp, plot: &Plot) -> Vec<Option<EpisodeKind>> {
     let ns = |t: Timestamp| -> u128 {
         let d = i128::from(t.secs - origin.secs) * 1_000_000_000 + i128::from(t.nanos)
             - i128::from(origin.nanos);
         u128::try_from(d.max(0)).unwrap_or(0)
     };
+    let interval = u128::from(plot.interval_ns.max(1));
+    let plot_end = u128::from(plot.first + plot.columns as u64) * interval;
+    let last = series.episodes.len().saturating_sub(1);
     let spans: Vec<(u128, u128, EpisodeKind)> = series
         .episodes
         .iter()
-        // An episode of one instant still covers a nanosecond.
-        .map(|e| {
-            (
-                ns(e.start.time),
-                ns(e.end.time).max(ns(e.start.time) + 1),
-                e.kind,
-            )
+        .enumerate()
+        .map(|(i, e)| {
+            // An episode of one instant still covers a nanosecond.
+            let end = ns(e.end.time).max(ns(e.start.time) + 1);
+            let end = if i == last { end.max(plot_end) } else { end };
+            (ns(e.start.time), end, e.kind)
         })
         .collect();
-    let interval = u128::from(plot.interval_ns.max(1));
     (0..plot.columns as u64)
         .map(|c| {
             let a = u128::from(plot.first + c) * interval;
@@ -637,8 +639,9 @@ mod tests {
                 Some(Normal),
                 Some(Recovery),
                 Some(Recovery),
-                None
-            ]
+                Some(Recovery)
+            ],
+            "the last episode lasts to the end"
         );
         // A coarser column holds both: the longer of the two that are not normal.
         let p = plot(&s, 60 * S, 80, 0).unwrap();

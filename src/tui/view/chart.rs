@@ -503,6 +503,17 @@ mod tests {
     }
 
     #[test]
+    fn episode_bands_say_as_much_of_their_name_as_fits() {
+        assert_eq!(band_label(EpisodeKind::Takeover, 20), "takeover");
+        assert_eq!(band_label(EpisodeKind::Takeover, 7), "take");
+        assert_eq!(band_label(EpisodeKind::Recovery, 6), "resync");
+        assert_eq!(band_label(EpisodeKind::PeerSilent, 10), "silent");
+        assert_eq!(band_label(EpisodeKind::PeerSilent, 1), "S");
+        assert_eq!(band_label(EpisodeKind::Normal, 30), "");
+        assert_eq!(band_label(EpisodeKind::Recovery, 0), "");
+    }
+
+    #[test]
     fn a_cell_shows_all_it_has_room_for() {
         assert_eq!(letters(&cell_marks(marks("AB"), marks("c"), 3)), "ABc");
         // Too narrow for the expectation too: what was seen.
