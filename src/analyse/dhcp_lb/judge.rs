@@ -212,8 +212,8 @@ fn which(t: &Transmission, kind: &str) -> String {
 }
 
 /// Whether the pair's failover state at `time` is NORMAL (when its profile follows the failover
-/// protocol), each server's announced state, and each server's silence: what the episodes are
-/// told.
+/// protocol), each server's announced state (whatever the profile: a server in RECOVER serves
+/// nobody), and each server's silence: what the episodes are told.
 fn episode_evidence(ctx: &Context<'_>, pair: &Pair, time: Timestamp) -> Evidence {
     let reg = ctx.registry;
     let gated = pair.profile.state_gate == super::profile::StateGate::FailoverNormal;
@@ -229,14 +229,15 @@ fn episode_evidence(ctx: &Context<'_>, pair: &Pair, time: Timestamp) -> Evidence
     } else {
         PairState::Unknown
     };
+    // Most captures have no failover traffic: no addresses gathered for them.
+    let told = !ctx.timeline.is_empty();
     let state = |r: Role| {
-        gated
-            .then(|| {
-                Pair::addresses(reg, pair.server(r))
-                    .iter()
-                    .find_map(|a| ctx.timeline.server_state(*a, time))
-            })
-            .flatten()
+        told.then(|| {
+            Pair::addresses(reg, pair.server(r))
+                .iter()
+                .find_map(|a| ctx.timeline.server_state(*a, time))
+        })
+        .flatten()
     };
     let down = |r: Role| ctx.silences.down_at(pair.server(r), time, ctx.now);
     Evidence {
@@ -312,8 +313,6 @@ pub fn judge(
     let answer = |r: Role| t.answered_by(pair.server(r));
     let time = t.req.time;
     let kind = type_name(t);
-    let ev = episode_evidence(ctx, pair, time);
-    let fo_serves = |r: Role| ev.states[idx(r)].is_none_or(serves);
     let evidence = t.retried.is_some();
     match class {
         Class::Dropped(_) | Class::Unbalanced => {}
@@ -343,6 +342,8 @@ pub fn judge(
             }
         }
         Class::Directed(to) => {
+            let ev = episode_evidence(ctx, pair, time);
+            let fo_serves = |r: Role| ev.states[idx(r)].is_none_or(serves);
             let other = to.peer();
             if let Some(a) = answer(other) {
                 stats.deviations[idx(other)] += 1;
@@ -400,6 +401,7 @@ pub fn judge(
             }
         }
         Class::Balanced { stid, bucket } => {
+            let ev = episode_evidence(ctx, pair, time);
             balanced(ctx, pair, stats, t, report, (&stid.bytes, bucket), &ev);
         }
     }
