@@ -36,6 +36,7 @@ use crate::analyse::episodes::{clock, EpisodeKind, Mark};
 use crate::analyse::finding::{Finding, Severity, Subject};
 use crate::analyse::Report;
 use crate::field::hex;
+use crate::proto::failover::ServerState;
 use crate::source::Timestamp;
 
 pub const WRONG_SERVER: &str = "dhcp.lb.wrong-server";
@@ -211,9 +212,25 @@ fn which(t: &Transmission, kind: &str) -> String {
     )
 }
 
-/// Whether the pair's failover state at `time` is NORMAL (when its profile follows the failover
-/// protocol), each server's announced state (whatever the profile: a server in RECOVER serves
-/// nobody), and each server's silence: what the episodes are told.
+/// The failover state server `r` announced for `time`, if the capture says (read whatever the
+/// profile: a server in RECOVER serves nobody, and is not held to a message naming it).
+fn announced(ctx: &Context<'_>, pair: &Pair, r: Role, time: Timestamp) -> Option<ServerState> {
+    if ctx.timeline.is_empty() {
+        return None;
+    }
+    Pair::addresses(ctx.registry, pair.server(r))
+        .iter()
+        .find_map(|a| ctx.timeline.server_state(*a, time))
+}
+
+/// Whether a server's failover state, where the capture tells it, lets it serve at `time`.
+fn failover_serves(ctx: &Context<'_>, pair: &Pair, r: Role, time: Timestamp) -> bool {
+    announced(ctx, pair, r, time).is_none_or(serves)
+}
+
+/// Under a profile that follows the failover protocol, whether the pair's failover state at
+/// `time` is NORMAL and each server's announced state; and each server's silence: what the
+/// episodes are told.
 fn episode_evidence(ctx: &Context<'_>, pair: &Pair, time: Timestamp) -> Evidence {
     let reg = ctx.registry;
     let gated = pair.profile.state_gate == super::profile::StateGate::FailoverNormal;
@@ -229,16 +246,7 @@ fn episode_evidence(ctx: &Context<'_>, pair: &Pair, time: Timestamp) -> Evidence
     } else {
         PairState::Unknown
     };
-    // Most captures have no failover traffic: no addresses gathered for them.
-    let told = !ctx.timeline.is_empty();
-    let state = |r: Role| {
-        told.then(|| {
-            Pair::addresses(reg, pair.server(r))
-                .iter()
-                .find_map(|a| ctx.timeline.server_state(*a, time))
-        })
-        .flatten()
-    };
+    let state = |r: Role| gated.then(|| announced(ctx, pair, r, time)).flatten();
     let down = |r: Role| ctx.silences.down_at(pair.server(r), time, ctx.now);
     Evidence {
         down: [down(Role::Primary), down(Role::Secondary)],
@@ -342,8 +350,6 @@ pub fn judge(
             }
         }
         Class::Directed(to) => {
-            let ev = episode_evidence(ctx, pair, time);
-            let fo_serves = |r: Role| ev.states[idx(r)].is_none_or(serves);
             let other = to.peer();
             if let Some(a) = answer(other) {
                 stats.deviations[idx(other)] += 1;
@@ -367,11 +373,13 @@ pub fn judge(
                     a.time,
                 );
             }
-            let down = ev.down[idx(to)];
             if answer(to).is_none()
                 && reached(reg, t, pair.server(to))
-                && down.is_none()
-                && fo_serves(to)
+                && ctx
+                    .silences
+                    .down_at(pair.server(to), time, ctx.now)
+                    .is_none()
+                && failover_serves(ctx, pair, to, time)
                 && (evidence || t.window_passed)
             {
                 stats.deviations[idx(to)] += 1;
@@ -422,7 +430,6 @@ fn balanced(
     let answer = |r: Role| t.answered_by(pair.server(r));
     let time = t.req.time;
     let kind = type_name(t);
-    let fo_serves = |r: Role| ev.states[idx(r)].is_none_or(serves);
     let evidence = t.retried.is_some();
     let owner = pair.hba.owner(bucket);
     let other = owner.peer();
@@ -561,7 +568,7 @@ fn balanced(
             && oth_ans.is_none()
             && evidence
             && reached(reg, t, pair.server(subject))
-            && fo_serves(subject)
+            && failover_serves(ctx, pair, subject, time)
             && !named_elsewhere(pair, reg, t, subject)
         {
             stats.deviations[idx(subject)] += 1;
