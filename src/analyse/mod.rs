@@ -7,6 +7,7 @@
 //! same analysers.
 
 pub mod dhcp_lb;
+pub mod episodes;
 pub mod failover;
 pub mod finding;
 pub mod msgstats;

@@ -17,6 +17,7 @@ mod decode_only;
 mod dhcp_check_captures;
 mod dhcp_check_planted;
 mod dhcp_dhcproto;
+mod dhcp_episodes;
 mod dhcp_lb_captures;
 mod dhcp_roundtrip;
 mod dhcp_tshark;

@@ -6,11 +6,13 @@
 //! `servers` (which server sent an answer), `transactions` (which answer belongs to which client
 //! transmission), `state` (failover state and server silences), `classify` (what a profile says
 //! of a message), `inference` and `config` (the pair's model; `from_setup` turns the operator's
-//! dhcpd.conf or Kea configuration into `config`'s form), `judge` (findings), `replay` (the
-//! analyser), `report` (text and JSON).
+//! dhcpd.conf or Kea configuration into `config`'s form), `episodes` (what the pair was doing
+//! when: normal, peer-silent, takeover, recovery), `share` (each server's share against its
+//! episode's reference), `judge` (findings), `replay` (the analyser), `report` (text and JSON).
 
 pub mod classify;
 pub mod config;
+pub mod episodes;
 pub mod events;
 pub mod from_setup;
 pub mod hash;
@@ -22,6 +24,7 @@ pub mod profile;
 pub mod replay;
 mod report;
 pub mod servers;
+pub mod share;
 pub mod state;
 pub mod transactions;
 
