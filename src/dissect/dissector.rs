@@ -768,13 +768,17 @@ impl Dissector {
         s.dst_port = Some(h.dport);
         let mut payload_errors = Vec::new();
         let computed = sctp::crc32c(seg.data);
-        if computed != h.checksum {
+        // RFC 2960's Adler-32, which old stacks still send, is accepted where it matches (as
+        // tshark's sctp.checksum preference "automatic" does).
+        if computed != h.checksum && sctp::adler32(seg.data) != h.checksum {
             self.counters.sctp_bad_checksums += 1;
             let e = seg.rebase(DecodeError::new(
                 8,
                 format!(
-                    "SCTP checksum {:#010x} is wrong: the CRC32c of the packet is {computed:#010x}",
-                    h.checksum
+                    "SCTP checksum {:#010x} is wrong: the CRC32c of the packet is {computed:#010x} \
+                     (its Adler-32, RFC 2960's checksum, {:#010x})",
+                    h.checksum,
+                    sctp::adler32(seg.data)
                 ),
             ));
             s.errors.push(e.clone());

@@ -46,6 +46,7 @@ mod roundtrip;
 mod rserpool_check;
 mod rserpool_check_captures;
 mod rserpool_tshark;
+mod sctp_checksums;
 mod simulate;
 mod source_formats;
 mod source_vs_tshark;
