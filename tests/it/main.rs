@@ -35,6 +35,7 @@ mod handoff;
 mod layers_vs_tshark;
 mod leases_cli;
 mod leases_files;
+mod link_types;
 mod live_capture;
 mod parallel_files;
 mod policy_rsplib_replay;
