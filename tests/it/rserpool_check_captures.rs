@@ -17,12 +17,13 @@
 use crate::common;
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use poolshark::analyse::finding::Subject;
 use poolshark::analyse::rserpool::RserpoolReplay;
 use poolshark::analyse::{Analyser, Report};
+use poolshark::generate::{PcapWriter, TsResolution};
 use poolshark::pipeline::{Options, Pipeline};
 use poolshark::source::file::FileSource;
 use poolshark::source::{Frame, FrameSource};
@@ -159,9 +160,11 @@ fn auto_tells_rsplib_from_the_texts_where_the_answers_differ() {
         .find(|r| r["registrar"] == "0x11111111")
         .expect("the registrar the users ask");
     assert_eq!(r["follows"], "rsplib");
-    // UdpPool's WRR answer (frame 1325) lists the weight-2 PE first: RSPLIB's rule, not the
-    // spread list of the texts.
-    assert_eq!(r["deviations"]["rfc5356"], 1);
+    // UdpPool's one WRR answer (frame 1325) lists the weight-2 PE first, as RSPLIB's rule does:
+    // the texts fix the ratio and the spreading, not an order, and one answer is less than a
+    // round of the list, so they see no deviation in it either.
+    assert_eq!(r["deviations"]["rfc5356"], 0);
+    assert_eq!(r["deviations"]["draft01"], 0);
 }
 
 #[test]
@@ -472,4 +475,142 @@ fn the_pool_table_lines_up() {
     }
     assert_eq!(tables, 2, "{text}");
     assert!(text.contains("policy 0x80000042"), "{text}");
+}
+
+/// A Handle Resolution Response of RR-Pool in a frame of `rsplib-multi-pe.pcap` (Ethernet,
+/// IPv4, SCTP, the response whole in one DATA chunk, as every one of them is): the registrar's
+/// ASAP port, the PE ids listed, and where in the frame each id's bytes are.
+struct RrAnswer {
+    frame: usize,
+    port: u16,
+    pes: Vec<(u32, usize)>,
+}
+
+fn rr_answers(frames: &[(Frame<'static>, Vec<u8>)]) -> Vec<RrAnswer> {
+    let be16 = |d: &[u8], at: usize| d.get(at..at + 2).map(|b| u16::from_be_bytes([b[0], b[1]]));
+    let be32 = |d: &[u8], at: usize| {
+        d.get(at..at + 4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let mut out = Vec::new();
+    for (i, (_, d)) in frames.iter().enumerate() {
+        // Ethernet, IPv4 (132 = SCTP), the SCTP common header, a DATA chunk with PPID 11.
+        if be16(d, 12) != Some(0x0800) || d.get(23) != Some(&132) {
+            continue;
+        }
+        let sctp = 14 + usize::from(d[14] & 0x0f) * 4;
+        // The chunks (RSPLIB bundles a SACK before the DATA): the first DATA chunk of ASAP.
+        let mut chunk = sctp + 12;
+        while let (Some(&t), Some(l)) = (d.get(chunk), be16(d, chunk + 2)) {
+            if t == 0 && be32(d, chunk + 12) == Some(11) {
+                break;
+            }
+            chunk += usize::from(l).max(4).div_ceil(4) * 4;
+        }
+        if d.get(chunk) != Some(&0) {
+            continue;
+        }
+        let asap = chunk + 16;
+        if d.get(asap) != Some(&6) {
+            continue;
+        }
+        let Some(end) = be16(d, asap + 2).map(|l| asap + usize::from(l)) else {
+            continue;
+        };
+        let (mut at, mut pool, mut pes) = (asap + 4, false, Vec::new());
+        while at + 4 <= end {
+            let (Some(t), Some(l)) = (be16(d, at), be16(d, at + 2)) else {
+                break;
+            };
+            let len = usize::from(l);
+            if t == 0x9 && d.get(at + 4..at + len) == Some(&b"RR-Pool"[..]) {
+                pool = true;
+            }
+            if t == 0xa {
+                pes.extend(be32(d, at + 4).map(|id| (id, at + 4)));
+            }
+            at += len.max(4).div_ceil(4) * 4;
+        }
+        if pool {
+            let port = be16(d, sctp).unwrap_or(0);
+            out.push(RrAnswer {
+                frame: i + 1,
+                port,
+                pes,
+            });
+        }
+    }
+    out
+}
+
+/// The capture with one PE id of one frame rewritten, its SCTP checksum made right again.
+fn edited(capture: &Path, frame: usize, at: usize, pe: u32, name: &str) -> PathBuf {
+    let mut frames = frames(capture);
+    let (_, d) = &mut frames[frame - 1];
+    d[at..at + 4].copy_from_slice(&pe.to_be_bytes());
+    let sctp = 14 + usize::from(d[14] & 0x0f) * 4;
+    d[sctp + 8..sctp + 12].fill(0);
+    let crc = crc32c::crc32c(&d[sctp..]);
+    d[sctp + 8..sctp + 12].copy_from_slice(&crc.to_le_bytes());
+    let mut w = PcapWriter::new(Vec::new(), 1, TsResolution::Micro).expect("pcap");
+    for (meta, data) in &frames {
+        w.write(meta.ts, data).expect("write");
+    }
+    let path = std::env::temp_dir().join(format!("poolshark-{}-{name}", std::process::id()));
+    std::fs::write(&path, w.into_inner()).expect("write the copy");
+    path
+}
+
+#[test]
+fn one_edited_round_robin_answer_gives_one_finding() {
+    let Some(capture) = common::shared_capture("rserpool/rsplib-multi-pe.pcap") else {
+        return;
+    };
+    let answers = rr_answers(&frames(&capture));
+    // The first registrar's single answers, in a row (README: they cycle in registration order).
+    let singles: Vec<&RrAnswer> = answers
+        .iter()
+        .filter(|a| a.port == 3863)
+        .take_while(|a| a.pes.len() == 1)
+        .collect();
+    assert!(singles.len() >= 10, "{} single answers", singles.len());
+    let (before, target, after) = (singles[5], singles[6], singles[7]);
+    assert_ne!(before.pes[0].0, target.pes[0].0);
+    // Two faults, each in a copy of its own: the head repeated (the case), and a PE
+    // named that is neither the right one nor the previous head.
+    let repeat = before.pes[0].0;
+    let other = [after.pes[0].0, singles[8].pes[0].0]
+        .into_iter()
+        .find(|id| *id != repeat && *id != target.pes[0].0)
+        .expect("another PE");
+    for (name, pe, rule) in [
+        ("rr-repeat.pcap", repeat, "rserpool.rr-head-stuck"),
+        ("rr-other.pcap", other, "rserpool.sequence"),
+    ] {
+        let copy = edited(&capture, target.frame, target.pes[0].1, pe, name);
+        // tshark reads the edit as meant: the frame names that PE, its checksum is right.
+        if common::have_tshark() {
+            let f = common::tshark::fields(
+                &copy,
+                &format!("frame.number == {}", target.frame),
+                &["asap.pool_element_pe_identifier", "sctp.checksum.status"],
+                &["-o", "sctp.checksum:CRC-32C"],
+            );
+            let row = &f[&(target.frame as u64)];
+            assert_eq!(row["asap.pool_element_pe_identifier"][0], pe.to_string());
+            assert_eq!(row["sctp.checksum.status"][0], "1", "checksum good");
+        }
+        for profile in ["rsplib", "auto"] {
+            let run = check(&copy, &["--profile", profile]);
+            assert_eq!(
+                findings(&run),
+                vec![(target.frame as u64, rule.to_string(), "warning".to_string())],
+                "{name} --profile {profile}: {:#}",
+                run.json["findings"]
+            );
+            let message = run.json["findings"][0]["message"].as_str().unwrap_or("");
+            assert!(message.contains("resynchronised"), "{message}");
+        }
+        let _ = std::fs::remove_file(&copy);
+    }
 }
