@@ -12,6 +12,7 @@
 //! * `selection.rs`: the reference selection state per profile and the checks of an answer;
 //! * `spread.rs`: weighted round robin under the texts, judged by the list's properties;
 //! * `fit.rs`: the goodness-of-fit of randomised pools;
+//! * `registrar_events.rs`: deregistrations, re-registrations and takeovers per registrar;
 //! * `replay/`: the engine tying them together; `report.rs`: the tables and sentences.
 //!
 //! # Findings
@@ -67,6 +68,7 @@ mod fit;
 mod handle;
 mod membership;
 mod pending;
+mod registrar_events;
 mod replay;
 mod report;
 mod rules;
