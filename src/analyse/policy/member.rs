@@ -16,6 +16,9 @@ pub struct Member {
     /// WRR (the texts' spread list): this member's slots the head has passed in the current
     /// round of the list.
     pub spread_count: u64,
+    /// The range of slots of its next occurrence in the list (worked out once per occurrence:
+    /// `wrr::spread_advance` compares them at every answer).
+    pub spread_range: Option<(u128, u128)>,
     /// LUD and RSPLIB's degradation policies: accumulated degradation on the load scale
     /// (RFC 5356's "counter x load degradation", the draft's "counter += degradation").
     pub degradation: u64,
@@ -32,6 +35,7 @@ impl Member {
             round: 0,
             virtual_counter: 0,
             spread_count: 0,
+            spread_range: None,
             degradation: 0,
             selections: 0,
         }

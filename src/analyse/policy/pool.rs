@@ -347,9 +347,20 @@ impl Pool {
     /// themselves hold (loads, WRR rounds, degradation) a registrar does not show; it stays.
     /// Ids that are not members are left out. Call before `commit` of the same answer.
     pub fn resync_to(&mut self, observed: &[u32]) {
-        let mut circle: Vec<usize> = (0..self.members.len()).collect();
+        self.resync_with(observed, &mut Scratch::default());
+    }
+
+    /// `resync_to` working in `scratch` (kept between answers).
+    pub(crate) fn resync_with(&mut self, observed: &[u32], scratch: &mut Scratch) {
+        let Scratch {
+            circle,
+            reorder: order,
+            ..
+        } = scratch;
+        circle.clear();
+        circle.extend(0..self.members.len());
         circle.sort_by_key(|&i| self.members.get(i).map_or(0, |m| m.seq));
-        let mut order: Vec<usize> = Vec::with_capacity(circle.len());
+        order.clear();
         for id in observed {
             if let Some(i) = self.index_of(*id) {
                 if !order.contains(&i) {
@@ -362,14 +373,28 @@ impl Pool {
         };
         let at = circle.iter().position(|&i| i == head).unwrap_or(0);
         circle.rotate_left(at);
-        let rest: Vec<usize> = circle.into_iter().filter(|i| !order.contains(i)).collect();
-        order.extend(rest);
-        for i in order {
+        let listed = order.len();
+        for &i in circle.iter() {
+            if !order[..listed].contains(&i) {
+                order.push(i);
+            }
+        }
+        for &i in order.iter() {
             let seq = self.fresh_seq();
             if let Some(m) = self.members.get_mut(i) {
                 m.seq = seq;
             }
         }
+    }
+
+    /// Becomes a copy of `other`, in the memory it has (a state kept aside after every
+    /// deviation costs no allocation once it has grown to the pool's size).
+    pub fn copy_from(&mut self, other: &Pool) {
+        self.profile = other.profile;
+        self.policy = other.policy;
+        self.members.clone_from(&other.members);
+        self.next_seq = other.next_seq;
+        self.max_increment = other.max_increment;
     }
 
     /// The PE ids of members given by index (an answer in `Scratch::picked`), into `out`.
@@ -582,4 +607,7 @@ pub(crate) struct Scratch {
     candidates: Vec<(u32, usize, u64)>,
     /// The answer, as member indices.
     pub(crate) picked: Vec<usize>,
+    /// `resync_with`'s round-robin circle and new order.
+    circle: Vec<usize>,
+    reorder: Vec<usize>,
 }

@@ -1,5 +1,6 @@
-//! What `check` prints of the replay besides the findings: a table per registrar and pool, and
-//! under `auto` which profile each registrar follows.
+//! What `check` prints of the replay besides the findings: a table per registrar and pool
+//! (every answer counted, those not checked said), the registrar's events, and under `auto`
+//! which profile each registrar follows.
 
 use std::fmt::Write as _;
 

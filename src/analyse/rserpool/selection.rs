@@ -54,6 +54,9 @@ pub struct ProfilePool {
     last_first: Option<u32>,
     /// Shares of a randomised pool, for (membership generation, items).
     shares: Option<(u64, usize, Vec<Share>)>,
+    /// Shares for other numbers of items of the same membership (answers of one and of three
+    /// alternate), so that alternating does not work them out again each time.
+    other_shares: Vec<(u64, usize, Vec<Share>)>,
     pub fit: Fit,
     /// The frame of the last answer that joined the tally.
     pub fit_frame: u64,
@@ -73,6 +76,8 @@ pub struct ProfilePool {
     /// Answers after a deviation that showed the registrar's state had moved on as the
     /// reference's would have (no new fault).
     pub resynced: u64,
+    /// How the last answer was judged (`None`: it was not).
+    last_judging: Option<Judging>,
 }
 
 /// The buffers [`ProfilePool::check_with`] works in.
@@ -106,6 +111,7 @@ impl ProfilePool {
             unmodelled: None,
             last_first: None,
             shares: None,
+            other_shares: Vec::new(),
             fit: Fit::default(),
             fit_frame: 0,
             resolutions: 0,
@@ -116,13 +122,16 @@ impl ProfilePool {
             alternative: None,
             spread: SpreadJudge::default(),
             resynced: 0,
+            last_judging: None,
         }
     }
 
     /// The members changed: the state after a deviation is no longer to be chosen from, and the
     /// spread list is built anew.
     fn members_changed(&mut self) {
-        self.alternative = None;
+        if let Some(alt) = self.alternative.as_deref_mut() {
+            alt.live = false;
+        }
         self.spread.restart();
     }
 
@@ -207,6 +216,25 @@ impl ProfilePool {
                 return;
             }
         }
+        self.other_shares.retain(|(g, _, _)| *g == generation);
+        let kept = self.other_shares.iter().position(|(_, i, _)| *i == items);
+        if let Some(at) = kept {
+            let found = self.other_shares.swap_remove(at);
+            if let Some(old) = self
+                .shares
+                .replace(found)
+                .filter(|(g, _, _)| *g == generation)
+            {
+                self.other_shares.push(old);
+            }
+            return;
+        }
+        if let Some(old) = self.shares.take().filter(|(g, _, _)| *g == generation) {
+            if self.other_shares.len() >= MAX_OTHER_SHARES {
+                self.other_shares.remove(0);
+            }
+            self.other_shares.push(old);
+        }
         let s = self
             .pool
             .as_ref()
@@ -240,8 +268,11 @@ impl ProfilePool {
         detail: bool,
     ) -> Option<Checked> {
         self.resolutions += 1;
+        self.last_judging = None;
         if self.pool.is_none() {
             if self.unmodelled.is_none() && membership.is_empty() {
+                self.bufs.expected.clear();
+                self.last_judging = Some(Judging::Sequence);
                 return Some(self.answer_from_empty_pool(membership, observed));
             }
             self.unmodelled_resolutions += 1;
@@ -290,25 +321,34 @@ impl ProfilePool {
         if method == Judging::Sequence && drafts.iter().any(|d| d.rule.deviation()) {
             // The first answer after a deviation may show that the registrar's state moved on as
             // the reference's would have, the deviating answer aside: then it is no new fault.
-            if let Some(alt) = self.alternative.take() {
-                let mut bufs = CheckBuffers::default();
-                let theirs = judge(
-                    &alt.pool,
-                    self.profile,
-                    alt.last_first,
-                    &ask,
-                    &mut self.scratch,
-                    &mut bufs,
-                );
-                if theirs.is_empty() {
-                    *pool = alt.pool;
-                    self.bufs.expected = bufs.expected;
-                    drafts = theirs;
-                    resynced = true;
+            if let Some(alt) = self.alternative.as_deref_mut().filter(|a| a.live) {
+                // Its answer first (cheap), the whole judgement only when that matches.
+                alt.pool
+                    .answer_indices(items, &mut Rng::new(0), &mut self.scratch);
+                let bufs = &mut alt.bufs;
+                bufs.expected.clear();
+                alt.pool.ids_into(&self.scratch.picked, &mut bufs.expected);
+                if bufs.expected.as_slice() == observed {
+                    let theirs = judge(
+                        &alt.pool,
+                        self.profile,
+                        alt.last_first,
+                        &ask,
+                        &mut self.scratch,
+                        bufs,
+                    );
+                    if theirs.is_empty() {
+                        std::mem::swap(pool, &mut alt.pool);
+                        std::mem::swap(&mut self.bufs.expected, &mut bufs.expected);
+                        drafts = theirs;
+                        resynced = true;
+                    }
                 }
             }
         }
-        self.alternative = None;
+        if let Some(alt) = self.alternative.as_deref_mut() {
+            alt.live = false;
+        }
         if method == Judging::Spread {
             let head = observed
                 .first()
@@ -348,13 +388,20 @@ impl ProfilePool {
             // Resynchronised: from here on the reference follows the registrar's state as this
             // answer shows it (`Pool::resync_to`), and keeps the state it would have had had the
             // registrar answered as the reference did, for the next answer to choose between.
-            let mut alt = pool.clone();
-            alt.commit_with(&expected, &mut self.scratch);
-            self.alternative = Some(Box::new(Alternative {
-                pool: alt,
-                last_first: expected.first().copied(),
-            }));
-            pool.resync_to(observed);
+            // The alternative's buffers are kept from one deviation to the next.
+            let alt = self.alternative.get_or_insert_with(|| {
+                Box::new(Alternative {
+                    pool: pool.clone(),
+                    last_first: None,
+                    live: false,
+                    bufs: CheckBuffers::default(),
+                })
+            });
+            alt.pool.copy_from(pool);
+            alt.pool.commit_with(&expected, &mut self.scratch);
+            alt.last_first = expected.first().copied();
+            alt.live = true;
+            pool.resync_with(observed, &mut self.scratch);
             // Said once per answer, and only where there is a state to follow (one member has
             // no order to keep).
             if pool.len() >= 2 {
@@ -373,6 +420,7 @@ impl ProfilePool {
         }
         let reference = (detail && method == Judging::Sequence).then(|| expected.clone());
         self.bufs.expected = expected;
+        self.last_judging = Some(method);
         Some(Checked {
             drafts,
             expected: reference,
@@ -381,9 +429,35 @@ impl ProfilePool {
     }
 }
 
+/// The reference's expectation of the answer [`ProfilePool::check_with`] last judged: the exact
+/// answer of a deterministic policy (first place certain, every member listed), or the members'
+/// long-run shares (draws, the spread list).
+#[derive(Clone, Copy, Debug)]
+pub enum Expectation<'a> {
+    Answer(&'a [u32]),
+    Shares(&'a [Share]),
+}
+
+impl ProfilePool {
+    /// What the reference expected of the answer last checked (`None` when it could not judge
+    /// it): read without copying, so that `check` counts every answer's expectation for free.
+    pub fn expectation(&self) -> Option<Expectation<'_>> {
+        match self.last_judging? {
+            Judging::Sequence => Some(Expectation::Answer(&self.bufs.expected)),
+            _ => match &self.shares {
+                Some((_, _, s)) => Some(Expectation::Shares(s)),
+                None => Some(Expectation::Shares(&[])),
+            },
+        }
+    }
+}
+
 /// What the deviating answer's findings say of the reference's state after them.
 pub const RESYNC_NOTE: &str =
     "; the reference resynchronised to the registrar's state as its answers show it";
+
+/// Numbers of items whose shares are kept besides the current one.
+const MAX_OTHER_SHARES: usize = 3;
 
 /// How a policy's answers are judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -412,6 +486,9 @@ struct Ask<'a> {
 struct Alternative {
     pool: Pool,
     last_first: Option<u32>,
+    /// Whether the last answer deviated, so that the next may choose this state.
+    live: bool,
+    bufs: CheckBuffers,
 }
 
 /// The findings of one answer from `pool`'s state (see the module docs), changing nothing but
@@ -437,14 +514,17 @@ fn judge(
     let cap = profile.items_for(requested, usize::MAX);
     let expected = &mut bufs.expected;
     expected.clear();
-    if !random {
+    if method == Judging::Sequence {
         pool.answer_indices(items, &mut Rng::new(0), scratch);
         pool.ids_into(&scratch.picked, expected);
     }
-    let expected_len = if random {
-        shares.iter().filter(|s| s.first > 0.0).count().min(items)
-    } else {
-        expected.len()
+    // The members the reference could list: those a draw can pick, the spread list's (a
+    // weight), or its exact answer.
+    let expected_len = match method {
+        Judging::Sequence => expected.len(),
+        Judging::Draws | Judging::Spread => {
+            shares.iter().filter(|s| s.first > 0.0).count().min(items)
+        }
     };
 
     let mut drafts = Vec::new();

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::handle::{pe_hex, PoolHandle};
 use super::membership::Membership;
 use super::registrar_events::EventLog;
-use super::selection::{policy_name, ProfilePool};
+use super::selection::{policy_name, Expectation, ProfilePool};
 use crate::analyse::finding::Subject;
 use crate::analyse::policy::Profile;
 use crate::analyse::timeline::{MemberCounts, Window};
@@ -28,13 +28,14 @@ const MAX_TALLIED_PES: usize = 4096;
 pub struct AnswerTally {
     pub answers: u64,
     pub unjudged: u64,
-    members: BTreeMap<u32, MemberCounts>,
+    /// By PE id, sorted (a pool's few members: searched, not hashed or walked as a tree).
+    members: Vec<(u32, MemberCounts)>,
 }
 
 impl AnswerTally {
-    /// One answer: `chosen` in wire order; `expected` the lead profile's probabilities of being
-    /// first and listed, `None` when it could not judge the answer.
-    pub fn count(&mut self, chosen: &[u32], expected: Option<&[(u32, f64, f64)]>) {
+    /// One answer: `chosen` in wire order; `expected` what the lead profile expected of it,
+    /// `None` when it could not judge it.
+    pub fn count(&mut self, chosen: &[u32], expected: Option<Expectation<'_>>) {
         self.answers += 1;
         let unjudged = u64::from(expected.is_none());
         for (i, id) in chosen.iter().enumerate() {
@@ -47,23 +48,37 @@ impl AnswerTally {
                 }
             }
         }
-        let Some(expected) = expected else {
-            self.unjudged += 1;
-            return;
-        };
-        for (id, first, any) in expected {
-            if let Some(c) = self.member(*id) {
-                c.expected_first += first;
-                c.expected_any += any;
+        match expected {
+            None => self.unjudged += 1,
+            Some(Expectation::Answer(ids)) => {
+                for (i, id) in ids.iter().enumerate() {
+                    if let Some(c) = self.member(*id) {
+                        c.expected_first += if i == 0 { 1.0 } else { 0.0 };
+                        c.expected_any += 1.0;
+                    }
+                }
+            }
+            Some(Expectation::Shares(shares)) => {
+                for s in shares {
+                    if let Some(c) = self.member(s.pe_id) {
+                        c.expected_first += s.first;
+                        c.expected_any += s.included;
+                    }
+                }
             }
         }
     }
 
     fn member(&mut self, id: u32) -> Option<&mut MemberCounts> {
-        if self.members.len() >= MAX_TALLIED_PES && !self.members.contains_key(&id) {
-            return None;
-        }
-        Some(self.members.entry(id).or_default())
+        let at = match self.members.binary_search_by_key(&id, |(k, _)| *k) {
+            Ok(at) => at,
+            Err(_) if self.members.len() >= MAX_TALLIED_PES => return None,
+            Err(at) => {
+                self.members.insert(at, (id, MemberCounts::default()));
+                at
+            }
+        };
+        self.members.get_mut(at).map(|(_, c)| c)
     }
 
     /// Adds another tally of the same pool (another name of the same registrar).

@@ -6,7 +6,7 @@ use crate::analyse::rserpool::directory::RegistrarId;
 use crate::analyse::rserpool::event::{Meta, PeInfo};
 use crate::analyse::rserpool::handle::{pe_hex, pe_list, pe_text, PoolHandle};
 use crate::analyse::rserpool::rules::{Draft, Rule};
-use crate::analyse::rserpool::selection::{describe_settings, Checked, ProfilePool};
+use crate::analyse::rserpool::selection::{describe_settings, Checked, Expectation, ProfilePool};
 use crate::analyse::Report;
 
 impl Replay {
@@ -51,7 +51,7 @@ impl Replay {
         if observed.is_empty() {
             // Judged: nothing listed, nothing expected first (a pool with members is the
             // `not-found` below).
-            e.tally.count(&[], Some(&[]));
+            e.tally.count(&[], Some(Expectation::Answer(&[])));
             self.record_answer(report, meta, reg, pool, &[], Some(&[]));
             let Some(e) = self.entry(reg, pool, false) else {
                 return;
@@ -106,10 +106,12 @@ impl Replay {
         }
         let mut lead = None;
         let membership = &e.membership;
-        // Only the lead profile's probabilities are used: the answers' counts of `check`, `stats`
-        // and the TUI.
+        // Only the lead profile's expectations are used: the answers' counts of `check`
+        // (`tally`, read from the profile without a copy), `stats` and the TUI (the timeline,
+        // from the probabilities it is given when it records).
+        let recording = report.timeline.recording();
         for (i, p) in e.profiles.iter_mut().enumerate() {
-            let detail = i == 0;
+            let detail = i == 0 && recording;
             let Some(checked) = p.check_with(membership, items, &observed, meta.frame, detail)
             else {
                 continue;
@@ -130,10 +132,15 @@ impl Replay {
                 p.fit = Default::default();
             }
         }
-        e.tally.count(&observed, lead.as_deref());
-        self.record_answer(report, meta, reg, pool, &observed, lead.as_deref());
-        if self.entry(reg, pool, false).is_some_and(|e| e.describe_due) {
-            self.describe_shares(report, reg, pool, items);
+        let expectation = e.profiles.first().and_then(|p| p.expectation());
+        e.tally.count(&observed, expectation);
+        let describe = e.describe_due;
+        if recording {
+            let judged = expectation.map(|_| lead.unwrap_or_default());
+            self.record_answer(report, meta, reg, pool, &observed, judged.as_deref());
+            if describe {
+                self.describe_shares(report, reg, pool, items);
+            }
         }
         for (scope, d) in drafts {
             match scope {
