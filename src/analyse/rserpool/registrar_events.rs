@@ -15,6 +15,8 @@ use crate::source::Timestamp;
 
 /// Events kept per registrar (the rest are counted).
 pub const MAX_EVENTS: usize = 256;
+/// Pools named by one event (a takeover may concern every pool; the PEs are counted whole).
+pub const MAX_EVENT_POOLS: usize = 16;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum EventKind {

@@ -18,22 +18,25 @@
 //! rules of every answer only (duplicates, members, counts). A finding, and any change of the
 //! members or their weights (the list is built anew), starts the judging afresh from the next
 //! answer, so one fault is one finding. Rounds longer than [`MAX_ROUND`] answers are judged for
-//! repeats only.
+//! repeats only (the heads of a round are what the ratio needs kept).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use super::handle::{pe_hex, pe_text};
 use super::rules::{Draft, Rule};
 use crate::analyse::policy::Pool;
 
-/// The longest round of the list whose heads are kept for the ratio (answers).
-pub const MAX_ROUND: u128 = 4096;
+/// The longest round of the list whose heads are kept for the ratio (answers): 2 bytes each,
+/// per pool and profile.
+pub const MAX_ROUND: u128 = 1024;
 
-/// The heads seen since the judging last started, at most one round.
+/// The heads seen since the judging last started, at most one round: as the members' indices
+/// in the pool (the judging starts afresh when the members change).
 #[derive(Clone, Debug, Default)]
 pub struct SpreadJudge {
-    heads: VecDeque<u32>,
-    counts: BTreeMap<u32, u64>,
+    heads: VecDeque<u16>,
+    /// How often each member (by index) is a head in `heads`.
+    counts: Vec<u64>,
     /// Neighbouring heads of the PE whose weight is over half of the round, in `heads`.
     heavy_pairs: u64,
     previous: Option<u32>,
@@ -55,6 +58,12 @@ impl SpreadJudge {
         let Some(head) = head.filter(|id| weight(*id) > 0) else {
             self.restart();
             return None;
+        };
+        let index = |id: u32| {
+            pool.members()
+                .iter()
+                .position(|m| m.pe_id == id)
+                .and_then(|i| u16::try_from(i).ok())
         };
         let round: u128 = pool
             .members()
@@ -86,32 +95,37 @@ impl SpreadJudge {
         if round > MAX_ROUND {
             return None;
         }
+        // A head past the 65,536th member (only behind many of weight 0) is judged for repeats.
+        let at = index(head)?;
+        let heavy_at = heavy.and_then(index);
+        self.counts.resize(pool.len(), 0);
         if self.heads.len() as u128 >= round {
             if let Some(old) = self.heads.pop_front() {
-                if let Some(c) = self.counts.get_mut(&old) {
+                if let Some(c) = self.counts.get_mut(usize::from(old)) {
                     *c = c.saturating_sub(1);
                 }
-                if Some(old) == heavy && self.heads.front() == Some(&old) {
+                if Some(old) == heavy_at && self.heads.front() == Some(&old) {
                     self.heavy_pairs = self.heavy_pairs.saturating_sub(1);
                 }
             }
         }
-        if repeat && Some(head) == heavy && !self.heads.is_empty() {
+        if repeat && Some(at) == heavy_at && !self.heads.is_empty() {
             self.heavy_pairs += 1;
         }
-        self.heads.push_back(head);
-        *self.counts.entry(head).or_default() += 1;
+        self.heads.push_back(at);
+        if let Some(c) = self.counts.get_mut(usize::from(at)) {
+            *c += 1;
+        }
         if (self.heads.len() as u128) < round {
             return None;
         }
+        let seen_of = |i: usize| self.counts.get(i).copied().unwrap_or(0);
         let wrong: Vec<(u32, u128, u64)> = pool
             .members()
             .iter()
-            .filter(|m| m.settings.weight > 0)
-            .map(|m| {
-                let seen = self.counts.get(&m.pe_id).copied().unwrap_or(0);
-                (m.pe_id, u128::from(m.settings.weight), seen)
-            })
+            .enumerate()
+            .filter(|(_, m)| m.settings.weight > 0)
+            .map(|(i, m)| (m.pe_id, u128::from(m.settings.weight), seen_of(i)))
             .filter(|(_, w, seen)| u128::from(*seen) != *w)
             .collect();
         if !wrong.is_empty() {
@@ -124,11 +138,9 @@ impl SpreadJudge {
             let observed: serde_json::Map<String, serde_json::Value> = pool
                 .members()
                 .iter()
-                .filter(|m| m.settings.weight > 0)
-                .map(|m| {
-                    let seen = self.counts.get(&m.pe_id).copied().unwrap_or(0);
-                    (pe_hex(m.pe_id), seen.into())
-                })
+                .enumerate()
+                .filter(|(_, m)| m.settings.weight > 0)
+                .map(|(i, m)| (pe_hex(m.pe_id), seen_of(i).into()))
                 .collect();
             let said: Vec<String> = wrong
                 .iter()
@@ -147,8 +159,9 @@ impl SpreadJudge {
                 ),
             ));
         }
-        if let Some(h) = heavy {
-            let wrap = u64::from(self.heads.front() == Some(&h) && self.heads.back() == Some(&h));
+        if let (Some(h), Some(h_at)) = (heavy, heavy_at) {
+            let wrap =
+                u64::from(self.heads.front() == Some(&h_at) && self.heads.back() == Some(&h_at));
             let pairs = self.heavy_pairs + wrap;
             let hw = weight(h);
             let unavoidable = u64::try_from(2 * hw - round).unwrap_or(u64::MAX);

@@ -17,9 +17,6 @@ pub const MAX_POOLS: usize = 4096;
 /// Pools remembered per registrar as answered-but-never-seen (reported once each).
 const MAX_UNKNOWN_POOLS: usize = 256;
 
-/// PEs counted per pool and registrar in [`AnswerTally`] (the answers are counted beyond).
-const MAX_TALLIED_PES: usize = 4096;
-
 /// The answers of one pool at one registrar, counted as the timeline counts a window
 /// ([`Window::count_answer`]), with the lead profile's expectations: the counts `check` reports
 /// per registrar and pool, which `stats` and the TUI add up per pool. Keyed by PE id while the
@@ -34,12 +31,13 @@ pub struct AnswerTally {
 
 impl AnswerTally {
     /// One answer: `chosen` in wire order; `expected` what the lead profile expected of it,
-    /// `None` when it could not judge it.
-    pub fn count(&mut self, chosen: &[u32], expected: Option<Expectation<'_>>) {
+    /// `None` when it could not judge it. `room`: PEs that may still be added to tallies (the
+    /// replay's bound over all pools; past it new PEs are not counted, the answer is).
+    pub fn count(&mut self, chosen: &[u32], expected: Option<Expectation<'_>>, room: &mut usize) {
         self.answers += 1;
         let unjudged = u64::from(expected.is_none());
         for (i, id) in chosen.iter().enumerate() {
-            if let Some(c) = self.member(*id) {
+            if let Some(c) = self.member(*id, room) {
                 c.any += 1;
                 c.unjudged_any += unjudged;
                 if i == 0 {
@@ -52,7 +50,7 @@ impl AnswerTally {
             None => self.unjudged += 1,
             Some(Expectation::Answer(ids)) => {
                 for (i, id) in ids.iter().enumerate() {
-                    if let Some(c) = self.member(*id) {
+                    if let Some(c) = self.member(*id, room) {
                         c.expected_first += if i == 0 { 1.0 } else { 0.0 };
                         c.expected_any += 1.0;
                     }
@@ -60,7 +58,7 @@ impl AnswerTally {
             }
             Some(Expectation::Shares(shares)) => {
                 for s in shares {
-                    if let Some(c) = self.member(s.pe_id) {
+                    if let Some(c) = self.member(s.pe_id, room) {
                         c.expected_first += s.first;
                         c.expected_any += s.included;
                     }
@@ -69,11 +67,12 @@ impl AnswerTally {
         }
     }
 
-    fn member(&mut self, id: u32) -> Option<&mut MemberCounts> {
+    fn member(&mut self, id: u32, room: &mut usize) -> Option<&mut MemberCounts> {
         let at = match self.members.binary_search_by_key(&id, |(k, _)| *k) {
             Ok(at) => at,
-            Err(_) if self.members.len() >= MAX_TALLIED_PES => return None,
+            Err(_) if *room == 0 => return None,
             Err(at) => {
+                *room -= 1;
                 self.members.insert(at, (id, MemberCounts::default()));
                 at
             }
@@ -85,8 +84,10 @@ impl AnswerTally {
     pub fn add(&mut self, o: &AnswerTally) {
         self.answers += o.answers;
         self.unjudged += o.unjudged;
+        // Two tallies of one pool joined: no more PEs than the two had.
+        let mut room = usize::MAX;
         for (id, c) in &o.members {
-            if let Some(m) = self.member(*id) {
+            if let Some(m) = self.member(*id, &mut room) {
                 m.add(c);
             }
         }
@@ -234,21 +235,26 @@ impl RegistrarState {
         }
     }
 
-    /// Counts an answer not checked (see `unknown_pools`).
-    pub fn unchecked_answer(&mut self, handle: &PoolHandle, chosen: &[u32]) {
+    /// Counts an answer not checked (see `unknown_pools`; `room` as for [`AnswerTally::count`]).
+    pub fn unchecked_answer(&mut self, handle: &PoolHandle, chosen: &[u32], room: &mut usize) {
         if let Some(t) = self.unknown_pools.get_mut(handle) {
-            t.count(chosen, None);
+            t.count(chosen, None, room);
         } else if self.unknown_pools.len() < MAX_UNKNOWN_POOLS {
             let mut t = AnswerTally::default();
-            t.count(chosen, None);
+            t.count(chosen, None, room);
             self.unknown_pools.insert(handle.clone(), t);
         }
     }
 
     /// Counts an answer for a pool not seen here (not checked); true the first time, when it is
     /// to be reported.
-    pub fn unknown_answer(&mut self, handle: &PoolHandle, chosen: &[u32]) -> bool {
-        self.unchecked_answer(handle, chosen);
+    pub fn unknown_answer(
+        &mut self,
+        handle: &PoolHandle,
+        chosen: &[u32],
+        room: &mut usize,
+    ) -> bool {
+        self.unchecked_answer(handle, chosen, room);
         if self.reported_unknown.contains(handle)
             || self.reported_unknown.len() >= MAX_UNKNOWN_POOLS
         {

@@ -24,13 +24,16 @@ impl Replay {
         self.sweep(report, reg, pool, meta.into());
         let observed: Vec<u32> = pes.iter().map(|p| p.pe_id).collect();
         // A negative answer for a pool it never held is right, and counted with the pool.
+        // Out of `self` while a pool entry of `self` is borrowed (given back below).
+        let mut room = std::mem::take(&mut self.tally_room);
         let Some(e) = self.entry(reg, pool, observed.is_empty()) else {
+            self.tally_room = room;
             self.counters.answers_not_checked += 1;
-            let first = self
-                .registrars
-                .entry(reg)
-                .or_default()
-                .unknown_answer(pool, &observed);
+            let first = self.registrars.entry(reg).or_default().unknown_answer(
+                pool,
+                &observed,
+                &mut self.tally_room,
+            );
             self.record_answer(report, meta, reg, pool, &observed, None);
             if first {
                 let d = Draft::new(
@@ -51,7 +54,9 @@ impl Replay {
         if observed.is_empty() {
             // Judged: nothing listed, nothing expected first (a pool with members is the
             // `not-found` below).
-            e.tally.count(&[], Some(Expectation::Answer(&[])));
+            e.tally
+                .count(&[], Some(Expectation::Answer(&[])), &mut room);
+            self.tally_room = room;
             self.record_answer(report, meta, reg, pool, &[], Some(&[]));
             let Some(e) = self.entry(reg, pool, false) else {
                 return;
@@ -133,10 +138,12 @@ impl Replay {
             }
         }
         let expectation = e.profiles.first().and_then(|p| p.expectation());
-        e.tally.count(&observed, expectation);
+        e.tally.count(&observed, expectation, &mut room);
+        let judged = expectation.is_some();
         let describe = e.describe_due;
+        self.tally_room = room;
         if recording {
-            let judged = expectation.map(|_| lead.unwrap_or_default());
+            let judged = judged.then(|| lead.unwrap_or_default());
             self.record_answer(report, meta, reg, pool, &observed, judged.as_deref());
             if describe {
                 self.describe_shares(report, reg, pool, items);

@@ -6,7 +6,7 @@ use crate::analyse::rserpool::event::{Event, Meta, PeInfo};
 use crate::analyse::rserpool::handle::{pe_hex, PoolHandle};
 use crate::analyse::rserpool::membership::{Added, Origin, Reason, Removal};
 use crate::analyse::rserpool::pending::Request;
-use crate::analyse::rserpool::registrar_events::RegistrarEvent;
+use crate::analyse::rserpool::registrar_events::{RegistrarEvent, MAX_EVENT_POOLS};
 use crate::analyse::rserpool::rules::{Draft, Rule};
 use crate::analyse::Report;
 use crate::proto::rserpool::UpdateAction;
@@ -64,10 +64,11 @@ impl Replay {
                         // for are not known).
                         self.counters.responses_without_request += 1;
                         let observed: Vec<u32> = pes.iter().map(|p| p.pe_id).collect();
-                        self.registrars
-                            .entry(reg)
-                            .or_default()
-                            .unchecked_answer(&pool, &observed);
+                        self.registrars.entry(reg).or_default().unchecked_answer(
+                            &pool,
+                            &observed,
+                            &mut self.tally_room,
+                        );
                         self.record_answer(report, meta, reg, &pool, &observed, None);
                     }
                 }
@@ -189,7 +190,7 @@ impl Replay {
                         meta.frame,
                         meta.time,
                         target,
-                        pools.into_iter().collect(),
+                        pools.into_iter().take(MAX_EVENT_POOLS).collect(),
                         pes.len(),
                     );
                     self.registrar_event(report, reg, e);

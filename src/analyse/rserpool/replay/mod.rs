@@ -37,6 +37,10 @@ const MAX_TALLIES: usize = 65_536;
 /// these keep their product in check). New ones beyond are not modelled, and counted.
 const MAX_TOTAL_POOLS: usize = 65_536;
 const MAX_TOTAL_MEMBERS: usize = 262_144;
+/// PEs counted in the answers' tallies of all pools together (a PE per pool and registrar; PEs
+/// an answer names that are not members count too). Past it the answers are counted, new PEs
+/// in them are not.
+const MAX_TOTAL_TALLIED: usize = 262_144;
 /// Answers per goodness-of-fit test in a long run (the rest are tested at the end).
 const FIT_BLOCK: u64 = 10_000;
 /// ASAP error cause: pooling policy inconsistent.
@@ -140,6 +144,8 @@ pub struct Replay {
     /// Names registrars had in findings already made, and who they turned out to be: the
     /// findings are renamed (`apply_renames`), so that a report names each registrar one way.
     renames: Vec<(String, RegistrarId)>,
+    /// PEs that may still be added to answer tallies (`MAX_TOTAL_TALLIED`).
+    tally_room: usize,
 }
 
 /// When something happened: the frame (for findings) and its time.
@@ -184,6 +190,7 @@ impl Replay {
             members_total: 0,
             shares: ShareCache::default(),
             renames: Vec::new(),
+            tally_room: MAX_TOTAL_TALLIED,
         }
     }
 
