@@ -1,7 +1,8 @@
 //! What the statistics and the terminal UI plot: for every subject (an RSerPool pool, a DHCP
 //! server pair, a failover pool), per time window, how often each member was chosen against what
 //! the reference predicts, gauges (free and backup leases), the members registered, and the
-//! findings (a DHCP pair's also per server).
+//! findings (a DHCP pair's also per server); and a subject's episodes (a DHCP pair's outages and
+//! takeovers), as its analyser tells them.
 //!
 //! Analysers record into it as they replay; windows are `interval` long from the first frame.
 //! Memory is bounded: past `max_windows` windows a subject's series is coarsened (neighbouring
@@ -14,6 +15,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::episodes::{Episode, MAX_EPISODES};
 use super::finding::Subject;
 use crate::source::Timestamp;
 
@@ -208,7 +210,7 @@ pub struct Former {
 /// (an RSerPool pool: a PE deregistering or registering again at a registrar, a registrar
 /// taking over a peer's PEs).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Mark {
+pub struct SeriesEvent {
     pub time: Timestamp,
     /// Nanoseconds from the timeline's origin to `time` (set by [`Timeline::mark`]).
     pub offset_ns: u64,
@@ -245,8 +247,11 @@ pub struct Series {
     /// Answers by who gave them (an RSerPool pool's registrars), over the whole series.
     pub answers_by: BTreeMap<String, u64>,
     /// What happened to the subject, in time order.
-    pub marks: Vec<Mark>,
+    pub marks: Vec<SeriesEvent>,
     pub marks_dropped: u64,
+    /// Its episodes in time order (a DHCP pair's: normal, peer-silent, takeover, recovery), as
+    /// its analyser last told them (up to [`MAX_EPISODES`]).
+    pub episodes: Vec<Episode>,
 }
 
 impl Series {
@@ -516,8 +521,8 @@ impl Timeline {
         }
     }
 
-    /// Marks something that happened to `subject` (see [`Mark`]).
-    pub fn mark(&mut self, subject: &Subject, kind: &str, mut mark: Mark) {
+    /// Marks something that happened to `subject` (see [`SeriesEvent`]).
+    pub fn mark(&mut self, subject: &Subject, kind: &str, mut mark: SeriesEvent) {
         if self.at(mark.time, subject, kind).is_none() {
             return;
         }
@@ -598,6 +603,26 @@ impl Timeline {
         let secs = i64::try_from(start / 1_000_000_000).ok()?;
         let nanos = u32::try_from(start % 1_000_000_000).ok()?;
         Some(Timestamp::new(origin.secs.saturating_add(secs), nanos))
+    }
+
+    /// An episode of `subject` opened, or the one it told last changed (the same start frame:
+    /// it closed, or grew).
+    pub fn episode(&mut self, subject: &Subject, e: Episode) {
+        if !self.recording {
+            return;
+        }
+        if !self.series.contains_key(subject) && self.at(e.start.time, subject, "").is_none() {
+            return;
+        }
+        let Some(s) = self.series.get_mut(subject) else {
+            return;
+        };
+        let n = s.episodes.len();
+        match s.episodes.last_mut() {
+            Some(last) if last.start.frame == e.start.frame => *last = e,
+            _ if n < MAX_EPISODES => s.episodes.push(e),
+            _ => {}
+        }
     }
 
     /// Describes a member as it is now (e.g. "weight 3"), and the reference's long-run share.

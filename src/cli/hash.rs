@@ -1,10 +1,15 @@
-//! `poolshark hash KEY [--hba SPEC] [--format text|json]`: the RFC 3074 bucket of a client key and,
-//! given a hash bucket assignment, the server that owns it.
+//! `poolshark hash KEY [--profile P [--key-type T]] [--hba SPEC] [--format text|json]`: the RFC
+//! 3074 bucket of a client key and, given a hash bucket assignment, the server that owns it.
+//!
+//! Without `--profile` the whole key is hashed, as ISC dhcpd and Kea hash option 61's payload, a
+//! chaddr or a DUID. With one, the key goes through that profile's key rule, the same code
+//! `check --profile P` classifies a request with, so the two commands give the same bucket.
 
 use std::io::Write;
 
 use super::anyhow_like::Result;
-use crate::analyse::dhcp_lb::{self, Hba};
+use crate::analyse::dhcp_lb::profile::CHADDR_LEN;
+use crate::analyse::dhcp_lb::{self, Hba, KeyOutcome, Profile};
 
 #[derive(clap::Args, Debug)]
 pub struct HashArgs {
@@ -14,11 +19,71 @@ pub struct HashArgs {
 
     /// Which server owns each bucket: split:N (the primary owns 0..N-1), kea (even buckets to
     /// the primary), or the 32-byte map as 64 hex digits (set bit = primary).
+    /// With --profile and no --hba: the profile's own map where it fixes one (kea).
     #[arg(long, value_name = "SPEC")]
     pub hba: Option<String>,
 
+    /// Hash the key as this DHCP load-balancing profile reads a request's key (as `check
+    /// --profile` does): `draft` hashes at most the first 16 bytes of a DHCPv4 key (RFC 3074's
+    /// limit) and a DHCPv6 DUID whole; `kea` hashes DHCPv4 keys whole and pads a chaddr longer
+    /// than 16 bytes with zeros up to 20; `isc` hashes DHCPv4 keys whole, drops a chaddr longer
+    /// than 16 bytes and does not balance DHCPv6. Without it, the whole key is hashed.
+    #[arg(long, value_name = "PROFILE", value_parser = ["draft", "kea", "isc"])]
+    pub profile: Option<String>,
+
+    /// With --profile, what the key is: option 61's payload (client-id), the hardware address
+    /// (chaddr, its length taken as hlen), or a DHCPv6 client DUID (duid).
+    #[arg(long, value_enum, default_value_t = KeyType::ClientId, requires = "profile")]
+    pub key_type: KeyType,
+
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyType {
+    ClientId,
+    Chaddr,
+    Duid,
+}
+
+impl KeyType {
+    fn name(self) -> &'static str {
+        match self {
+            KeyType::ClientId => "client-id",
+            KeyType::Chaddr => "chaddr",
+            KeyType::Duid => "duid",
+        }
+    }
+}
+
+/// The bytes a profile hashes for `key`, or why its servers drop such a request.
+fn profile_key(profile: &Profile, kind: KeyType, key: &[u8]) -> Result<KeyOutcome> {
+    let no_family = |family: &str| {
+        format!(
+            "--profile {}: the profile does not balance {family}",
+            profile.name
+        )
+    };
+    Ok(match kind {
+        KeyType::Duid => {
+            let v6 = profile.v6.as_ref().ok_or_else(|| no_family("DHCPv6"))?;
+            v6.stid(Some(key))
+        }
+        KeyType::ClientId | KeyType::Chaddr => {
+            let v4 = profile.v4.as_ref().ok_or_else(|| no_family("DHCPv4"))?;
+            if kind == KeyType::ClientId {
+                v4.key.stid(Some(key), &[], 0)
+            } else {
+                // hlen is the address's length; the field holds its first 16 bytes.
+                let hlen = u8::try_from(key.len()).map_err(|_| {
+                    format!("a chaddr key of {} bytes: hlen is one byte", key.len())
+                })?;
+                let field = key.get(..CHADDR_LEN).unwrap_or(key);
+                v4.key.stid(None, field, hlen)
+            }
+        }
+    })
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,26 +94,62 @@ pub enum Format {
 
 pub fn run(args: HashArgs) -> Result<i32> {
     let key = parse_key(&args.key)?;
-    let hba = match &args.hba {
-        Some(spec) => Some(spec.parse::<Hba>().map_err(|e| format!("--hba: {e}"))?),
+    let profile = match &args.profile {
+        Some(name) => Some(
+            Profile::by_name(name).ok_or_else(|| format!("--profile: unknown profile {name}"))?,
+        ),
         None => None,
     };
-    let bucket = dhcp_lb::bucket(&key);
+    let hba = match &args.hba {
+        Some(spec) => Some(spec.parse::<Hba>().map_err(|e| format!("--hba: {e}"))?),
+        None => profile.and_then(|p| p.fixed_hba()),
+    };
+    let hashed = match profile {
+        Some(p) => match profile_key(p, args.key_type, &key)? {
+            KeyOutcome::Key(stid) => stid.bytes.to_vec(),
+            KeyOutcome::Dropped(why) => {
+                return Err(format!(
+                    "--profile {}: no bucket: every server drops such a request ({why})",
+                    p.name
+                )
+                .into())
+            }
+        },
+        None => key.clone(),
+    };
+    let bucket = dhcp_lb::bucket(&hashed);
     let owner = hba.map(|h| h.owner(bucket));
 
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match args.format {
-        Format::Text => match owner {
-            Some(role) => writeln!(out, "{bucket} {role}")?,
-            None => writeln!(out, "{bucket}")?,
-        },
+        Format::Text => {
+            match owner {
+                Some(role) => write!(out, "{bucket} {role}")?,
+                None => write!(out, "{bucket}")?,
+            }
+            // Said only when the profile's rule changed the key, so that the plain form stays
+            // one bucket (and owner) per line.
+            if hashed != key {
+                write!(
+                    out,
+                    " (hashed {} of the key's {} bytes: {})",
+                    hashed.len(),
+                    key.len(),
+                    crate::field::hex(&hashed)
+                )?;
+            }
+            writeln!(out)?;
+        }
         Format::Json => {
             let v = serde_json::json!({
                 "key": crate::field::hex(&key),
                 "bucket": bucket,
                 "owner": owner.map(|r| r.name()),
                 "hba": hba.map(|h| h.to_string()),
+                "profile": profile.map(|p| p.name),
+                "key_type": profile.map(|_| args.key_type.name()),
+                "hashed": crate::field::hex(&hashed),
             });
             serde_json::to_writer(&mut out, &v)?;
             writeln!(out)?;

@@ -2,12 +2,16 @@
 
 pub mod capture;
 pub mod check;
+pub mod configs;
 pub mod files;
 pub mod generate;
 pub mod hash;
 pub mod input;
 pub mod leases;
+pub mod leases_kea;
+pub mod leases_usage;
 pub mod limits;
+pub mod probe;
 pub mod progress;
 pub mod read;
 pub mod simulate;
@@ -60,6 +64,9 @@ pub enum Command {
     Leases(leases::LeasesArgs),
     /// Write a large mixed capture (RSerPool, DHCP, failover, background), from a seed.
     Generate(generate::GenerateArgs),
+    /// Ask a live DHCP server pair which server serves each hash bucket (a DISCOVER or a
+    /// SOLICIT per bucket, never a REQUEST) and compare with the expected map.
+    Probe(probe::ProbeArgs),
 }
 
 /// Parses the command line and runs it; returns the process exit code.
@@ -86,6 +93,7 @@ pub fn main() -> i32 {
         Command::Hash(a) => hash::run(a),
         Command::Leases(a) => leases::run(a),
         Command::Generate(a) => generate::run(a),
+        Command::Probe(a) => probe::run(a),
     };
     match r {
         Ok(code) => code,

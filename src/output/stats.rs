@@ -218,6 +218,12 @@ pub fn series_text(tl: &Timeline, out: &mut String) {
         if s.marks_dropped > 0 {
             let _ = writeln!(out, "  ... and {} more events", s.marks_dropped);
         }
+        if !s.episodes.is_empty() {
+            let _ = writeln!(out, "  episodes (UTC):");
+            for e in &s.episodes {
+                let _ = writeln!(out, "    {}", e.text_line());
+            }
+        }
         let mut i = 0;
         while let Some(w) = s.windows.get(i) {
             // A run of quiet windows (nothing answered, nothing found) is one line, and its
@@ -373,6 +379,10 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
                         .members
                         .iter()
                         .map(|(m, c)| {
+                            // The window's shares as `check` computes them over a span: of
+                            // first places in the answers the reference judged (a DHCP pair:
+                            // its balanced answers), and the reference's expectation.
+                            let judged = w.judged();
                             (
                                 m.clone(),
                                 serde_json::json!({
@@ -382,6 +392,8 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
                                     "expected_any": c.expected_any,
                                     "unjudged_first": c.unjudged_first,
                                     "unjudged_any": c.unjudged_any,
+                                    "share": c.judged_share(judged),
+                                    "expected_share": c.expected_share(judged),
                                     "findings": c.findings,
                                 }),
                             )
@@ -432,6 +444,8 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
                     })
                 })
                 .collect();
+            let episodes: Vec<serde_json::Value> =
+                s.episodes.iter().map(|e| e.to_json(kind, name)).collect();
             serde_json::json!({
                 kind: name,
                 "kind": s.kind,
@@ -443,6 +457,7 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
                 "members_left": left,
                 "answers_by": s.answers_by,
                 "windows": windows,
+                "episodes": episodes,
             })
         })
         .collect();

@@ -906,3 +906,93 @@ fn no_pair_no_findings_and_bad_config_is_a_usage_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+// ---------------------------------------------------------------------------------------------
+// `hash --profile P` and `check --profile P` read a client's key alike.
+
+/// The bucket and owner `poolshark hash` gives for option 61's payload `key` under `profile`.
+fn hash_owner(profile: &str, key: &[u8]) -> (u64, usize) {
+    let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+    let mut args = vec!["hash", &hex, "--profile", profile, "--format", "json"];
+    if profile != "kea" {
+        args.extend(["--hba", "split:128"]);
+    }
+    let out = common::poolshark().args(&args).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "hash {args:?}");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let owner = match j["owner"].as_str() {
+        Some("primary") => 0,
+        Some("secondary") => 1,
+        other => panic!("hash {args:?}: owner {other:?}"),
+    };
+    (j["bucket"].as_u64().unwrap(), owner)
+}
+
+#[test]
+fn hash_and_check_give_the_same_bucket_for_keys_of_1_to_64_bytes_under_every_profile() {
+    let dir = std::env::temp_dir().join(format!("poolshark-hash-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for profile in ["draft", "kea", "isc"] {
+        // Every key length from the type byte alone to 64 bytes; every third client answered by
+        // the server that does not own the bucket `hash` names: check must flag exactly those.
+        // A key over 16 bytes differs from its first 16 bytes in a later byte, so the draft's cut
+        // changes its bucket more often than not (the test would fail if hash did not cut).
+        let file = dir.join(format!("keys-{profile}.pcap"));
+        let mut cap = Capture::new(&file);
+        let mut want = Vec::new();
+        let mut cut_moved = 0;
+        for len in 1..=64usize {
+            let id: Vec<u8> = (1..len).map(|i| (i * 37 + len * 11) as u8).collect();
+            let key: Vec<u8> = std::iter::once(0xff).chain(id.iter().copied()).collect();
+            let (b, owner) = hash_owner(profile, &key);
+            if len > 16 && b != u64::from(bucket(&key)) {
+                cut_moved += 1;
+            }
+            let xid = 0x1000 + len as u32;
+            let m = mac(len as u32);
+            let d = discover(xid, m, 0, false).with(Opt4::client_identifier(0xff, &id));
+            send4(&mut cap, &d, false);
+            let server = if len % 3 == 0 { 1 - owner } else { owner };
+            let f = answer4(&mut cap, server, v4t::OFFER, xid, m, false);
+            if server != owner {
+                want.push(f);
+            }
+            cap.wait(2);
+        }
+        cap.finish();
+        if profile == "draft" {
+            assert!(cut_moved > 24, "only {cut_moved} of 48 long keys moved");
+        } else {
+            assert_eq!(cut_moved, 0, "{profile} hashes the whole key");
+        }
+        let config = dir.join(format!("{profile}.toml"));
+        let hba = if profile == "kea" {
+            String::new()
+        } else {
+            "hba = \"split:128\"\n".to_string()
+        };
+        std::fs::write(
+            &config,
+            format!(
+                "profile = \"{profile}\"\n{hba}delayed_service_threshold = 3\n\n[[server]]\nname = \"a\"\nrole = \"primary\"\n\
+                 identifiers = [\"10.0.0.1\"]\n\n[[server]]\nname = \"b\"\nrole = \"secondary\"\n\
+                 identifiers = [\"10.0.0.2\"]\n"
+            ),
+        )
+        .unwrap();
+        let j = check(&file, &["--config", config.to_str().unwrap()]);
+        let wrong: Vec<u64> = j["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "dhcp.lb.wrong-server")
+            .map(|f| f["frame"].as_u64().unwrap())
+            .collect();
+        assert_eq!(
+            wrong,
+            want,
+            "{profile}: {}",
+            serde_json::to_string_pretty(&j["findings"]).unwrap()
+        );
+    }
+}

@@ -6,6 +6,7 @@
 //! bytes.
 
 use crate::common;
+use common::{rfc3074_bucket as bucket, rfc3074_table as pearson_table};
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -404,31 +405,6 @@ fn rserpool_answers_keep_what_every_correct_registrar_guarantees() {
         dropped_by_reports > 0,
         "no PE reached three unreachable reports"
     );
-}
-
-/// RFC 3074's Pearson table, from the shared specs.
-fn pearson_table() -> Option<[u8; 256]> {
-    let text =
-        std::fs::read_to_string(common::shared_dir()?.join("specs/pearson-table.txt")).ok()?;
-    let values: Vec<u8> = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with('#'))
-        .filter_map(|l| l.split_once(':').map(|(_, v)| v.to_string()))
-        .flat_map(|v| {
-            v.split_whitespace()
-                .map(|x| x.parse::<u8>().expect("table entry"))
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    values.try_into().ok()
-}
-
-fn bucket(t: &[u8; 256], key: &[u8]) -> u8 {
-    let mut h = (key.len() % 256) as u8;
-    for b in key.iter().rev() {
-        h = t[usize::from(h ^ b)];
-    }
-    h
 }
 
 fn unhex(s: &str) -> Vec<u8> {

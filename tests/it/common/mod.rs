@@ -58,6 +58,33 @@ pub fn have_tshark() -> bool {
     ok
 }
 
+/// RFC 3074's Pearson table, read from the shared specs (`specs/pearson-table.txt`): the tests'
+/// own copy, independent of poolshark's. `None` (skip) when `../shared` is absent.
+pub fn rfc3074_table() -> Option<[u8; 256]> {
+    let text = std::fs::read_to_string(shared_dir()?.join("specs/pearson-table.txt")).ok()?;
+    let values: Vec<u8> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .filter_map(|l| l.split_once(':').map(|(_, v)| v.to_string()))
+        .flat_map(|v| {
+            v.split_whitespace()
+                .map(|x| x.parse::<u8>().expect("table entry"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    values.try_into().ok()
+}
+
+/// The RFC 3074 bucket of a key with the table `t`: the state starts at the key's length
+/// (mod 256), the key is read from its last byte to its first, `state = T[state ^ byte]`.
+pub fn rfc3074_bucket(t: &[u8; 256], key: &[u8]) -> u8 {
+    let mut h = (key.len() % 256) as u8;
+    for b in key.iter().rev() {
+        h = t[usize::from(h ^ b)];
+    }
+    h
+}
+
 /// xorshift64*: a small fixed-seed generator, so that what a test draws is the same on every run
 /// and a failure reproduces.
 pub struct Rng(pub u64);

@@ -20,7 +20,7 @@ use super::selection::describe_settings;
 use super::state::{PoolEntry, RegistrarState, Totals};
 use crate::analyse::finding::{Finding, Severity, Subject};
 use crate::analyse::policy::{Profile, ShareCache};
-use crate::analyse::timeline::Mark;
+use crate::analyse::timeline::SeriesEvent;
 use crate::analyse::Report;
 use crate::source::Timestamp;
 
@@ -500,7 +500,7 @@ impl Replay {
                     .and_then(|s| s.pools.get(pool))
                     .map_or("", |p| p.kind.as_str())
                     .to_string();
-                let mark = Mark {
+                let mark = SeriesEvent {
                     time: e.time,
                     offset_ns: 0,
                     frame: e.frame,

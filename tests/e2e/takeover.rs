@@ -1,0 +1,319 @@
+//! A Kea DHCPv4 HA pair loses a server and gets it back while `poolshark capture --check` runs
+//! on the clients' link and clients do whole exchanges; `check` then reads the captured file.
+//!
+//! The scenario ([`kea_v4_takeover`]) returns what the capture and `check` said with the times
+//! the test saw (kill, partner-down in the survivor's log, restart, both balancing again), so
+//! that an assertion on another part of the report (the episodes of `check --format json`, the
+//! metrics of `capture --metrics`, through `capture_args`) is a few lines of a new test.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::client::{Clients, Exchange};
+use super::lab::{now, Lab};
+use super::servers::{kea_pair, kea_wait_balancing, KEA_BALANCING, KEA_PARTNER_DOWN, V};
+
+const SURVIVOR: &str = "192.0.2.1";
+const VICTIM: &str = "192.0.2.2";
+/// How long each calm phase lasts.
+const CALM: Duration = Duration::from_secs(6);
+
+/// When things happened (Unix seconds, as the capture's times).
+#[derive(Clone, Copy, Debug)]
+pub struct Times {
+    pub clients_started: f64,
+    pub killed: f64,
+    /// The survivor logged its move to partner-down (seen within 50 ms).
+    pub partner_down: f64,
+    pub restarted: f64,
+    /// Both servers logged their move to load-balancing again.
+    pub balancing_again: f64,
+    pub clients_stopped: f64,
+}
+
+pub struct TakeoverRun {
+    pub times: Times,
+    pub exchanges: Vec<Exchange>,
+    /// `capture --check -w FILE`: exit code, standard output (the report), standard error.
+    pub capture: (i32, String, String),
+    pub file: PathBuf,
+    /// `check FILE --format json`.
+    pub check: Value,
+}
+
+/// `poolshark capture -i eth0 --check -w FILE CAPTURE_ARGS` on the client host, started and
+/// ready (its socket bound) when this returns.
+struct Capture {
+    child: std::process::Child,
+    stderr: mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Capture {
+    fn start(lab: &Lab, file: &PathBuf, args: &[&str]) -> Capture {
+        let mut child = lab
+            .command("c", env!("CARGO_BIN_EXE_poolshark"))
+            .args(["capture", "-i", "eth0", "--check", "-w"])
+            .arg(file)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("capture starts");
+        let err = child.stderr.take().expect("stderr");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let mut c = Capture {
+            child,
+            stderr: rx,
+            seen: Vec::new(),
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !c.seen.iter().any(|l| l.contains("capturing on")) {
+            match c
+                .stderr
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            {
+                Ok(l) => c.seen.push(l),
+                Err(_) => panic!("capture did not start: {:?}", c.seen),
+            }
+        }
+        c
+    }
+
+    /// Ctrl-C, then what it printed.
+    fn finish(mut self) -> (i32, String, String) {
+        // SAFETY: a signal to our own child, by its id.
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGINT);
+        }
+        let mut out = String::new();
+        let _ = self
+            .child
+            .stdout
+            .take()
+            .expect("stdout")
+            .read_to_string(&mut out);
+        let status = self.child.wait().expect("capture ends");
+        while let Ok(l) = self.stderr.recv_timeout(Duration::from_secs(5)) {
+            self.seen.push(l);
+        }
+        (status.code().unwrap_or(-1), out, self.seen.join("\n"))
+    }
+}
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The scenario: balancing, server2 killed, server1 takes over, server2 back, balancing.
+pub fn kea_v4_takeover(lab: &Lab, capture_args: &[&str]) -> TakeoverRun {
+    let mut pair = kea_pair(lab, V::Four, false);
+    kea_wait_balancing(&mut pair);
+    let file = lab.file("takeover.pcapng");
+    // What the operator knows of the pair, for capture --check and check alike.
+    let config = lab.file("pair.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "profile = \"kea\"\n\
+             [[server]]\nname = \"server1\"\nrole = \"primary\"\nidentifiers = [\"{SURVIVOR}\"]\n\
+             [[server]]\nname = \"server2\"\nrole = \"secondary\"\nidentifiers = [\"{VICTIM}\"]\n"
+        ),
+    )
+    .expect("config written");
+    let config = config.display().to_string();
+    let mut args = vec!["--config", config.as_str()];
+    args.extend_from_slice(capture_args);
+    let capture = Capture::start(lab, &file, &args);
+    let clients_started = now();
+    let clients = Clients::start(lab.netns_path("c"), Duration::from_millis(200));
+    std::thread::sleep(CALM);
+
+    let killed = now();
+    pair[1].kill();
+    pair[0].wait_for(KEA_PARTNER_DOWN, 1, Duration::from_secs(30));
+    let partner_down = now();
+    std::thread::sleep(CALM);
+
+    let restarted = now();
+    pair[1].start(lab);
+    for d in pair.iter_mut() {
+        d.wait_for(KEA_BALANCING, 2, Duration::from_secs(30));
+    }
+    let balancing_again = now();
+    std::thread::sleep(CALM);
+
+    let exchanges = clients.stop();
+    let clients_stopped = now();
+    let capture = capture.finish();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_poolshark"))
+        .args(["check", "--format", "json", "--config", &config])
+        .arg(&file)
+        .output()
+        .expect("check runs");
+    let check: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "check wrote no JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    TakeoverRun {
+        times: Times {
+            clients_started,
+            killed,
+            partner_down,
+            restarted,
+            balancing_again,
+            clients_stopped,
+        },
+        exchanges,
+        capture,
+        file,
+        check,
+    }
+}
+
+impl TakeoverRun {
+    /// The findings of `check`, as (rule, severity, time, the whole finding).
+    pub fn findings(&self) -> Vec<(&str, &str, f64, &Value)> {
+        self.check["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| {
+                (
+                    f["rule"].as_str().unwrap_or_default(),
+                    f["severity"].as_str().unwrap_or_default(),
+                    f["time"].as_f64().unwrap_or_default(),
+                    f,
+                )
+            })
+            .collect()
+    }
+
+    /// Whether `t` is in a calm phase: before the kill, or well after both balance again.
+    pub fn calm(&self, t: f64) -> bool {
+        t < self.times.killed || t > self.times.balancing_again + 2.0
+    }
+}
+
+#[test]
+fn kea_v4_takeover_is_reported_with_its_times() {
+    let Some(lab) = Lab::up() else {
+        return;
+    };
+    let run = kea_v4_takeover(&lab, &[]);
+    let t = run.times;
+    let context = || {
+        format!(
+            "times {t:?}; findings:\n{}",
+            run.findings()
+                .iter()
+                .map(|(r, s, time, _)| format!("  {time:.3} {s} {r}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    };
+
+    // The clients were served by both servers while they balanced, by the survivor alone
+    // during the takeover, and got nothing from the dead server.
+    let acked = |from: f64, to: f64, by: &str| {
+        run.exchanges
+            .iter()
+            .filter(|e| e.start >= from && e.start < to)
+            .filter(|e| e.acked_by.is_some_and(|a| a.to_string() == by))
+            .count()
+    };
+    assert!(
+        acked(t.clients_started, t.killed, SURVIVOR) > 3,
+        "{:?}",
+        run.exchanges
+    );
+    assert!(
+        acked(t.clients_started, t.killed, VICTIM) > 3,
+        "{:?}",
+        run.exchanges
+    );
+    assert!(acked(t.partner_down + 0.5, t.restarted, SURVIVOR) > 5);
+    assert_eq!(acked(t.killed + 0.5, t.restarted, VICTIM), 0);
+    assert!(acked(t.balancing_again + 1.0, t.clients_stopped, VICTIM) > 2);
+
+    // capture --check printed the report at Ctrl-C, the takeover in it.
+    let (code, out, err) = &run.capture;
+    assert!(*code == 0 || *code == 1, "capture exit {code}: {err}");
+    assert!(out.contains("dhcp.lb.takeover"), "{out}\n{err}");
+
+    // check on the captured file: the takeover, by the survivor of the victim's buckets, once
+    // the survivor declared partner-down and before the victim came back.
+    let findings = run.findings();
+    let takeovers: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f.0 == "dhcp.lb.takeover")
+        .map(|f| f.3)
+        .collect();
+    assert_eq!(takeovers.len(), 1, "{}", context());
+    let tk = takeovers[0];
+    // The servers are named as the configuration names them.
+    assert_eq!(tk["server"], "server2", "{tk}");
+    assert_eq!(tk["observed"]["answer_from"][0], "server1", "{tk}");
+    let time = tk["time"].as_f64().unwrap();
+    assert!(
+        time >= t.partner_down - 1.0 && time <= t.restarted,
+        "takeover at {time}: {}",
+        context()
+    );
+    // The silence it names started at the kill.
+    let silent_since = tk["observed"]["silent_since"].as_f64().unwrap();
+    assert!(
+        silent_since >= t.clients_started && silent_since <= t.killed + 1.0,
+        "silent since {silent_since}: {}",
+        context()
+    );
+
+    // Nothing deviates while the pair balances: no wrong server, no unanswered client, no
+    // double answer in the calm phases.
+    let calm_warnings: Vec<String> = findings
+        .iter()
+        .filter(|f| f.1 != "info" && run.calm(f.2))
+        .map(|f| format!("{:.3} {} {}", f.2, f.0, f.3["message"]))
+        .collect();
+    assert!(
+        calm_warnings.is_empty(),
+        "{calm_warnings:#?}\n{}",
+        context()
+    );
+    assert!(
+        findings
+            .iter()
+            .all(|f| f.0 != "dhcp.lb.wrong-server" || !run.calm(f.2)),
+        "{}",
+        context()
+    );
+    // What went unanswered was the victim's, between its death and the takeover (or in the
+    // resynchronisation after its return).
+    for f in findings.iter().filter(|f| f.0 == "dhcp.lb.no-answer") {
+        let during_outage = f.2 >= t.killed && f.2 <= t.partner_down + 1.0;
+        let during_resync = f.2 >= t.restarted && f.2 <= t.balancing_again + 2.0;
+        assert!(
+            during_outage || during_resync,
+            "{} at {:.3}: {}",
+            f.3["message"],
+            f.2,
+            context()
+        );
+    }
+    assert!(run.file.is_file());
+}
