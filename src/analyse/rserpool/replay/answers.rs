@@ -41,9 +41,9 @@ impl Replay {
                     serde_json::Value::Null,
                     pe_list(&observed),
                     format!(
-                        "answers for pool {pool}, which the replay never saw it hold (registrations \
-                         before the capture began, or a registrar not identified yet): its answers \
-                         for this pool are not checked"
+                        "answers for pool {pool}, which the replay has not seen it hold yet \
+                         (registrations before the capture began, or a registrar not identified \
+                         yet): its answers for this pool are not checked until it has"
                     ),
                 );
                 self.emit(report, reg, pool, Scope::Common, meta.frame, meta.time, d);
