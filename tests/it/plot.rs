@@ -325,3 +325,26 @@ fn a_plot_file_needs_a_known_extension() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(".svg or .png"), "{stderr}");
 }
+
+#[test]
+fn check_plots_only_what_has_findings() {
+    let (Some(kea), Some(rsplib)) = (common::shared_capture(KEA), common::shared_capture(RSPLIB))
+    else {
+        return;
+    };
+    let dir = tempdir();
+    // The Kea pair: SOLICITs nobody answered while server2 was down (its README).
+    let svg_path = dir.join("kea.svg");
+    plot("check", &kea, &svg_path, &[]);
+    let svg = std::fs::read_to_string(&svg_path).expect("the pair has findings");
+    assert_eq!(series_members(&svg), KEA_SERVERS);
+    // RSPLIB chose every answer as its own code does (its README): nothing to plot.
+    let stderr = plot("check", &rsplib, &dir.join("rsp.svg"), &[]);
+    assert!(stderr.contains("nothing to plot"), "{stderr}");
+    assert_eq!(
+        std::fs::read_dir(&dir).expect("the directory").count(),
+        1,
+        "only the Kea picture"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

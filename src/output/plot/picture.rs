@@ -12,7 +12,7 @@ use crate::tui::view::text::fit_ids;
 
 /// Columns a picture aims at, at most: windows are merged into round display intervals until
 /// there are no more than this many (a few answers per column at least, on a short capture).
-pub const MAX_COLUMNS: u64 = 80;
+pub const MAX_COLUMNS: u64 = 60;
 /// Characters a member's id keeps in the legend (shortened as the TUI shortens it), and in an
 /// episode's label.
 const ID_WIDTH: usize = 22;
