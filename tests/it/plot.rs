@@ -348,3 +348,23 @@ fn check_plots_only_what_has_findings() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The README's picture is the one `scripts/readme-pictures` makes from the Kea capture with the
+/// poolshark of this checkout, not one kept by hand.
+#[test]
+fn the_readme_picture_is_made_by_its_command() {
+    let Some(cap) = common::shared_capture(KEA) else {
+        return;
+    };
+    let dir = tempdir();
+    let made = dir.join("kea-outage.svg");
+    plot("stats", &cap, &made, &["--interval", "5s"]);
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/img/kea-outage.svg");
+    let committed = std::fs::read_to_string(committed).expect("docs/img/kea-outage.svg");
+    let made = std::fs::read_to_string(made).expect("the SVG");
+    assert!(
+        committed == made,
+        "docs/img/kea-outage.svg is not what this poolshark draws: run scripts/readme-pictures"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -26,6 +26,7 @@ const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
 const GREY: RGBColor = RGBColor(0x70, 0x70, 0x70);
 const GRID: RGBColor = RGBColor(0xe2, 0xe2, 0xe2);
 const WHITE: RGBColor = RGBColor(0xff, 0xff, 0xff);
+const ANSWERS: RGBColor = RGBColor(0xc4, 0xc4, 0xc4);
 
 /// Severities in the order of the findings strip's rows, top first.
 const SEVERITIES: [Severity; 3] = [Severity::Error, Severity::Warning, Severity::Info];
@@ -41,6 +42,8 @@ pub enum Layer {
     Expected(usize),
     /// Member `i`'s observed share.
     Series(usize),
+    /// The answers per column.
+    Answers,
     /// The findings of a severity.
     Findings(Severity),
     /// Gauge line `i` of the failover panel.
@@ -54,8 +57,10 @@ pub struct Layout {
     pub height: u32,
     left: i32,
     right: i32,
-    /// The shares panel (top, bottom), if any.
+    /// The shares panel (top, bottom), if any, and the answers' under it.
     shares: Option<(i32, i32)>,
+    answers: Option<(i32, i32)>,
+    answers_max: f64,
     /// The findings strip.
     strip: (i32, i32),
     /// The failover panel, if any.
@@ -73,10 +78,16 @@ impl Layout {
     pub fn of(p: &Picture) -> Layout {
         let mut y = 92;
         let shares = (!p.members.is_empty()).then(|| {
-            let r = (y, y + 330);
-            y = r.1 + 10;
+            let r = (y, y + 320);
+            y = r.1 + 14;
             r
         });
+        let answers = (!p.answers.is_empty()).then(|| {
+            let r = (y, y + 48);
+            y = r.1 + 8;
+            r
+        });
+        let answers_max = p.answers.iter().map(|a| a.value).fold(1.0, f64::max);
         let strip = (y, y + 3 * 14);
         y = strip.1 + 10;
         let gauges = (!p.gauges.is_empty()).then(|| {
@@ -97,6 +108,8 @@ impl Layout {
             left: 78,
             right: WIDTH as i32 - 330,
             shares,
+            answers,
+            answers_max,
             strip,
             gauges,
             axis,
@@ -132,6 +145,9 @@ pub fn layers(p: &Picture) -> Vec<Layer> {
     // two agree.
     v.extend((0..p.members.len()).map(Layer::Series));
     v.extend((0..p.members.len()).map(Layer::Expected));
+    if !p.answers.is_empty() {
+        v.push(Layer::Answers);
+    }
     for s in SEVERITIES {
         if p.marks.iter().any(|m| m.severity == s) {
             v.push(Layer::Findings(s));
@@ -163,6 +179,7 @@ pub fn layer_attributes(p: &Picture, l: &Layer) -> Vec<(&'static str, String)> {
             ("class", "series".into()),
             ("data-member", p.members[*i].id.clone()),
         ],
+        Layer::Answers => vec![("class", "answers".into())],
         Layer::Findings(s) => vec![
             ("class", "findings".into()),
             ("data-severity", s.name().into()),
@@ -344,6 +361,17 @@ pub fn draw<DB: DrawingBackend>(db: &mut DB, p: &Picture, lay: &Layout, l: &Laye
             }
             Ok(())
         }
+        Layer::Answers => {
+            let (top, bottom) = lay.answers.unwrap_or((0, 0));
+            for a in &p.answers {
+                let h = (a.value / lay.answers_max * f64::from(bottom - top)).round() as i32;
+                if h > 0 {
+                    let (x0, x1) = (lay.x(a.start) + 1, lay.x(a.end) - 1);
+                    pen.rect((x0, bottom - h), (x1.max(x0 + 1), bottom), ANSWERS, true)?;
+                }
+            }
+            Ok(())
+        }
         Layer::Findings(s) => {
             let row = SEVERITIES.iter().position(|x| x == s).unwrap_or(0) as i32;
             let c = rgb(palette::severity(*s).ink());
@@ -465,6 +493,21 @@ fn frame(pen: &mut Pen<'_, impl DrawingBackend>, p: &Picture, lay: &Layout) -> D
         y_axis(pen, lay, (top, bottom), &ticks, (0.0, 100.0), "%")?;
         pen.rect((lay.left, top), (lay.right, bottom), GREY, false)?;
     }
+    if let Some((top, bottom)) = lay.answers {
+        let max = lay.answers_max;
+        let ticks = [
+            Tick {
+                at: 0.0,
+                label: "0".into(),
+            },
+            Tick {
+                at: max,
+                label: format!("{max}"),
+            },
+        ];
+        y_axis(pen, lay, (top, bottom), &ticks, (0.0, max), "")?;
+        pen.rect((lay.left, top), (lay.right, bottom), GREY, false)?;
+    }
     let (s0, s1) = lay.strip;
     for (row, s) in SEVERITIES.iter().enumerate() {
         let y = s0 + row as i32 * 14;
@@ -539,7 +582,7 @@ fn band_labels(p: &Picture, lay: &Layout) -> Vec<Option<(i32, i32, String)>> {
 
 /// Lines of the legend, for the layout's height.
 fn legend_height(p: &Picture) -> i32 {
-    let members = p.members.len() as i32 * 58 + if p.members.is_empty() { 0 } else { 44 };
+    let members = p.members.len() as i32 * 58 + if p.members.is_empty() { 0 } else { 64 };
     let kinds = EpisodeKind::ALL
         .iter()
         .filter(|k| p.bands.iter().any(|b| b.kind == **k))
@@ -605,6 +648,16 @@ fn legend(pen: &mut Pen<'_, impl DrawingBackend>, p: &Picture, lay: &Layout) -> 
         pen.dashed(&[(x, y + 6), (x + 26, y + 6)], INK, 1, 6.0, 4.0)?;
         pen.text(
             "expected share (the reference's)",
+            (x + 36, y),
+            SMALL,
+            GREY,
+            HPos::Left,
+            false,
+        )?;
+        y += 20;
+        pen.rect((x + 4, y), (x + 22, y + 12), ANSWERS, true)?;
+        pen.text(
+            "answers per window",
             (x + 36, y),
             SMALL,
             GREY,

@@ -15,7 +15,7 @@ use crate::tui::view::text::fit_ids;
 pub const MAX_COLUMNS: u64 = 60;
 /// Characters a member's id keeps in the legend (shortened as the TUI shortens it), and in an
 /// episode's label.
-const ID_WIDTH: usize = 22;
+const ID_WIDTH: usize = 34;
 const BAND_ID_WIDTH: usize = 12;
 /// The gauges of a failover pool the second panel draws, when it has them.
 const FAILOVER_GAUGES: [&str; 3] = ["free", "backup", "lts"];
@@ -94,6 +94,8 @@ pub struct Picture {
     pub column: f64,
     /// The shares panel; empty for a failover pool drawn alone.
     pub members: Vec<MemberLine>,
+    /// Answers per column (under the shares).
+    pub answers: Vec<Point>,
     pub bands: Vec<Band>,
     pub marks: Vec<Mark>,
     /// The failover panel (under the shares, or alone).
@@ -204,6 +206,7 @@ pub fn picture(
     let (kind_text, name) = (subject.kind_text(), subject.kind_and_name().1);
     let ids = chart::member_ids(series);
     let mut members = Vec::new();
+    let mut answers = Vec::new();
     let mut gauges = Vec::new();
     let interval = display_interval(series);
     let (interval, buckets) = chart::buckets(series, interval);
@@ -216,6 +219,17 @@ pub fn picture(
                     .collect::<Vec<_>>(),
             );
             let totals = series.totals();
+            answers = buckets
+                .iter()
+                .map(|(index, w)| {
+                    let start = origin + *index as f64 * step;
+                    Point {
+                        start,
+                        end: start + step,
+                        value: w.answers as f64,
+                    }
+                })
+                .collect();
             for (i, (id, label)) in ids.iter().zip(labels).enumerate() {
                 let mut observed = Vec::new();
                 let mut expected = Vec::new();
@@ -302,10 +316,12 @@ pub fn picture(
             .map(|m| (m.as_str(), BAND_ID_WIDTH))
             .collect::<Vec<_>>(),
     );
+    let roles = roles(series, &ids);
     let shorten = |server: &str| {
-        ids.iter()
-            .position(|m| m == server)
-            .and_then(|i| short.get(i).cloned())
+        let i = ids.iter().position(|m| m == server);
+        i.and_then(|i| roles.as_ref().and_then(|r| r.get(i)))
+            .or_else(|| i.and_then(|i| short.get(i)))
+            .cloned()
             .unwrap_or_else(|| chart_id(server, BAND_ID_WIDTH))
     };
     let bands: Vec<Band> = series
@@ -360,10 +376,30 @@ pub fn picture(
         end: end.max(start + 1e-3),
         column: step,
         members,
+        answers,
         bands,
         marks,
         gauges,
     })
+}
+
+/// The servers' roles in their pair ("primary", "secondary"), as their descriptions open, when
+/// they tell every member apart: episodes are labelled with them ("takeover by primary").
+fn roles(series: &Series, ids: &[String]) -> Option<Vec<String>> {
+    const ROLES: [&str; 4] = ["primary", "secondary", "standby", "backup"];
+    let roles: Vec<String> = ids
+        .iter()
+        .map(|m| {
+            let d = series.members.get(m)?;
+            let first = d.split(',').next()?.trim();
+            ROLES.contains(&first).then(|| first.to_string())
+        })
+        .collect::<Option<_>>()?;
+    let distinct = roles
+        .iter()
+        .enumerate()
+        .all(|(i, r)| !roles[i + 1..].contains(r));
+    distinct.then_some(roles)
 }
 
 /// A length of time in few characters: `500ms`, `5s`, `2m`, `1h30m`.
