@@ -641,6 +641,8 @@ fn check_file(
             capture: file,
             several_captures: label.is_some(),
             with_findings_only: true,
+            interval_given: false,
+            last: stats.last,
         };
         notes.extend(
             crate::output::plot::write(&req, &sink.report.timeline, sink.report.findings.list())

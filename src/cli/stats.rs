@@ -284,6 +284,8 @@ fn stats_file(
             capture: file,
             several_captures: label.is_some(),
             with_findings_only: false,
+            interval_given: true,
+            last: stats.last,
         };
         notes.extend(
             crate::output::plot::write(&req, &sink.report.timeline, sink.report.findings.list())

@@ -343,20 +343,27 @@ pub fn draw<DB: DrawingBackend>(db: &mut DB, p: &Picture, lay: &Layout, l: &Laye
             let c = rgb(palette::series(m.colour).dark());
             for run in runs(&m.expected, p.column) {
                 let pts = share_points(lay, &run);
-                pen.dashed(&pts, c, 1, 6.0, 4.0)?;
+                match pts.as_slice() {
+                    // A window alone: a short bar across its point.
+                    [(x, y)] => pen.line((x - 7, *y), (x + 7, *y), c, 1)?,
+                    _ => pen.dashed(&pts, c, 1, 6.0, 4.0)?,
+                }
             }
             Ok(())
         }
         Layer::Series(i) => {
             let m = &p.members[*i];
             let c = rgb(palette::series(m.colour).ink());
+            // Members drawn later are drawn thinner, so that one at the same share as another
+            // (two PEs of a round robin) still shows around it.
+            let (width, radius) = thickness(*i, p.members.len());
             for run in runs(&m.observed, p.column) {
                 let pts = share_points(lay, &run);
                 if pts.len() > 1 {
-                    pen.path(&pts, c, 3)?;
+                    pen.path(&pts, c, width)?;
                 }
                 for q in pts {
-                    pen.circle(q, 3, c)?;
+                    pen.circle(q, radius, c)?;
                 }
             }
             Ok(())
@@ -398,6 +405,12 @@ pub fn draw<DB: DrawingBackend>(db: &mut DB, p: &Picture, lay: &Layout, l: &Laye
         }
         Layer::Legend => legend(&mut pen, p, lay),
     }
+}
+
+/// The line width and point radius of member `i` of `n`: the first the widest.
+fn thickness(i: usize, n: usize) -> (u32, u32) {
+    let later = n.saturating_sub(i + 1).min(3) as u32;
+    (2 + later.min(2), 3 + later)
 }
 
 /// Points of a member's line: at the middle of each column, 0 to 100 %.
@@ -614,8 +627,9 @@ fn legend(pen: &mut Pen<'_, impl DrawingBackend>, p: &Picture, lay: &Layout) -> 
         heading(pen, &mut y, "Share of answers per window")?;
         for m in &p.members {
             let c = rgb(palette::series(m.colour).ink());
-            pen.line((x, y + 6), (x + 26, y + 6), c, 3)?;
-            pen.circle((x + 13, y + 6), 3, c)?;
+            let (width, radius) = thickness(m.colour, p.members.len());
+            pen.line((x, y + 6), (x + 26, y + 6), c, width)?;
+            pen.circle((x + 13, y + 6), radius, c)?;
             pen.text(
                 &cut(&m.label, room - 36, TEXT),
                 (x + 36, y),

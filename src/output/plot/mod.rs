@@ -97,6 +97,24 @@ pub struct Request<'a> {
     pub several_captures: bool,
     /// Only the subjects with findings (`check`).
     pub with_findings_only: bool,
+    /// The windows are the user's (`stats --interval`): a picture with few of them says that a
+    /// shorter interval would draw more.
+    pub interval_given: bool,
+    /// The capture's last frame's time.
+    pub last: Option<crate::source::Timestamp>,
+}
+
+/// Fewer columns than this make a picture that says little: `stats` suggests a shorter interval.
+const FEW_COLUMNS: usize = 8;
+
+/// A round interval that gives a picture of `span` seconds about 40 columns.
+fn suggested_interval(span: f64) -> String {
+    let want = span / 40.0;
+    let ns = crate::tui::chart::round_times()
+        .into_iter()
+        .find(|t| *t as f64 / 1e9 >= want)
+        .unwrap_or(1_000_000_000);
+    picture::duration_text(ns as f64 / 1e9)
 }
 
 /// Writes the plots of a capture; returns the lines for standard error (what was written).
@@ -170,6 +188,25 @@ pub fn write(
             .map_err(|e| format!("cannot write the plot {}: {e}", path.display()))?;
         notes.push(format!("poolshark: plot written to {}", path.display()));
         used.push(path);
+    }
+    let few = pictures.iter().filter(|p| p.columns < FEW_COLUMNS).count();
+    if req.interval_given && few > 0 {
+        let column = pictures.iter().map(|p| p.column).fold(0.0, f64::max);
+        let span = timeline
+            .origin()
+            .zip(req.last)
+            .map_or(column, |(a, b)| b.since(a));
+        let which = if pictures.len() == 1 {
+            "the plot has".to_string()
+        } else {
+            format!("{few} of the plots have")
+        };
+        notes.push(format!(
+            "poolshark: {}: {which} fewer than {FEW_COLUMNS} windows of {}: a shorter --interval draws more (--interval {} gives about 40)",
+            req.capture,
+            picture::duration_text(column),
+            suggested_interval(span.max(1e-3))
+        ));
     }
     Ok(notes)
 }

@@ -92,6 +92,8 @@ pub struct Picture {
     pub end: f64,
     /// Length of a column in seconds.
     pub column: f64,
+    /// Columns with something recorded.
+    pub columns: usize,
     /// The shares panel; empty for a failover pool drawn alone.
     pub members: Vec<MemberLine>,
     /// Answers per column (under the shares).
@@ -375,6 +377,7 @@ pub fn picture(
         start,
         end: end.max(start + 1e-3),
         column: step,
+        columns: buckets.len(),
         members,
         answers,
         bands,
