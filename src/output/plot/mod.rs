@@ -104,6 +104,10 @@ pub struct Request<'a> {
     pub last: Option<crate::source::Timestamp>,
 }
 
+/// Pictures written for one capture, at most: a capture with thousands of pools would otherwise
+/// fill a folder; the first ones (pools by handle, then pairs, then failover pools) are drawn.
+pub const MAX_FILES: usize = 100;
+
 /// Fewer columns than this make a picture that says little: `stats` suggests a shorter interval.
 const FEW_COLUMNS: usize = 8;
 
@@ -132,10 +136,13 @@ pub fn write(
     if req.with_findings_only {
         subjects.retain(|s| findings.iter().any(|f| about(f, s, timeline)));
     }
-    let pictures: Vec<Picture> = subjects
+    let mut pictures: Vec<Picture> = subjects
         .iter()
         .filter_map(|s| picture::picture(capture_name, timeline, findings, s))
+        .take(MAX_FILES + 1)
         .collect();
+    let more = pictures.len() > MAX_FILES;
+    pictures.truncate(MAX_FILES);
     let mut notes = Vec::new();
     if pictures.is_empty() {
         let what = if req.with_findings_only {
@@ -188,6 +195,12 @@ pub fn write(
             .map_err(|e| format!("cannot write the plot {}: {e}", path.display()))?;
         notes.push(format!("poolshark: plot written to {}", path.display()));
         used.push(path);
+    }
+    if more {
+        notes.push(format!(
+            "poolshark: {}: more than {MAX_FILES} pools and pairs to plot: the first {MAX_FILES} are drawn",
+            req.capture
+        ));
     }
     let few = pictures.iter().filter(|p| p.columns < FEW_COLUMNS).count();
     if req.interval_given && few > 0 {
