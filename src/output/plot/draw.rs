@@ -72,6 +72,8 @@ pub struct Layout {
     gauge_ticks: Vec<Tick>,
     start: f64,
     end: f64,
+    /// Each band's label, placed once for all bands ([`band_labels`]).
+    band_labels: Vec<Option<(i32, i32, String)>>,
 }
 
 impl Layout {
@@ -103,7 +105,7 @@ impl Layout {
                 .flat_map(|g| g.points.iter().map(|x| x.value))
         };
         let gauge_ticks = value_ticks(values().fold(0.0, f64::min), values().fold(0.0, f64::max));
-        Layout {
+        let mut lay = Layout {
             height: (axis + 56).max(legend_bottom + 16) as u32,
             left: 78,
             right: WIDTH as i32 - 330,
@@ -117,7 +119,10 @@ impl Layout {
             gauge_ticks,
             start: p.start,
             end: p.end,
-        }
+            band_labels: Vec::new(),
+        };
+        lay.band_labels = band_labels(p, &lay);
+        lay
     }
 
     fn x(&self, t: f64) -> i32 {
@@ -558,7 +563,7 @@ fn band(pen: &mut Pen<'_, impl DrawingBackend>, p: &Picture, lay: &Layout, i: us
     let bottom = lay.gauges.map_or(lay.strip.1, |g| g.1);
     pen.rect((x0, lay.top() + 1), (x1, bottom - 1), rgb(hue.tint()), true)?;
     pen.line((x0, lay.top()), (x0, bottom), rgb(hue.ink()), 1)?;
-    if let Some(Some((x, row, text))) = band_labels(p, lay).get(i) {
+    if let Some(Some((x, row, text))) = lay.band_labels.get(i) {
         let y = lay.top() - 30 + row * 14;
         pen.text(text, (*x, y), SMALL, rgb(hue.ink()), HPos::Left, true)?;
     }
