@@ -19,8 +19,6 @@ use std::time::{Duration, Instant};
 
 use super::detail::RecentFrames;
 use super::snapshot::{Data, LoadState, Progress, Update};
-use crate::analyse::finding::Findings;
-use crate::analyse::timeline::Timeline;
 use crate::analyse::{Analyser, Report};
 use crate::dissect::FrameSummary;
 use crate::pipeline::{Decoded, Options, Pipeline, Sink};
@@ -342,6 +340,8 @@ struct Outbox {
     next_progress: Instant,
     next_data: Instant,
     findings_sent: usize,
+    /// The findings' revision when they were sent.
+    findings_revision: u64,
     /// Frames when the last copy of the results was made.
     data_frames: u64,
 }
@@ -388,8 +388,9 @@ impl Outbox {
         let progress = self.progress(pipeline, sink, self.running_state());
         let data = data_due.then(|| {
             let started = Instant::now();
-            let d = Data::from_report(&sink.report, self.findings_sent);
+            let d = Data::from_report(&sink.report, self.findings_sent, self.findings_revision);
             self.findings_sent = sink.report.findings.list().len();
+            self.findings_revision = sink.report.findings.revision();
             self.data_frames = frames;
             let cost = started.elapsed();
             self.next_data = Instant::now() + DATA_EVERY.max(cost.saturating_mul(10));
@@ -411,10 +412,7 @@ fn analyse(
 ) {
     let mut sink = LoaderSink {
         analysers,
-        report: Report {
-            findings: Findings::new(cfg.max_findings),
-            timeline: Timeline::new(cfg.interval_ns),
-        },
+        report: Report::new(cfg.max_findings, cfg.interval_ns),
         recent,
         source_errors: 0,
         last_source_error: None,
@@ -427,6 +425,7 @@ fn analyse(
         next_progress: Instant::now(),
         next_data: Instant::now(),
         findings_sent: 0,
+        findings_revision: 0,
         data_frames: 0,
     };
     let mut pipeline = Pipeline::new(cfg.options.clone());
@@ -464,7 +463,7 @@ fn analyse(
         None => LoadState::Done,
     };
     let progress = out.progress(&pipeline, &sink, state);
-    let data = Data::from_report(&sink.report, out.findings_sent);
+    let data = Data::from_report(&sink.report, out.findings_sent, out.findings_revision);
     let _ = out.tx.send(Update {
         progress,
         data: Some(data),
