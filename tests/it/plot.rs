@@ -304,6 +304,16 @@ fn rsplib_pools_one_file_each() {
                 .into()
             );
         }
+        // Late on, RR's 0x00010005 deregisters and LU's 0x00060004 registers again (the
+        // README): both pools' pictures pin events.
+        if pool == "RR-Pool" || pool == "LU-Pool" {
+            let doc = roxmltree::Document::parse(&svg).expect("XML");
+            let pins = doc
+                .descendants()
+                .find(|n| n.has_tag_name("g") && n.attribute("class") == Some("events"))
+                .map_or(0, |g| g.children().filter(|c| c.is_element()).count());
+            assert!(pins > 0, "{pool}: no events drawn");
+        }
         let (size, _) = decode_png(&dir.join(format!("rsp-{pool}.png")));
         assert_eq!(size, svg_size(&svg), "{pool}");
     }

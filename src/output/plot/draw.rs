@@ -44,6 +44,8 @@ pub enum Layer {
     Series(usize),
     /// The answers per column.
     Answers,
+    /// What happened to the subject (registrations, takeovers), marked at the panel's top.
+    Events,
     /// The findings of a severity.
     Findings(Severity),
     /// Gauge line `i` of the failover panel.
@@ -153,6 +155,9 @@ pub fn layers(p: &Picture) -> Vec<Layer> {
     if !p.answers.is_empty() {
         v.push(Layer::Answers);
     }
+    if !p.events.is_empty() && lay_has_shares(p) {
+        v.push(Layer::Events);
+    }
     for s in SEVERITIES {
         if p.marks.iter().any(|m| m.severity == s) {
             v.push(Layer::Findings(s));
@@ -185,6 +190,7 @@ pub fn layer_attributes(p: &Picture, l: &Layer) -> Vec<(&'static str, String)> {
             ("data-member", p.members[*i].id.clone()),
         ],
         Layer::Answers => vec![("class", "answers".into())],
+        Layer::Events => vec![("class", "events".into())],
         Layer::Findings(s) => vec![
             ("class", "findings".into()),
             ("data-severity", s.name().into()),
@@ -384,6 +390,15 @@ pub fn draw<DB: DrawingBackend>(db: &mut DB, p: &Picture, lay: &Layout, l: &Laye
             }
             Ok(())
         }
+        Layer::Events => {
+            let top = lay.top();
+            for (t, _) in &p.events {
+                let x = lay.x(*t);
+                pen.line((x, top), (x, top + 14), INK, 1)?;
+                pen.circle((x, top + 14), 3, INK)?;
+            }
+            Ok(())
+        }
         Layer::Findings(s) => {
             let row = SEVERITIES.iter().position(|x| x == s).unwrap_or(0) as i32;
             let c = rgb(palette::severity(*s).ink());
@@ -410,6 +425,11 @@ pub fn draw<DB: DrawingBackend>(db: &mut DB, p: &Picture, lay: &Layout, l: &Laye
         }
         Layer::Legend => legend(&mut pen, p, lay),
     }
+}
+
+/// Whether the picture has a shares panel (events are marked at its top).
+fn lay_has_shares(p: &Picture) -> bool {
+    !p.members.is_empty()
 }
 
 /// The line width and point radius of member `i` of `n`: the first the widest.
@@ -611,12 +631,13 @@ fn legend_height(p: &Picture) -> i32 {
         .filter(|s| p.marks.iter().any(|m| m.severity == **s))
         .count() as i32;
     let findings = 26 + sev.max(1) * 20;
+    let events = if p.events.is_empty() { 0 } else { 52 };
     let gauges = if p.gauges.is_empty() {
         0
     } else {
         26 + p.gauges.len() as i32 * 20
     };
-    members + episodes + findings + gauges + 20
+    members + episodes + findings + events + gauges + 20
 }
 
 fn legend(pen: &mut Pen<'_, impl DrawingBackend>, p: &Picture, lay: &Layout) -> Drawn {
@@ -739,6 +760,31 @@ fn legend(pen: &mut Pen<'_, impl DrawingBackend>, p: &Picture, lay: &Layout) -> 
         y += 20;
     }
     y += 6;
+    if !p.events.is_empty() && lay_has_shares(p) {
+        heading(pen, &mut y, "Events")?;
+        pen.line((x + 13, y), (x + 13, y + 8), INK, 1)?;
+        pen.circle((x + 13, y + 8), 3, INK)?;
+        let mut kinds: Vec<&str> = p.events.iter().map(|e| e.1).collect();
+        kinds.sort_unstable();
+        let mut counted: Vec<String> = Vec::new();
+        for k in kinds.iter().copied() {
+            if counted.last().is_some_and(|c| c.ends_with(k)) {
+                continue;
+            }
+            let n = kinds.iter().filter(|x| **x == k).count();
+            counted.push(format!("{n} {k}"));
+        }
+        let text = counted.join(", ");
+        pen.text(
+            &cut(&text, room - 36, SMALL),
+            (x + 36, y),
+            SMALL,
+            INK,
+            HPos::Left,
+            false,
+        )?;
+        y += 26;
+    }
     if !p.gauges.is_empty() {
         heading(pen, &mut y, "Failover pool leases (below)")?;
         for g in &p.gauges {

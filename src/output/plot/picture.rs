@@ -100,6 +100,9 @@ pub struct Picture {
     pub answers: Vec<Point>,
     pub bands: Vec<Band>,
     pub marks: Vec<Mark>,
+    /// What happened to the subject (an RSerPool pool's deregistrations, reregistrations,
+    /// registrar takeovers): time and kind.
+    pub events: Vec<(f64, &'static str)>,
     /// The failover panel (under the shares, or alone).
     pub gauges: Vec<GaugeLine>,
 }
@@ -240,15 +243,27 @@ pub fn picture(
                         continue;
                     }
                     let start = origin + *index as f64 * step;
-                    let n = w.answers as f64;
                     let c = w.members.get(id).cloned().unwrap_or_default();
                     let at = |value: f64| Point {
                         start,
                         end: start + step,
                         value,
                     };
-                    observed.push(at(c.first as f64 / n));
-                    expected.push(at(c.expected_first / n));
+                    // As the TUI's chart: where the reference gave an expectation for the
+                    // window, the share of the answers it judged against it; else the share
+                    // of all answers, alone.
+                    let has_reference = w.members.values().any(|c| c.expected_first > 0.0);
+                    let exp = c.expected_share(w.judged()).filter(|_| has_reference);
+                    let seen = match exp {
+                        Some(_) => c.judged_share(w.judged()),
+                        None => c.share(w.answers),
+                    };
+                    if let Some(v) = seen {
+                        observed.push(at(v));
+                    }
+                    if let Some(e) = exp {
+                        expected.push(at(e));
+                    }
                 }
                 let t = totals.members.get(id).cloned().unwrap_or_default();
                 let description = series
@@ -380,6 +395,11 @@ pub fn picture(
         columns: buckets.len(),
         members,
         answers,
+        events: series
+            .marks
+            .iter()
+            .map(|m| (secs(m.time), m.kind))
+            .collect(),
         bands,
         marks,
         gauges,
