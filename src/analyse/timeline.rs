@@ -419,6 +419,23 @@ impl Timeline {
         self.dropped_subjects
     }
 
+    /// Takes in the series of `other`, a timeline of the same run kept apart (`check`'s parts,
+    /// each with analysers of its own, hence subjects of its own; all start at the run's first
+    /// frame). A subject both have keeps this timeline's series.
+    pub fn absorb(&mut self, other: Timeline) {
+        self.origin = match (self.origin, other.origin) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.dropped_subjects += other.dropped_subjects;
+        for (subject, series) in other.series {
+            if !self.series.contains_key(&subject) {
+                self.total_windows += series.windows.len();
+                self.series.insert(subject, series);
+            }
+        }
+    }
+
     /// Sets the origin (call with the first frame's time; later calls are ignored).
     pub fn start(&mut self, t: Timestamp) {
         self.origin.get_or_insert(t);

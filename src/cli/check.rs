@@ -55,6 +55,11 @@ pub struct CheckArgs {
     #[arg(long, help_heading = "Output")]
     pub all_findings: bool,
 
+    /// Also draw the pools and pairs with findings over time into FILE (`.svg` or `.png`), as
+    /// `stats --plot` does; several give one file each, FILE-<name>.svg.
+    #[arg(long, value_name = "FILE", value_parser = super::stats::plot_file, help_heading = "Output")]
+    pub plot: Option<String>,
+
     /// A failover server's dhcpd.leases as the state the replay starts from, as
     /// `[primary=|secondary=]FILE` (the role is the file's when its failover state tells, else
     /// the one given; one file per server). It must be the state at the capture's start or
@@ -278,7 +283,9 @@ impl Sink for CheckSink {
 /// replay, and the DHCP load-balancing and failover replays (which read the same messages). The
 /// parts' reports are merged at the end, so what `check` says is the same whether the parts
 /// share one pipeline or each decodes on a thread of its own.
-fn parts(all: Vec<Box<dyn Analyser>>, max_findings: usize) -> Vec<CheckSink> {
+/// With `plotting`, the reports keep their series (in windows of [`PLOT_INTERVAL_NS`]) for
+/// `--plot`.
+fn parts(all: Vec<Box<dyn Analyser>>, max_findings: usize, plotting: bool) -> Vec<CheckSink> {
     let (first, rest): (Vec<_>, Vec<_>) = all.into_iter().partition(|a| {
         a.protocols()
             .iter()
@@ -287,9 +294,20 @@ fn parts(all: Vec<Box<dyn Analyser>>, max_findings: usize) -> Vec<CheckSink> {
     [first, rest]
         .into_iter()
         .filter(|g| !g.is_empty())
-        .map(|analysers| CheckSink::new(analysers, Report::for_findings(max_findings)))
+        .map(|analysers| {
+            let report = if plotting {
+                Report::new(max_findings, PLOT_INTERVAL_NS)
+            } else {
+                Report::for_findings(max_findings)
+            };
+            CheckSink::new(analysers, report)
+        })
         .collect()
 }
+
+/// The windows `check --plot` records: a second, merged by the plot into round intervals of at
+/// most 60 columns (and coarsened by the timeline on a long capture).
+const PLOT_INTERVAL_NS: u64 = 1_000_000_000;
 
 /// The parts on one pipeline.
 struct Fan<'a>(&'a mut [CheckSink]);
@@ -351,8 +369,9 @@ fn finish_parts(parts: Vec<CheckSink>, last: Option<crate::source::Timestamp>) -
             None => merged = Some(part),
             Some(m) => {
                 m.analysers.extend(part.analysers);
-                // The timeline is not recorded in `check`: only the findings are kept.
                 m.report.findings.absorb(part.report.findings);
+                // Recorded only for `--plot`; the parts' subjects are apart.
+                m.report.timeline.absorb(part.report.timeline);
             }
         }
     }
@@ -604,6 +623,7 @@ fn check_file(
     let mut parts = parts(
         analysers_seeded(&args.analysis, seeds)?,
         args.analysis.max_findings,
+        args.plot.is_some(),
     );
     let (stats, fatal) = if threads > 1 && parts.len() > 1 {
         run_parts(file, &input, opts, bars, label, &mut parts)?
@@ -615,6 +635,20 @@ fn check_file(
     let failed = sink.report.findings.any_at_least(args.fail_on);
     let prefix = label.map(|f| format!("{f}: ")).unwrap_or_default();
     let mut notes = vec![format!("poolshark: {prefix}{}", stats.summary_line())];
+    if let Some(path) = &args.plot {
+        let req = crate::output::plot::Request {
+            path,
+            capture: file,
+            several_captures: label.is_some(),
+            with_findings_only: true,
+            interval_given: false,
+            last: stats.last,
+        };
+        notes.extend(
+            crate::output::plot::write(&req, &sink.report.timeline, sink.report.findings.list())
+                .map_err(Error::msg)?,
+        );
+    }
     let code = if let Some(e) = fatal {
         notes.push(format!("poolshark: stopped reading {file}: {e}"));
         exit::USAGE

@@ -38,6 +38,17 @@ pub struct StatsArgs {
     /// with their `file`, or CSV with a first column `file`).
     #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     pub format: StatsFormat,
+
+    /// Also draw each pool's and pair's balance over time into FILE (`.svg` or `.png`): shares
+    /// against expected shares, episodes, findings, failover pools; several pools or pairs give
+    /// one file each, FILE-<name>.svg.
+    #[arg(long, value_name = "FILE", value_parser = plot_file, help_heading = "Output")]
+    pub plot: Option<String>,
+}
+
+/// A `--plot` file name: one whose extension names its format.
+pub fn plot_file(s: &str) -> std::result::Result<String, String> {
+    crate::output::plot::Format::of(s).map(|_| s.to_string())
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -263,6 +274,20 @@ fn stats_file(
     }
     let prefix = label.map(|f| format!("{f}: ")).unwrap_or_default();
     let mut notes = vec![format!("poolshark: {prefix}{}", stats.summary_line())];
+    if let Some(path) = &args.plot {
+        let req = crate::output::plot::Request {
+            path,
+            capture: file,
+            several_captures: label.is_some(),
+            with_findings_only: false,
+            interval_given: true,
+            last: stats.last,
+        };
+        notes.extend(
+            crate::output::plot::write(&req, &sink.report.timeline, sink.report.findings.list())
+                .map_err(Error::msg)?,
+        );
+    }
     let code = match fatal {
         Some(e) => {
             notes.push(format!("poolshark: stopped reading {file}: {e}"));

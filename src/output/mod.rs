@@ -4,6 +4,8 @@ pub mod capture_file;
 pub mod fields;
 pub mod filter;
 pub mod json;
+pub mod palette;
+pub mod plot;
 pub mod stats;
 pub mod text;
 pub mod time;

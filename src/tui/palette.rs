@@ -7,16 +7,19 @@ use std::ffi::OsStr;
 use ratatui::style::{Color, Modifier, Style};
 
 use crate::analyse::finding::Severity;
+use crate::output::palette::{self as shared, Hue};
 
-/// Colours of the series (members, gauges), in order; they repeat past the end.
-const SERIES: [Color; 6] = [
-    Color::Cyan,
-    Color::Yellow,
-    Color::Magenta,
-    Color::Green,
-    Color::LightBlue,
-    Color::LightRed,
-];
+/// The terminal's colour of a hue of the palette shared with the plot files.
+fn terminal(h: Hue) -> Color {
+    match h {
+        Hue::Cyan => Color::Cyan,
+        Hue::Yellow => Color::Yellow,
+        Hue::Magenta => Color::Magenta,
+        Hue::Green => Color::Green,
+        Hue::Blue => Color::LightBlue,
+        Hue::Red => Color::LightRed,
+    }
+}
 
 /// Terminals known to draw no colour.
 const MONOCHROME_TERMS: [&str; 6] = ["", "dumb", "unknown", "vt100", "vt102", "vt220"];
@@ -81,25 +84,20 @@ impl Palette {
 
     /// The observed values of series `i`.
     pub fn series(&self, i: usize) -> Style {
-        self.pick(Style::default().fg(SERIES[i % SERIES.len()]))
+        self.pick(Style::default().fg(terminal(shared::series(i))))
     }
 
     /// The expected values of series `i`: the same hue, dimmed.
     pub fn expected(&self, i: usize) -> Style {
         self.pick(
             Style::default()
-                .fg(SERIES[i % SERIES.len()])
+                .fg(terminal(shared::series(i)))
                 .add_modifier(Modifier::DIM),
         )
     }
 
     pub fn severity(&self, s: Severity) -> Style {
-        let c = match s {
-            Severity::Error => Color::LightRed,
-            Severity::Warning => Color::Yellow,
-            Severity::Info => Color::LightBlue,
-        };
-        self.pick(Style::default().fg(c))
+        self.pick(Style::default().fg(terminal(shared::severity(s))))
     }
 
     /// A count of deviations that is not zero.

@@ -44,6 +44,7 @@ mod leases_kea;
 mod link_types;
 mod live_capture;
 mod parallel_files;
+mod plot;
 mod policy_rsplib_replay;
 mod probe_cli;
 mod proptest_roundtrip;

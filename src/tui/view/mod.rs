@@ -10,7 +10,7 @@ mod findings;
 mod members;
 mod overlay;
 mod pools;
-mod text;
+pub(crate) mod text;
 
 use ratatui::layout::Rect;
 use ratatui::widgets::{Block, BorderType, Paragraph};
