@@ -7,8 +7,9 @@
 //! Each scenario is a [`Scenario`]: asked for its next exchange, it appends that exchange's frames
 //! to a [`Batch`] with their times. Scenarios answer as the project's reference algorithms say a
 //! correct server answers (the selection policies of `analyse::policy`, the RFC 3074 hash and
-//! bucket assignment of `analyse::dhcp_lb`), so a capture without planted deviations is one an
-//! analyser should find nothing wrong with.
+//! bucket assignment of `analyse::dhcp_lb`, the pool balancer and its schedule of
+//! `analyse::failover`), so a capture without planted deviations is one an analyser should find
+//! nothing wrong with.
 //!
 //! # Planting deviations
 //!
@@ -22,8 +23,8 @@
 //! * DHCP: [`dhcp::DhcpPlant`] makes the wrong server answer, both answer, nobody answer, or the
 //!   named server ignore a directed request; [`dhcp::DhcpConfig`] can give the two servers
 //!   different bucket maps (a conflict) or make them hash only 16 bytes of long DUIDs.
-//! * Failover: [`failover::FailoverPlant`] gives a lease away against its affinity or sends a
-//!   needless POOLREQ.
+//! * Failover: [`failover::FailoverPlant`] gives a lease away against its affinity, gives one
+//!   lease more than the reference in a run, or sends a needless POOLREQ.
 //!
 //! Every frame that carries a planted deviation is marked; [`Mix::run`] returns them in
 //! [`RunLog::planted`] with their frame numbers (1-based, as `poolshark read` numbers frames) and
