@@ -326,29 +326,19 @@ fn only_the_owner_offers_under_kea_and_plants_are_marked() {
             .collect(),
     );
     cfg.plants = vec![
-        DhcpPlant {
-            nth: 3,
-            fault: DhcpFault::WrongServer,
-        },
-        DhcpPlant {
-            nth: 6,
-            fault: DhcpFault::DoubleAnswer,
-        },
-        DhcpPlant {
-            nth: 8,
-            fault: DhcpFault::NoAnswer,
-        },
-        DhcpPlant {
-            nth: 10,
-            fault: DhcpFault::IgnoreDirected,
-        },
+        DhcpPlant::at(3, DhcpFault::WrongServer),
+        DhcpPlant::at(6, DhcpFault::DoubleAnswer),
+        DhcpPlant::at(8, DhcpFault::NoAnswer),
+        DhcpPlant::at(10, DhcpFault::IgnoreDirected),
     ];
     let (log, got) = run(vec![Box::new(DhcpScenario::new(cfg, 2).unwrap())], None);
     let rules: Vec<&str> = log.planted.iter().map(|p| p.rule).collect();
     assert_eq!(
         rules,
         vec![
-            // Kea balances REQUEST too: the wrong server's ACK is wrong as well.
+            // The owner leaves the DISCOVER unanswered while the other server offers; Kea
+            // balances REQUEST too: the wrong server's ACK is wrong as well.
+            "dhcp.lb.no-answer",
             "dhcp.lb.wrong-server",
             "dhcp.lb.wrong-server",
             "dhcp.lb.double-answer",

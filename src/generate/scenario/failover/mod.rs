@@ -725,6 +725,10 @@ impl Scenario for FailoverScenario {
         "failover"
     }
 
+    fn plants_left(&self) -> usize {
+        self.plants.iter().filter(|(_, used)| !*used).count()
+    }
+
     fn step(&mut self, out: &mut Batch) -> bool {
         match self.phase {
             Phase::Connect => {
