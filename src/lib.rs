@@ -4,10 +4,13 @@
 //! The modules follow the flow of data:
 //! [`source`] (frames) -> [`dissect`] (link, IP, UDP, TCP, SCTP, reassembly, dispatch) ->
 //! [`proto`] (messages) -> [`analyse`] (events, reference algorithms, findings) -> [`output`]
-//! and [`tui`]. [`probe`] asks a live DHCP server pair instead of listening to it.
+//! and [`tui`]. [`config`] reads the operator's own setup (dhcpd.conf, Kea's configuration), which
+//! the analysers take as their reference; [`probe`] asks a live DHCP server pair instead of
+//! listening to it.
 
 pub mod analyse;
 pub mod cli;
+pub mod config;
 pub mod dissect;
 pub mod error;
 pub mod field;

@@ -7,12 +7,15 @@
 //! same analysers.
 
 pub mod dhcp_lb;
+pub mod episodes;
 pub mod failover;
 pub mod finding;
 pub mod msgstats;
 pub mod policy;
 pub mod rserpool;
+pub mod setup;
 pub mod timeline;
+pub mod usage;
 
 use crate::pipeline::Decoded;
 use crate::proto::AppProtocol;

@@ -1,7 +1,8 @@
 //! What the statistics and the terminal UI plot: for every subject (an RSerPool pool, a DHCP
 //! server pair, a failover pool), per time window, how often each member was chosen against what
 //! the reference predicts, gauges (free and backup leases), the members registered, and the
-//! findings (a DHCP pair's also per server).
+//! findings (a DHCP pair's also per server); and a subject's episodes (a DHCP pair's outages and
+//! takeovers), as its analyser tells them.
 //!
 //! Analysers record into it as they replay; windows are `interval` long from the first frame.
 //! Memory is bounded: past `max_windows` windows a subject's series is coarsened (neighbouring
@@ -14,6 +15,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::episodes::{Episode, MAX_EPISODES};
 use super::finding::Subject;
 use crate::source::Timestamp;
 
@@ -144,6 +146,9 @@ pub struct Series {
     /// The members registered now, for a subject whose membership is tracked
     /// ([`Timeline::set_members`]); `None` for the others.
     pub registered: Option<BTreeSet<String>>,
+    /// Its episodes in time order (a DHCP pair's: normal, peer-silent, takeover, recovery), as
+    /// its analyser last told them (up to [`MAX_EPISODES`]).
+    pub episodes: Vec<Episode>,
 }
 
 impl Series {
@@ -453,6 +458,26 @@ impl Timeline {
         let secs = i64::try_from(start / 1_000_000_000).ok()?;
         let nanos = u32::try_from(start % 1_000_000_000).ok()?;
         Some(Timestamp::new(origin.secs.saturating_add(secs), nanos))
+    }
+
+    /// An episode of `subject` opened, or the one it told last changed (the same start frame:
+    /// it closed, or grew).
+    pub fn episode(&mut self, subject: &Subject, e: Episode) {
+        if !self.recording {
+            return;
+        }
+        if !self.series.contains_key(subject) && self.at(e.start.time, subject, "").is_none() {
+            return;
+        }
+        let Some(s) = self.series.get_mut(subject) else {
+            return;
+        };
+        let n = s.episodes.len();
+        match s.episodes.last_mut() {
+            Some(last) if last.start.frame == e.start.frame => *last = e,
+            _ if n < MAX_EPISODES => s.episodes.push(e),
+            _ => {}
+        }
     }
 
     /// Describes a member as it is now (e.g. "weight 3"), and the reference's long-run share.

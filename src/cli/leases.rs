@@ -1,8 +1,17 @@
-//! `poolshark leases FILE`: an ISC DHCP failover server's `dhcpd.leases` as the pool balancer
-//! sees it: per pool the leases by binding state, the failover state and MCLT the file records,
-//! lts and its levels for the server's role, and the balancer's verdict now (balanced or not,
-//! the leases a run would move and by which pass, whether a POOLREQ is due).
+//! `poolshark leases FILE`: a DHCP server's lease file, ISC dhcpd's `dhcpd.leases` (DHCPv4 and
+//! DHCPv6) or Kea's memfile CSV.
 //!
+//! * With `--config` (the server's dhcpd.conf or Kea configuration): every range and shared
+//!   network counted as dhcpd-pools counts them (`leases_usage`), with its alarms and their
+//!   Nagios exit code.
+//! * For a dhcpd failover server's DHCPv4 file: the pool balancer's view, per pool the leases by
+//!   binding state, the failover state and MCLT the file records, lts and its levels for the
+//!   server's role, and the balancer's verdict now (balanced or not, the leases a run would move
+//!   and by which pass, whether a POOLREQ is due), with the balance options, pools, role and
+//!   bucket map of the config's failover peer unless the options give them.
+//! * For a Kea file: leases per subnet and state, in use or expired at `--now` (`leases_kea`).
+//!
+//! A file that is no lease file (a capture, JSON, binary) is refused with what it looks like.
 //! Also the `--leases` seeds of `check`: reading them with their errors reported the same way.
 
 use std::io::Write;
@@ -11,20 +20,34 @@ use std::str::FromStr;
 
 use super::anyhow_like::{Error, Result};
 use super::check::FailoverArgs;
+use super::leases_usage::{self, AlarmArgs};
+use crate::analyse::dhcp_lb::config::Source;
+use crate::analyse::dhcp_lb::events::Family;
 use crate::analyse::dhcp_lb::{Hba, Role};
 use crate::analyse::failover::balancer::{Level, Pass};
+use crate::analyse::failover::from_config::{self, FailoverSetup};
 use crate::analyse::failover::from_file::{self, FileRole};
 use crate::analyse::failover::seed::LeaseSeed;
 use crate::analyse::failover::snapshot::{self, Balancing, Oldest, PoolVerdict, Settings};
-use crate::source::leases::{self, LeaseFile, PeerStateLine};
+use crate::analyse::usage::{self, Usage, Verdict};
+use crate::config::ServerConfig;
+use crate::source::leases::{self, LeaseFile, LeaseFormat, PeerStateLine};
 
 #[derive(clap::Args, Debug)]
 pub struct LeasesArgs {
-    /// An ISC DHCP server's lease file (dhcpd.leases).
+    /// A server's lease file: ISC dhcpd's dhcpd.leases (DHCPv4 or DHCPv6), or Kea's memfile
+    /// kea-leases4.csv / kea-leases6.csv.
     pub file: PathBuf,
 
+    /// The server's configuration (repeatable; the kind told by the content): ISC dhcpd's
+    /// dhcpd.conf or Kea's kea-dhcp4.conf / kea-dhcp6.conf. Its ranges and shared networks are
+    /// counted; its failover peer gives the role, the balance options, the bucket map and the
+    /// failover pools (the options below override them).
+    #[arg(long = "config", value_name = "FILE")]
+    pub configs: Vec<PathBuf>,
+
     /// The server that wrote the file, when its failover peer state does not tell (dhcpd writes
-    /// `mclt` there only on the secondary).
+    /// `mclt` there only on the secondary); without it, the config's role.
     #[arg(long, value_enum, value_name = "primary|secondary")]
     pub role: Option<RoleArg>,
 
@@ -32,21 +55,25 @@ pub struct LeasesArgs {
     #[arg(long, value_name = "NAME", default_value = "isc-code", value_parser = ["isc-code", "isc-doc"])]
     pub profile: String,
 
-    /// The moment to judge, in seconds since the epoch (lease ages, next run); default: the
-    /// latest time the file shows as past.
+    /// The moment to judge, in seconds since the epoch (leases in use or expired, lease ages,
+    /// next run); default: the latest time the file shows as past.
     #[arg(long, value_name = "EPOCH")]
     pub now: Option<i64>,
 
+    /// Output format (CSV: the ranges and shared networks of --config, one row each).
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+
+    #[command(flatten)]
+    pub alarms: AlarmArgs,
 
     // Last: the flattened options set the help heading of whatever follows.
     #[command(flatten)]
     pub failover: FailoverArgs,
 
     /// The pair's hash bucket assignment, for pass 1 (affinity): split:N as in dhcpd.conf
-    /// (the primary owns buckets 0..N-1), kea, or 64 hex digits (set bit = primary). Without it
-    /// no lease is given away by affinity.
+    /// (the primary owns buckets 0..N-1), kea, or 64 hex digits (set bit = primary). Without it,
+    /// the config's split or hba; without either no lease is given away by affinity.
     #[arg(long, value_name = "SPEC", help_heading = "ISC DHCP failover")]
     pub hba: Option<String>,
 }
@@ -70,6 +97,7 @@ impl From<RoleArg> for Role {
 pub enum Format {
     Text,
     Json,
+    Csv,
 }
 
 /// Where the role came from.
@@ -77,6 +105,7 @@ pub enum Format {
 enum RoleFrom {
     File,
     Option,
+    Config,
     Default,
 }
 
@@ -85,17 +114,15 @@ impl RoleFrom {
         match self {
             RoleFrom::File => "file",
             RoleFrom::Option => "option",
+            RoleFrom::Config => "config",
             RoleFrom::Default => "default",
         }
     }
 }
 
-/// Reads a lease file; its statement errors go to stderr, by line. Fails only when the file
-/// cannot be read at all.
-fn read(path: &Path, what: &str) -> Result<LeaseFile> {
-    let file = leases::read_path(path)
-        .map_err(|e| Error::msg(format!("cannot read {what} {}: {e}", path.display())))?;
-    for e in &file.errors {
+/// Prints a lease file's statement errors on stderr, by line, as compilers write them.
+fn print_errors(path: &Path, errors: &[leases::LeaseError]) {
+    for e in errors {
         eprintln!(
             "poolshark: {}:{}:{}: {}",
             path.display(),
@@ -104,24 +131,38 @@ fn read(path: &Path, what: &str) -> Result<LeaseFile> {
             e.what
         );
     }
+}
+
+/// Reads a lease file; its statement errors go to stderr, by line. Fails only when the file
+/// cannot be read at all.
+fn read(path: &Path, what: &str) -> Result<LeaseFile> {
+    let file = leases::read_path(path)
+        .map_err(|e| Error::msg(format!("cannot read {what} {}: {e}", path.display())))?;
+    print_errors(path, &file.errors);
     Ok(file)
 }
 
-/// The role: the file's when it tells, else the option's, else the primary. A given role the
-/// file contradicts is reported.
-fn role(file: &LeaseFile, given: Option<Role>, label: &str) -> (Role, RoleFrom) {
+/// The role: the file's when it tells, else the option's, else the config's, else the
+/// primary. A given role the file contradicts is reported.
+fn role(
+    file: &LeaseFile,
+    given: Option<Role>,
+    configured: Option<Role>,
+    label: &str,
+) -> (Role, RoleFrom) {
     let told = from_file::role_of(file);
-    match (told.told(), given) {
-        (Some(t), Some(g)) if t != g => {
+    match (told.told(), given, configured) {
+        (Some(t), Some(g), _) if t != g => {
             eprintln!(
                 "poolshark: {label}: --role {g} not used: the file's failover peer state says {t} \
                  (dhcpd writes mclt there only on the secondary)"
             );
             (t, RoleFrom::File)
         }
-        (Some(t), _) => (t, RoleFrom::File),
-        (None, Some(g)) => (g, RoleFrom::Option),
-        (None, None) => {
+        (Some(t), _, _) => (t, RoleFrom::File),
+        (None, Some(g), _) => (g, RoleFrom::Option),
+        (None, None, Some(c)) => (c, RoleFrom::Config),
+        (None, None, None) => {
             if told == FileRole::Mixed {
                 eprintln!(
                     "poolshark: {label}: its failover peers disagree on the server's role; \
@@ -133,55 +174,176 @@ fn role(file: &LeaseFile, given: Option<Role>, label: &str) -> (Role, RoleFrom) 
     }
 }
 
-fn system_now() -> i64 {
+pub(super) fn system_now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
+/// The configuration whose ranges are counted: the first of the lease file's family.
+pub(super) fn ranges_config(servers: &[ServerConfig], family: Family) -> Option<&ServerConfig> {
+    servers.iter().find(|c| c.family == family)
+}
+
 pub fn run(args: LeasesArgs) -> Result<i32> {
     let label = args.file.display().to_string();
-    let file = read(&args.file, "lease file")?;
-    let cfg = args.failover.config(Some(&args.profile))?;
-    let hba = match &args.hba {
-        Some(spec) => Some(spec.parse::<Hba>().map_err(|e| format!("--hba: {e}"))?),
-        None => None,
+    let bytes = std::fs::read(&args.file)
+        .map_err(|e| Error::msg(format!("cannot read lease file {label}: {e}")))?;
+    let format = leases::sniff(&bytes)
+        .map_err(|what| Error::msg(format!("{label} is not a lease file: {what}")))?;
+    let configs = super::configs::load(&args.configs)?;
+    if configs.toml.is_some() {
+        eprintln!(
+            "poolshark: leases: poolshark's own TOML --config is not used here (it configures check)"
+        );
+    }
+    let code = match format {
+        LeaseFormat::Dhcpd => dhcpd_file(&args, &label, &bytes, &configs.servers)?,
+        LeaseFormat::Kea { v6 } => {
+            super::leases_kea::run(&args, &label, &bytes, v6, &configs.servers)?
+        }
     };
-    let (role, role_from) = role(&file, args.role.map(Role::from), &label);
+    Ok(code)
+}
+
+/// The exit code: the alarms' when asked for, else success.
+pub(super) fn exit_code(verdict: Option<&Verdict>) -> i32 {
+    verdict.map_or(super::exit::OK, Verdict::exit_code)
+}
+
+/// Writes `s` to standard output.
+pub(super) fn emit(s: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(s.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+fn dhcpd_file(
+    args: &LeasesArgs,
+    label: &str,
+    bytes: &[u8],
+    servers: &[ServerConfig],
+) -> Result<i32> {
+    let file = leases::parse(bytes);
+    let declares = file.lease_blocks > 0
+        || file.ia_blocks > 0
+        || !file.peers.is_empty()
+        || file.server_duid.is_some()
+        || file.byte_order.is_some();
+    if !declares {
+        if let Some(first) = file.errors.first() {
+            return Err(Error::msg(format!(
+                "{label} is not a lease file: none of its statements declares a lease ({} error{}, the first at line {}: {}); a dhcpd.conf is given as --config",
+                file.errors.len(),
+                if file.errors.len() == 1 { "" } else { "s" },
+                first.line,
+                first.what
+            )));
+        }
+    }
+    print_errors(&args.file, &file.errors);
+    let family = if file.leases.is_empty() && !file.leases6.is_empty() {
+        Family::V6
+    } else {
+        ranges_config(servers, Family::V4)
+            .or(servers.first())
+            .map_or(Family::V4, |c| c.family)
+    };
+    let setup = from_config::setup(servers);
+    let (role, role_from) = role(&file, args.role.map(Role::from), setup.only_role(), label);
     let (now, now_from) = match (args.now, from_file::latest_past_time(&file)) {
         (Some(t), _) => (t, "--now"),
         (None, Some(t)) => (t, "the latest time the file shows as past"),
         (None, None) => (system_now(), "the clock (the file shows no time)"),
     };
-    let settings = Settings {
-        profile: cfg.profile,
-        params: cfg.params,
-        pools: cfg.pools,
-        hba,
-        role,
-        now,
-    };
+    let usage = ranges_config(servers, family).map(|c| {
+        let v4 = file.leases.iter().filter_map(|e| usage::dhcpd(e, now));
+        let v6 = file.leases6.iter().map(|e| usage::dhcpd6(e, now));
+        usage::count(&c.ranges, &c.shared_networks, v4.chain(v6))
+    });
+    if !servers.is_empty() && usage.is_none() {
+        eprintln!(
+            "poolshark: {label}: no --config of the lease file's family ({}): no ranges to count",
+            family.name()
+        );
+    }
+    let verdict = usage.as_ref().and_then(|u| args.alarms.verdict(u));
+    if args.alarms.alarms().is_some() && usage.is_none() {
+        eprintln!("poolshark: {label}: the alarms need the ranges of a --config");
+    }
+    // The balancer's view: a DHCPv4 failover server's. With a config, only when it declares a
+    // failover peer (dhcpd balances nothing else).
+    let balance = family == Family::V4 && (servers.is_empty() || setup.peer.is_some());
+    let settings = balance_settings(args, &setup, role, now)?;
     let snap = snapshot::snapshot(&file, &settings);
     let balancing = Balancing::of(&file);
     let view = View {
-        label: &label,
+        label,
         file: &file,
         settings: &settings,
         role_from,
         now_from,
         balancing: &balancing,
         snap: &snap,
+        balance,
+        params_source: args.failover.params(setup.params_for(role)).1,
+        hba_from: if args.hba.is_some() {
+            "option"
+        } else if setup.hba.is_some() {
+            "config"
+        } else {
+            "none"
+        },
+        configs: servers,
+        usage: usage.as_ref(),
+        verdict: verdict.as_ref(),
+        alarms: &args.alarms,
+        family,
     };
-    let mut out = std::io::stdout().lock();
     match args.format {
-        Format::Text => out.write_all(view.text().as_bytes())?,
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &view.json())?;
-            out.write_all(b"\n")?;
+        Format::Text => emit(&view.text())?,
+        Format::Json => emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&view.json()).map_err(|e| Error::msg(e.to_string()))?
+        ))?,
+        Format::Csv => {
+            let mut s = String::new();
+            if let Some(u) = &usage {
+                leases_usage::csv(u, &args.alarms, &mut s);
+            } else {
+                eprintln!(
+                    "poolshark: {label}: --format csv lists the ranges of --config: none given"
+                );
+            }
+            emit(&s)?;
         }
     }
-    out.flush()?;
-    Ok(super::exit::OK)
+    Ok(exit_code(verdict.as_ref()))
+}
+
+/// The balancer's settings: the options, else the config's failover peer, else dhcpd's
+/// defaults.
+fn balance_settings(
+    args: &LeasesArgs,
+    setup: &FailoverSetup,
+    role: Role,
+    now: i64,
+) -> Result<Settings> {
+    let profile = crate::analyse::failover::Profile::by_name(&args.profile)
+        .ok_or_else(|| Error::msg("unknown failover profile"))?;
+    let hba = match &args.hba {
+        Some(spec) => Some(spec.parse::<Hba>().map_err(|e| format!("--hba: {e}"))?),
+        None => setup.hba,
+    };
+    Ok(Settings {
+        profile,
+        params: args.failover.params(setup.params_for(role)).0,
+        pools: args.failover.pool_map(&setup.pools)?,
+        hba,
+        role,
+        now,
+    })
 }
 
 struct View<'a> {
@@ -192,6 +354,16 @@ struct View<'a> {
     now_from: &'static str,
     balancing: &'a Balancing,
     snap: &'a snapshot::Snapshot,
+    /// Whether the balancer's view is shown (a DHCPv4 failover server's file).
+    balance: bool,
+    params_source: Source,
+    /// Where the bucket map came from: `option`, `config` or `none`.
+    hba_from: &'static str,
+    configs: &'a [ServerConfig],
+    usage: Option<&'a Usage>,
+    verdict: Option<&'a Verdict>,
+    alarms: &'a AlarmArgs,
+    family: Family,
 }
 
 /// A level in leases: whole when it is one, else to two decimals.
@@ -253,6 +425,7 @@ impl View<'_> {
                 format!("{role} (the file's failover peer state has no mclt, which dhcpd writes on the secondary)")
             }
             RoleFrom::Option => format!("{role} (--role)"),
+            RoleFrom::Config => format!("{role} (the config's failover peer)"),
             RoleFrom::Default => format!("{role} (the file does not tell; give --role)"),
         }
     }
@@ -261,12 +434,42 @@ impl View<'_> {
         let f = self.file;
         let s = self.settings;
         let mut o = format!(
-            "lease file {}: {} lease blocks, {} addresses, {} errors\n",
+            "lease file {}: {} lease blocks, {} addresses, ",
             self.label,
             f.lease_blocks,
             f.leases.len(),
-            f.errors.len()
         );
+        if f.ia_blocks > 0 {
+            o.push_str(&format!(
+                "{} DHCPv6 identity associations, {} DHCPv6 leases, ",
+                f.ia_blocks,
+                f.leases6.len()
+            ));
+        }
+        o.push_str(&format!("{} errors\n", f.errors.len()));
+        for c in self.configs {
+            o.push_str(&format!("config {}: {}\n", c.file, c.summary()));
+        }
+        if !self.balance {
+            o.push_str(&format!("now: {} ({})\n", s.now, self.now_from));
+            if self.family == Family::V4 {
+                o.push_str("no failover peer in the config: no pool balance to judge\n");
+            }
+        } else {
+            self.balance_text(&mut o);
+        }
+        if let Some(u) = self.usage {
+            leases_usage::text(u, self.alarms, &mut o);
+        }
+        if let Some(v) = self.verdict {
+            o.push_str(&leases_usage::verdict_text(v, self.alarms));
+        }
+        o
+    }
+
+    fn balance_text(&self, o: &mut String) {
+        let f = self.file;
+        let s = self.settings;
         o.push_str(&format!("server: {}\n", self.role_text()));
         for p in &f.peers {
             o.push_str(&format!(
@@ -278,14 +481,23 @@ impl View<'_> {
                     .map_or("not written".to_string(), |m| format!("{m} s")),
             ));
         }
+        let from = |what: &str| {
+            if what == "config" {
+                " (config)"
+            } else {
+                ""
+            }
+        };
         o.push_str(&format!(
-            "balance: {}; max-lease-misbalance {} %, max-lease-ownership {} %, min-balance {} s, max-balance {} s; hash buckets {}\n",
+            "balance: {}; max-lease-misbalance {} %, max-lease-ownership {} %, min-balance {} s, max-balance {} s{}; hash buckets {}{}\n",
             s.profile.name,
             s.params.max_lease_misbalance,
             s.params.max_lease_ownership,
             s.params.min_balance,
             s.params.max_balance,
+            from(self.params_source.name()),
             s.hba.map_or("not given (pass 1 gives nothing away)".to_string(), |h| h.to_string()),
+            from(self.hba_from),
         ));
         o.push_str(&format!("now: {} ({})\n", s.now, self.now_from));
         match self.balancing {
@@ -305,9 +517,8 @@ impl View<'_> {
             ));
         }
         for p in &self.snap.pools {
-            self.pool_text(p, &mut o);
+            self.pool_text(p, o);
         }
-        o
     }
 
     fn pool_text(&self, p: &PoolVerdict, o: &mut String) {
@@ -381,6 +592,14 @@ impl View<'_> {
             "no run starts while this server is not in normal"
         };
         o.push_str(&format!("  {run} {poolreq}; {due}\n"));
+        // The verdicts the JSON gives as `due` and `poolreq`, in the same words whatever the
+        // state: the line above is what a run would do in normal.
+        let yes = |b: bool| if b { "yes" } else { "no" };
+        o.push_str(&format!(
+            "  due now: lease moves {}, POOLREQ {}\n",
+            yes(p.due(self.balancing)),
+            yes(p.panic_due(self.balancing))
+        ));
         for m in &p.plan.moves {
             o.push_str(&format!(
                 "    {} pass {} ({})\n",
@@ -458,8 +677,11 @@ impl View<'_> {
                     "due": p.due(self.balancing),
                     "moves": moves,
                     "lts_after": p.plan.lts_after,
-                    "poolreq": p.plan.poolreq,
+                    // Due now (this server balancing, lts below the panic level), as the text's
+                    // "due now" line; what a run would do in normal is `poolreq_in_normal`.
+                    "poolreq": p.panic_due(self.balancing),
                     "panic_due": p.panic_due(self.balancing),
+                    "poolreq_in_normal": p.plan.poolreq,
                     "oldest_free": oldest_json(p.oldest_free),
                     "oldest_backup": oldest_json(p.oldest_backup),
                     "next_check": {
@@ -469,11 +691,18 @@ impl View<'_> {
                 })
             })
             .collect();
-        serde_json::json!({
+        let pools = if self.balance { pools } else { Vec::new() };
+        let mut m = serde_json::json!({
             "file": self.label,
+            "format": "dhcpd",
+            "family": self.family.name(),
             "lease_blocks": f.lease_blocks,
             "addresses": f.leases.len(),
+            "ia_blocks": f.ia_blocks,
+            "leases6": f.leases6.len(),
             "errors": errors,
+            "configs": self.configs.iter().map(|c| c.file.clone()).collect::<Vec<_>>(),
+            "balance": self.balance,
             "role": s.role.name(),
             "role_from": self.role_from.name(),
             "peers": peers,
@@ -484,12 +713,26 @@ impl View<'_> {
                 "max_lease_ownership": s.params.max_lease_ownership,
                 "min_balance": s.params.min_balance,
                 "max_balance": s.params.max_balance,
+                "source": self.params_source.name(),
             },
             "hba": s.hba.map(|h| h.to_string()),
+            "hba_source": self.hba_from,
             "now": s.now,
             "outside": self.snap.outside,
             "pools": pools,
-        })
+        });
+        if let serde_json::Value::Object(o) = &mut m {
+            o.insert(
+                "usage".into(),
+                self.usage.map_or(serde_json::Value::Null, |u| {
+                    leases_usage::json(u, self.alarms)
+                }),
+            );
+            if let Some(v) = self.verdict {
+                o.insert("alarms".into(), leases_usage::verdict_json(v));
+            }
+        }
+        m
     }
 }
 

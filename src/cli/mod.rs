@@ -2,11 +2,14 @@
 
 pub mod capture;
 pub mod check;
+pub mod configs;
 pub mod files;
 pub mod generate;
 pub mod hash;
 pub mod input;
 pub mod leases;
+pub mod leases_kea;
+pub mod leases_usage;
 pub mod limits;
 pub mod probe;
 pub mod progress;

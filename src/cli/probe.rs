@@ -15,6 +15,7 @@ use super::anyhow_like::{Error, Result};
 use super::exit;
 use crate::analyse::dhcp_lb::config::{ConfigFile, ConfiguredServer, Overrides, Settings};
 use crate::analyse::dhcp_lb::events::ServerIdent;
+use crate::analyse::dhcp_lb::from_setup;
 use crate::analyse::dhcp_lb::Role;
 use crate::probe::report::{DryRun, ProbeReport};
 use crate::probe::{self, keys, packets, BucketSet, Expected, Family, KeyKind, Pace};
@@ -90,9 +91,10 @@ pub struct ProbeArgs {
     #[arg(long = "server", value_name = "ROLE=ID")]
     pub servers: Vec<String>,
 
-    /// The pair's settings file, as `check --config` takes it (profile, hba, servers with
-    /// their roles and identifiers); repeatable, later files override earlier ones'
-    /// profile and map. The command line overrides the files.
+    /// A server's own configuration (ISC dhcpd's dhcpd.conf or Kea's kea-dhcp4/6.conf, one per
+    /// server) or poolshark's TOML (profile, hba, servers with their roles and identifiers), as
+    /// `check --config` takes them (repeatable); the expected map, profile and roles come from
+    /// them. The command line overrides the files.
     #[arg(long = "config", value_name = "FILE")]
     pub configs: Vec<PathBuf>,
 
@@ -208,31 +210,29 @@ impl ProbeArgs {
     }
 }
 
-/// The pair's settings from `--config` files (today: `check --config`'s TOML) and the
-/// command line. This is where an operator's own server configuration comes in: a reader that
-/// resolves dhcpd.conf or Kea's configuration into [`Settings`] plugs in here, and the probe
-/// judges by what it gives (map, profile, servers and roles) through [`Expected::from_settings`].
+/// The pair's settings from `--config` files, read as `check --config` reads them (the servers'
+/// own dhcpd.conf or Kea configuration, and poolshark's TOML over them), and the command line;
+/// the probe judges by what they give (map, profile, servers and roles) through
+/// [`Expected::from_settings`].
 pub fn settings(
     configs: &[PathBuf],
     profile: Option<&str>,
     hba: Option<&str>,
     servers: &[String],
 ) -> Result<Settings> {
-    let mut merged: Option<ConfigFile> = None;
-    for path in configs {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::msg(format!("cannot read --config {}: {e}", path.display())))?;
-        let f = ConfigFile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        merged = Some(match merged {
-            None => f,
-            Some(mut m) => {
-                m.profile = f.profile.or(m.profile);
-                m.hba = f.hba.or(m.hba);
-                m.servers.extend(f.servers);
-                m
-            }
-        });
-    }
+    let merged: Option<ConfigFile> = if configs.is_empty() {
+        None
+    } else {
+        let loaded = super::configs::load(configs)?;
+        let (from_servers, notes) = from_setup::config_file(&loaded.servers);
+        for note in notes {
+            eprintln!("poolshark: --config: {note}");
+        }
+        Some(match loaded.toml {
+            None => from_servers,
+            Some(t) => from_setup::merged(from_servers, t),
+        })
+    };
     let overrides = Overrides {
         profile: profile.map(str::to_string),
         hba: hba.map(str::to_string),
@@ -512,34 +512,39 @@ mod tests {
     }
 
     #[test]
-    fn config_files_are_merged() {
+    fn config_files_are_read_as_check_reads_them() {
         let dir = std::env::temp_dir();
-        let a = dir.join(format!("poolshark-probe-a-{}.toml", std::process::id()));
-        let b = dir.join(format!("poolshark-probe-b-{}.toml", std::process::id()));
+        let conf = |name: &str| dir.join(format!("poolshark-probe-{name}-{}", std::process::id()));
+        // An operator's pair: the primary's dhcpd.conf gives the map, the roles and addresses.
+        let primary = conf("primary.conf");
         std::fs::write(
-            &a,
-            "profile = \"isc\"\nhba = \"split:128\"\n[[server]]\nname = \"one\"\nrole = \"primary\"\nidentifiers = [\"192.0.2.1\"]\n",
+            &primary,
+            "failover peer \"p\" {\n  primary;\n  address 192.0.2.1;\n  port 647;\n  \
+             peer address 192.0.2.2;\n  peer port 647;\n  mclt 60;\n  split 64;\n  \
+             load balance max seconds 3;\n}\nsubnet 192.0.2.0 netmask 255.255.255.0 {\n  \
+             pool {\n    failover peer \"p\";\n    range 192.0.2.100 192.0.2.199;\n  }\n}\n",
         )
         .unwrap();
-        std::fs::write(
-            &b,
-            "hba = \"split:64\"\n[[server]]\nname = \"two\"\nrole = \"secondary\"\nidentifiers = [\"192.0.2.2\"]\n",
-        )
-        .unwrap();
-        let s = settings(&[a.clone(), b.clone()], None, None, &[]).unwrap();
+        let s = settings(std::slice::from_ref(&primary), None, None, &[]).unwrap();
         let e = Expected::from_settings(&s);
         assert_eq!(e.hba.map(|h| h.0.to_string()), Some("split:64".into()));
         assert_eq!(e.profile.map(|p| p.name), Some("isc"));
         assert_eq!(e.servers.len(), 2);
-        // The command line wins over the files.
-        let s = settings(&[a.clone(), b.clone()], None, Some("kea"), &[]).unwrap();
+        // poolshark's TOML over it, and the command line over both.
+        let toml = conf("pair.toml");
+        std::fs::write(&toml, "hba = \"split:128\"\n").unwrap();
+        let both = [primary.clone(), toml.clone()];
+        let s = settings(&both, None, None, &[]).unwrap();
+        assert_eq!(s.hba.map(|h| h.0.to_string()), Some("split:128".into()));
+        let s = settings(&both, None, Some("kea"), &[]).unwrap();
         assert_eq!(s.hba.map(|h| h.0.to_string()), Some("kea".into()));
+        // No file can be used: an error naming why.
         let missing = dir.join("poolshark-probe-no-such-file.toml");
         assert!(settings(&[missing], None, None, &[])
             .unwrap_err()
             .to_string()
-            .contains("cannot read --config"));
-        let _ = std::fs::remove_file(a);
-        let _ = std::fs::remove_file(b);
+            .contains("no --config file could be used"));
+        let _ = std::fs::remove_file(primary);
+        let _ = std::fs::remove_file(toml);
     }
 }

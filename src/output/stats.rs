@@ -189,6 +189,12 @@ pub fn series_text(tl: &Timeline, out: &mut String) {
                 member_line(s, &totals, &m, member_findings)
             );
         }
+        if !s.episodes.is_empty() {
+            let _ = writeln!(out, "  episodes (UTC):");
+            for e in &s.episodes {
+                let _ = writeln!(out, "    {}", e.text_line());
+            }
+        }
         let mut i = 0;
         while let Some(w) = s.windows.get(i) {
             // A run of quiet windows (nothing answered, nothing found) is one line, and its
@@ -333,6 +339,10 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
                         .members
                         .iter()
                         .map(|(m, c)| {
+                            // The window's shares as `check` computes them over a span: of
+                            // first places (a DHCP pair: of its balanced answers), and the
+                            // reference's expectation.
+                            let of = |x: f64| (w.answers > 0).then(|| x / w.answers as f64);
                             (
                                 m.clone(),
                                 serde_json::json!({
@@ -340,6 +350,8 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
                                     "any": c.any,
                                     "expected_first": c.expected_first,
                                     "expected_any": c.expected_any,
+                                    "share": of(c.first as f64),
+                                    "expected_share": of(c.expected_first),
                                     "findings": c.findings,
                                 }),
                             )
@@ -375,6 +387,8 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
                     )
                 })
                 .collect();
+            let episodes: Vec<serde_json::Value> =
+                s.episodes.iter().map(|e| e.to_json(kind, name)).collect();
             serde_json::json!({
                 kind: name,
                 "kind": s.kind,
@@ -383,6 +397,7 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
                 "expected_share": s.expected_share,
                 "members_left": left,
                 "windows": windows,
+                "episodes": episodes,
             })
         })
         .collect();

@@ -14,9 +14,14 @@
 //! number and reading goes on. dhcpd appends a new `lease` block each time a lease changes, so an
 //! address may appear many times: the last block wins, as it does when dhcpd reads the file.
 
-mod lexer;
-mod syntax;
+// The tokens and statements of ISC's configuration language, which dhcpd.conf shares
+// (`crate::config::dhcpd` reads it with them).
+pub mod kea;
+pub(crate) mod lexer;
+mod sniff;
+pub(crate) mod syntax;
 mod time;
+mod v6;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -24,8 +29,10 @@ use std::net::Ipv4Addr;
 use std::path::Path;
 
 use lexer::{Kind, Token};
+pub use sniff::{sniff, LeaseFormat};
 use syntax::{Statement, Statements};
 pub use time::LeaseTime;
+pub use v6::{Ia, Lease6Entry};
 
 /// A statement that could not be read, by line and column.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,6 +167,11 @@ pub struct LeaseFile {
     pub leases: Vec<LeaseEntry>,
     /// `lease` blocks read, superseded ones included.
     pub lease_blocks: usize,
+    /// DHCPv6 leases (`dhcpd -6`): one entry per address or prefix (the last block read for
+    /// it), in address order.
+    pub leases6: Vec<Lease6Entry>,
+    /// `ia-na`, `ia-ta` and `ia-pd` blocks read, superseded ones included.
+    pub ia_blocks: usize,
     /// One entry per peer name (the last block read for it).
     pub peers: Vec<PeerState>,
     pub server_duid: Option<Vec<u8>>,
@@ -187,9 +199,7 @@ const SERVER_STATES: &[&str] = &[
 ];
 
 /// Top-level declarations that hold no lease state.
-const SKIPPED_DECLARATIONS: &[&str] = &[
-    "host", "group", "class", "subclass", "ia-na", "ia-ta", "ia-pd",
-];
+const SKIPPED_DECLARATIONS: &[&str] = &["host", "group", "class", "subclass"];
 
 /// Lease statements with no bearing on pool balance.
 const IGNORED_LEASE_STATEMENTS: &[&str] = &["on", "option", "billing"];
@@ -198,6 +208,7 @@ const IGNORED_LEASE_STATEMENTS: &[&str] = &["on", "option", "billing"];
 pub fn parse(input: &[u8]) -> LeaseFile {
     let mut file = LeaseFile::default();
     let mut leases: BTreeMap<Ipv4Addr, LeaseEntry> = BTreeMap::new();
+    let mut leases6 = BTreeMap::new();
     let mut peers: Vec<PeerState> = Vec::new();
     let mut statements = Statements::new(input);
     for st in statements.by_ref() {
@@ -209,6 +220,15 @@ pub fn parse(input: &[u8]) -> LeaseFile {
                         leases.insert(a, entry);
                     }
                 }
+            }
+            Some(k @ ("ia-na" | "ia-ta" | "ia-pd")) => {
+                file.ia_blocks += 1;
+                let kind = match k {
+                    "ia-na" => Ia::Na,
+                    "ia-ta" => Ia::Ta,
+                    _ => Ia::Pd,
+                };
+                v6::ia(&st, kind, &mut file.errors, &mut leases6);
             }
             Some("failover") => {
                 if let Some(p) = peer_state(&st, &mut file.errors) {
@@ -259,6 +279,7 @@ pub fn parse(input: &[u8]) -> LeaseFile {
     file.errors.append(&mut statements.errors);
     file.errors.sort_by_key(|e| (e.line, e.col));
     file.leases = leases.into_values().collect();
+    file.leases6 = leases6.into_values().collect();
     file.peers = peers;
     file
 }
@@ -268,7 +289,28 @@ pub fn read_path(path: &Path) -> std::io::Result<LeaseFile> {
     Ok(parse(&std::fs::read(path)?))
 }
 
-fn err(st: &Statement, what: String) -> LeaseError {
+/// An IPv4 address as dhcpd reads one (in its lease file and its configuration): four
+/// decimal numbers up to 255, leading zeros allowed (`10.0.0.010` is 10.0.0.10, where the C
+/// library's `inet_aton` would read octal).
+pub fn ipv4(word: &str) -> Result<Ipv4Addr, String> {
+    let bad = || format!("'{word}' is not an IPv4 address");
+    let parts: Vec<&str> = word.split('.').collect();
+    if parts.len() != 4 {
+        return Err(bad());
+    }
+    let mut octets = [0u8; 4];
+    for (o, p) in octets.iter_mut().zip(&parts) {
+        if p.is_empty() || p.len() > 10 || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let v: u64 = p.parse().map_err(|_| bad())?;
+        *o = u8::try_from(v)
+            .map_err(|_| format!("{}: {v} exceeds max (255) for precision", bad()))?;
+    }
+    Ok(Ipv4Addr::from(octets))
+}
+
+pub(super) fn err(st: &Statement, what: String) -> LeaseError {
     LeaseError {
         line: st.line,
         col: st.col,
@@ -310,7 +352,7 @@ fn data_after(st: &Statement, at: usize) -> Result<Vec<u8>, String> {
     }
 }
 
-fn time_statement(st: &Statement, name: &str) -> Result<LeaseTime, String> {
+pub(super) fn time_statement(st: &Statement, name: &str) -> Result<LeaseTime, String> {
     let words = words_from(st, 1);
     let (t, used) = time::parse_words(&words).map_err(|e| format!("{name}: {e}"))?;
     if st.words.len() != 1 + used {
@@ -319,7 +361,7 @@ fn time_statement(st: &Statement, name: &str) -> Result<LeaseTime, String> {
     Ok(t)
 }
 
-fn binding_after(st: &Statement, at: usize, what: &str) -> Result<Binding, String> {
+pub(super) fn binding_after(st: &Statement, at: usize, what: &str) -> Result<Binding, String> {
     match (st.word(at), st.words.len() == at + 1) {
         (Some(n), true) => Binding::from_name(n).ok_or_else(|| {
             format!("{what}: unknown binding state '{n}' (free, active, expired, released, abandoned, reset, backup, reserved, bootp)")
@@ -340,7 +382,7 @@ fn hardware_type(name: &str) -> Option<u8> {
 
 fn lease(st: &Statement, errors: &mut Vec<LeaseError>) -> Option<LeaseEntry> {
     let address = match (st.word(1), st.words.len()) {
-        (Some(a), 2) => match a.parse::<Ipv4Addr>() {
+        (Some(a), 2) => match ipv4(a) {
             Ok(a) => a,
             Err(_) => {
                 errors.push(err(st, format!("lease: '{a}' is not an IPv4 address")));

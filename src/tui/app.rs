@@ -5,6 +5,7 @@
 
 use crate::analyse::finding::{runs, Finding, Subject, RUN_FOLDED};
 use crate::analyse::timeline::Series;
+use crate::source::Timestamp;
 
 use super::chart;
 use super::detail::FrameDetail;
@@ -139,7 +140,8 @@ impl Entry {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     Quit,
-    /// Esc: close the overlay, cancel the filter being typed, or quit.
+    /// Esc: close the overlay, cancel the filter being typed, or clear the one kept on the
+    /// focused list. Never quits (q does): an Esc too many must not end the session.
     Back,
     Up,
     Down,
@@ -202,6 +204,8 @@ pub struct App {
     pub(crate) findings_total: u64,
     pub(crate) findings_dropped: u64,
     pub(crate) dropped_subjects: u64,
+    /// The capture's first frame (the chart's time zero).
+    pub(crate) origin: Option<Timestamp>,
     pub(crate) progress: Progress,
     pub(crate) focus: Pane,
     pub(crate) selected: Option<Subject>,
@@ -276,6 +280,7 @@ impl App {
             findings_total: 0,
             findings_dropped: 0,
             dropped_subjects: 0,
+            origin: None,
             progress: Progress::default(),
             focus: Pane::Pools,
             selected: None,
@@ -326,6 +331,7 @@ impl App {
         self.findings_total = d.findings_total;
         self.findings_dropped = d.findings_dropped;
         self.dropped_subjects = d.dropped_subjects;
+        self.origin = self.origin.or(d.origin);
         self.recompute();
     }
 
@@ -680,7 +686,15 @@ impl App {
                     self.filter_mut(t).clear();
                     self.recompute();
                 } else {
-                    self.quit = true;
+                    let t = if self.focus == Pane::Findings {
+                        FilterTarget::Findings
+                    } else {
+                        FilterTarget::Pools
+                    };
+                    if !self.filter_mut(t).is_empty() {
+                        self.filter_mut(t).clear();
+                        self.recompute();
+                    }
                 }
             }
             Action::Up => self.vertical(-1, None),

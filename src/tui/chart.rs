@@ -8,7 +8,9 @@
 
 use std::collections::BTreeSet;
 
+use crate::analyse::episodes::EpisodeKind;
 use crate::analyse::timeline::{Series, Window};
+use crate::source::Timestamp;
 
 /// The display interval multiples `+` and `-` step through, of a base interval of `base_ns`:
 /// those that make a round time ([`round_times`]: for 10 s, 1, 2, 3, 6, 12, 30, ... for 10s,
@@ -356,6 +358,50 @@ fn gauge_range(buckets: &[(u64, Window)]) -> (f64, f64) {
     (lo, hi)
 }
 
+/// The episode under each column of a plot of `series` (`origin`: the capture's first frame,
+/// the columns' time zero): the one that is not normal covering most of the column (a short
+/// takeover stays in view in a long column), else normal where an episode covers it, else none.
+/// The last episode lasts until another starts: while a capture loads, to the latest column.
+pub fn episode_strip(series: &Series, origin: Timestamp, plot: &Plot) -> Vec<Option<EpisodeKind>> {
+    let ns = |t: Timestamp| -> u128 {
+        let d = i128::from(t.secs - origin.secs) * 1_000_000_000 + i128::from(t.nanos)
+            - i128::from(origin.nanos);
+        u128::try_from(d.max(0)).unwrap_or(0)
+    };
+    let interval = u128::from(plot.interval_ns.max(1));
+    let plot_end = u128::from(plot.first + plot.columns as u64) * interval;
+    let last = series.episodes.len().saturating_sub(1);
+    let spans: Vec<(u128, u128, EpisodeKind)> = series
+        .episodes
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            // An episode of one instant still covers a nanosecond.
+            let end = ns(e.end.time).max(ns(e.start.time) + 1);
+            let end = if i == last { end.max(plot_end) } else { end };
+            (ns(e.start.time), end, e.kind)
+        })
+        .collect();
+    (0..plot.columns as u64)
+        .map(|c| {
+            let a = u128::from(plot.first + c) * interval;
+            let b = a + interval;
+            let mut best: Option<(bool, u128, EpisodeKind)> = None;
+            for &(s, e, kind) in &spans {
+                let overlap = e.min(b).saturating_sub(s.max(a));
+                if overlap == 0 {
+                    continue;
+                }
+                let key = (kind != EpisodeKind::Normal, overlap, kind);
+                if best.is_none_or(|b| (key.0, key.1) > (b.0, b.1)) {
+                    best = Some(key);
+                }
+            }
+            best.map(|b| b.2)
+        })
+        .collect()
+}
+
 /// The row (0 at the top) of value `v` in a plot `rows` high showing `lo..=hi`.
 pub fn row_of(v: f64, lo: f64, hi: f64, rows: u16) -> u16 {
     let top = f64::from(rows.saturating_sub(1));
@@ -555,6 +601,51 @@ mod tests {
             .map(|s| s.to_string())
             .collect();
         assert_eq!(gauge_symbols(&names), vec!['F', 'A', 'X']);
+    }
+
+    #[test]
+    fn the_strip_shows_the_episode_that_is_not_normal_in_each_column() {
+        use crate::analyse::episodes::{Episode, Mark};
+        let origin = Timestamp::new(1000, 0);
+        let ep = |kind, from: i64, to: i64| Episode {
+            kind,
+            server: None,
+            start: Mark {
+                frame: 1,
+                time: Timestamp::new(1000 + from, 0),
+            },
+            end: Mark {
+                frame: 2,
+                time: Timestamp::new(1000 + to, 0),
+            },
+            what: String::new(),
+        };
+        let mut s = series((0..6).map(|i| window(i, &[("a", 1, 1.0)])).collect());
+        // Columns of 10 s: normal to 13 s, a takeover of 2 s, normal, a recovery of 20 s.
+        s.episodes = vec![
+            ep(EpisodeKind::Normal, 0, 13),
+            ep(EpisodeKind::Takeover, 13, 15),
+            ep(EpisodeKind::Normal, 15, 30),
+            ep(EpisodeKind::Recovery, 30, 50),
+        ];
+        let p = plot(&s, 10 * S, 80, 0).unwrap();
+        let strip = episode_strip(&s, origin, &p);
+        use EpisodeKind::*;
+        assert_eq!(
+            strip,
+            [
+                Some(Normal),
+                Some(Takeover),
+                Some(Normal),
+                Some(Recovery),
+                Some(Recovery),
+                Some(Recovery)
+            ],
+            "the last episode lasts to the end"
+        );
+        // A coarser column holds both: the longer of the two that are not normal.
+        let p = plot(&s, 60 * S, 80, 0).unwrap();
+        assert_eq!(episode_strip(&s, origin, &p), [Some(Recovery)]);
     }
 
     #[test]

@@ -27,7 +27,10 @@ pub const HELP: &[(&str, &str)] = &[
         "runs of alike findings folded (+N), or each on its row",
     ),
     ("?", "this help (↑ ↓ scroll it when it is cut)"),
-    ("Esc", "close the detail or help; cancel a filter; quit"),
+    (
+        "Esc",
+        "close the detail or help; cancel a filter, even one kept",
+    ),
     ("q  Ctrl-C", "quit"),
 ];
 

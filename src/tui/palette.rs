@@ -115,6 +115,15 @@ impl Palette {
         self.pick(Style::default().add_modifier(Modifier::REVERSED))
     }
 
+    /// A band of the chart's episode strip (a takeover, a server silent, a resync).
+    pub fn episode(&self) -> Style {
+        self.pick(
+            Style::default()
+                .fg(Color::Yellow)
+                .add_modifier(Modifier::BOLD),
+        )
+    }
+
     pub fn dim(&self) -> Style {
         self.pick(Style::default().fg(Color::DarkGray))
     }

@@ -4,6 +4,7 @@
 use crate::analyse::finding::{Finding, Subject};
 use crate::analyse::timeline::Series;
 use crate::analyse::Report;
+use crate::source::Timestamp;
 
 /// Where reading stands.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -64,6 +65,9 @@ pub struct Data {
     pub findings_dropped: u64,
     /// Subjects the timeline does not track because of its bound.
     pub dropped_subjects: u64,
+    /// The capture's first frame: the windows' (and the chart's) time zero, from which the
+    /// episodes' times are placed on the chart.
+    pub origin: Option<Timestamp>,
 }
 
 impl Data {
@@ -81,6 +85,7 @@ impl Data {
             findings_total: report.findings.total(),
             findings_dropped: report.findings.dropped(),
             dropped_subjects: report.timeline.dropped_subjects(),
+            origin: report.timeline.origin(),
         }
     }
 }

@@ -35,13 +35,22 @@ fn isc_pair_with_split_128() {
         return;
     };
     let _pair = isc_pair(&lab, "split 128;");
-    let conf = config(&lab, "split:128");
-    let run = probe(&lab, &["--dhcpv4", "--config", &conf]);
+    // The expected map, the profile and the roles from the servers' own dhcpd.conf files, the
+    // ones the running pair was started with.
+    let primary = lab.file("primary.conf").display().to_string();
+    let secondary = lab.file("secondary.conf").display().to_string();
+    let run = probe(
+        &lab,
+        &["--dhcpv4", "--config", &primary, "--config", &secondary],
+    );
     run.check_keys_and_privileges();
     run.assert_map(|b| owner(b < 128));
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.report["expected"]["source"], "config");
-    // The same keys again: dhcpd offers each its address of the first run, and has enough.
+    assert_eq!(run.report["expected"]["hba"], "split:128");
+    // The same keys again, the map from poolshark's TOML this time: dhcpd offers each its
+    // address of the first run, and has enough.
+    let conf = config(&lab, "split:128");
     let again = probe(&lab, &["--dhcpv4", "--config", &conf]);
     again.assert_map(|b| owner(b < 128));
 }

@@ -972,3 +972,133 @@ fn two_seeds_for_one_server_are_refused() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+// ---------------------------------------------------------------------------------------------
+// One verdict, one meaning: the JSON and the text agree on what is due now (issue 43, item 4).
+
+#[test]
+fn json_and_text_agree_on_whether_a_poolreq_is_due_in_every_state() {
+    let base = std::fs::read_to_string(common::fixture("leases/balance.leases")).unwrap();
+    // The fixture's pool as the secondary sees it is short of leases (lts -6, below -4): a
+    // run in normal sends a POOLREQ. The state block says which server wrote the file (mclt:
+    // the secondary) and whether it balances.
+    let states: &[(&str, &str, bool)] = &[
+        ("none", "", true),
+        (
+            "secondary-normal",
+            "failover peer \"p\" state {\n  my state normal at epoch 1709290000;\n  mclt 3600;\n}\n",
+            true,
+        ),
+        (
+            "secondary-interrupted",
+            "failover peer \"p\" state {\n  my state communications-interrupted at epoch 1709290000;\n  mclt 3600;\n}\n",
+            true,
+        ),
+        (
+            "secondary-recover",
+            "failover peer \"p\" state {\n  my state recover at epoch 1709290000;\n  mclt 3600;\n}\n",
+            true,
+        ),
+        (
+            "primary-normal",
+            "failover peer \"p\" state {\n  my state normal at epoch 1709290000;\n}\n",
+            false,
+        ),
+    ];
+    let mut seen = BTreeSet::new();
+    for (name, block, short) in states {
+        let path = tmp(&format!("poolreq-{name}.leases"));
+        std::fs::write(&path, format!("{block}{base}")).unwrap();
+        let mut args = vec![
+            path.to_str().unwrap().to_string(),
+            "--failover-pool".into(),
+            LAB.into(),
+            "--now".into(),
+            NOON.to_string(),
+        ];
+        if *name == "none" {
+            args.extend(["--role".to_string(), "secondary".to_string()]);
+        }
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (j, _) = leases_json(&refs);
+        let p = &j["pools"][0];
+        let balancing = j["balancing"].as_bool().unwrap();
+        // What a run would do in normal does not depend on the state.
+        assert_eq!(p["poolreq_in_normal"], *short, "{name}");
+        // Due now: only while balancing, and then exactly the plan; panic_due says the same.
+        let due = p["poolreq"].as_bool().unwrap();
+        assert_eq!(due, *short && balancing, "{name}");
+        assert_eq!(p["panic_due"], p["poolreq"], "{name}");
+        let out = run(&[&["leases"], &refs[..]].concat());
+        let text = String::from_utf8_lossy(&out.stdout);
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("due now:"))
+            .unwrap_or_else(|| panic!("{name}: {text}"));
+        assert!(
+            line.ends_with(if due { "POOLREQ yes" } else { "POOLREQ no" }),
+            "{name}: {line}"
+        );
+        let moves = p["due"].as_bool().unwrap();
+        assert!(
+            line.contains(if moves {
+                "lease moves yes"
+            } else {
+                "lease moves no"
+            }),
+            "{name}: {line}"
+        );
+        seen.insert((balancing, due));
+    }
+    // Both verdicts met in both kinds of state.
+    assert!(
+        seen.contains(&(true, true)) && seen.contains(&(false, false)),
+        "{seen:?}"
+    );
+}
+
+#[test]
+fn a_file_that_is_no_lease_file_is_refused_with_what_it_is() {
+    let dir = tmp("not-leases");
+    std::fs::create_dir_all(&dir).unwrap();
+    let conf = dir.join("dhcpd.conf");
+    std::fs::write(
+        &conf,
+        "subnet 10.0.0.0 netmask 255.255.255.0 {\n  range 10.0.0.1 10.0.0.9;\n}\n",
+    )
+    .unwrap();
+    let json = dir.join("report.json");
+    std::fs::write(&json, "{\"findings\": []}\n").unwrap();
+    let kea = dir.join("kea-dhcp4.conf");
+    std::fs::write(&kea, "// Kea\n{ \"Dhcp4\": { } }\n").unwrap();
+    let binary = dir.join("blob");
+    std::fs::write(&binary, [0u8, 1, 2, 0xff, 0xfe, 0, 9]).unwrap();
+    let capture = common::fixture("demo.pcap");
+    for (path, says) in [
+        (&capture, "is not a lease file: it is a pcap capture"),
+        (&json, "is not a lease file: it is JSON"),
+        (
+            &kea,
+            "is not a lease file: it is a Kea configuration (JSON): give it as --config",
+        ),
+        (&binary, "is not a lease file: it is binary data"),
+        (
+            &conf,
+            "is not a lease file: none of its statements declares a lease",
+        ),
+    ] {
+        let out = run(&["leases", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{}", path.display());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{}: {stderr}", path.display());
+        assert!(out.stdout.is_empty());
+    }
+    // A lease file with errors is still read, its errors listed by line (see the broken
+    // fixture's test), and so is an empty one.
+    let empty = dir.join("empty.leases");
+    std::fs::write(&empty, "").unwrap();
+    assert_eq!(
+        run(&["leases", empty.to_str().unwrap()]).status.code(),
+        Some(0)
+    );
+}

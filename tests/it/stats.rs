@@ -425,9 +425,18 @@ fn a_dhcp_servers_findings_count_under_its_entry_in_the_pair() {
     assert!(!text.contains(" 0 answers"), "{text}");
     let total: u64 = answers.values().sum::<u64>();
     for (m, n) in &answers {
+        // The expected share is check's: each answer against its episode's reference.
+        let expected = c["servers"]
+            .as_array()
+            .expect("servers")
+            .iter()
+            .find(|s| s["server"] == m.as_str())
+            .and_then(|s| s["expected_share"].as_f64())
+            .expect("check's expected share");
         let line = format!(
-            "  member {m}: {}, 128 buckets of kea, expected share 50.0%; first in {n} and in {n} of {} answers, {} findings",
+            "  member {m}: {}, 128 buckets of kea, expected share {:.1}%; first in {n} and in {n} of {} answers, {} findings",
             if m == s1 { "primary" } else { "secondary" },
+            expected * 100.0,
             pair["windows"].as_array().map_or(0, |ws| ws.iter().map(|w| w["answers"].as_u64().unwrap_or(0)).sum::<u64>()),
             findings[m]
         );

@@ -312,6 +312,37 @@ fn tui_on_the_kea_pair_names_it_and_its_chart_and_wraps_the_detail() {
         axis.contains("└0s─────20s────40s────1m─────1m20s──1m40s─────2m20s│"),
         "{s}"
     );
+    // The episodes under the chart (README: server2 down, server1's takeover, the resync).
+    let strip = s.lines().find(|l| l.contains(" ep.│")).unwrap_or_default();
+    assert!(strip.contains("━silent━━take━━━R━"), "{s}");
+    // Each server's share and expected share are check's.
+    let out = common::poolshark()
+        .args(["check", "--format", "json"])
+        .arg(&capture)
+        .output()
+        .expect("poolshark runs");
+    let c: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    for (letter, server) in [
+        ('A', "00:03:00:01:02:00:00:00:01:01"),
+        ('B', "00:03:00:01:02:00:00:00:02:02"),
+    ] {
+        let chk = c["servers"]
+            .as_array()
+            .and_then(|v| v.iter().find(|x| x["server"] == server))
+            .expect("check's server");
+        let pct = |k: &str| format!("{:.0}%", chk[k].as_f64().unwrap_or(-1.0) * 100.0);
+        let row = s
+            .lines()
+            .find(|l| l.starts_with(&format!("│{letter} ")))
+            .unwrap_or_default();
+        assert!(
+            row.contains(&format!(" {}  {} ", pct("share"), pct("expected_share"))),
+            "{server}: {row}\n{s}"
+        );
+    }
+    // The findings name their episode.
+    assert!(s.contains("1363 W +32 [peer-silent] dhcp.lb.n"), "{s}");
+    assert!(s.contains("1468 I [takeover] dhcp.lb.takeover"), "{s}");
     tmux.keys(&["Tab", "Tab", "Tab", "Enter"]);
     let s = tmux.wait_for("the detail of frame 1363", 20, |s| {
         s.contains("Frame 1363 (decoded)")
@@ -323,7 +354,11 @@ fn tui_on_the_kea_pair_names_it_and_its_chart_and_wraps_the_detail() {
         "{s}"
     );
     assert!(
-        s.contains("║  \"hba\":\"kea\",\"profile\":\"kea\",\"stid\":\"00020000118b3bf175208898c1b0c09aa508\"}"),
+        s.contains("║  \"episode\":\"peer-silent\",\"hba\":\"kea\",\"profile\":\"kea\","),
+        "{s}"
+    );
+    assert!(
+        s.contains("║  \"stid\":\"00020000118b3bf175208898c1b0c09aa508\"}"),
         "{s}"
     );
     tmux.keys(&["Escape", "q"]);

@@ -6,7 +6,9 @@
 //! replayed once through the transaction tracker. Only messages that tell something count:
 //! balanced messages both servers received while both were answering (each answered something
 //! within `down_after` of it) and, under the `isc` profile with failover traffic present, while
-//! the pair was NORMAL.
+//! the pair was NORMAL; and, once a model is found, outside the spans in which a server was out
+//! by that model (its peer-silent, takeover and recovery episodes: `outages`), the inference
+//! runs again on what is left, so that a takeover's answers cannot bend the map.
 //!
 //! * Profile: each candidate scores +1 for a balanced message answered by its owner alone or an
 //!   unbalanced one answered by both, -1 for a balanced one answered by both or by the non-owner
@@ -207,17 +209,88 @@ pub fn reached_request(reg: &Registry, r: &super::events::Request, server: usize
     reaches(reg, &r.dst, &Pair::addresses(reg, server))
 }
 
-/// Infers every pair the configuration leaves open.
+/// Infers every pair the configuration leaves open. The model found is checked against the
+/// traffic once more without the spans in which a server was out (a takeover answers the silent
+/// server's buckets and says nothing of the map), and taken from that second look when it still
+/// finds the pair.
 pub fn infer(r: &Replayed, settings: &Settings) -> Inferred {
     let mut out = Inferred::default();
     for family in [Family::V4, Family::V6] {
-        let (pair, report) = infer_family(r, settings, family);
+        let (mut pair, mut report) = infer_family(r, settings, family, &[]);
+        if let Some(p) = &pair {
+            let spans = outages(r, settings, p);
+            if !spans.is_empty() {
+                let (again, again_report) = infer_family(r, settings, family, &spans);
+                if again.is_some() {
+                    (pair, report) = (again, again_report);
+                }
+            }
+        }
         if pair.is_some() || report.no_pair.is_some() {
             out.reports.push(report);
         }
         out.pairs.extend(pair);
     }
     out
+}
+
+/// The spans in which a server of `pair` was out: from the first message of its buckets it left
+/// unanswered (its partner answering it, or the client retrying) in a silence of at least
+/// `down_after` holding `down_min_messages` such messages, to its next answer (the episodes'
+/// rule, [`super::episodes`]). Only the normal episodes outside them say who owns a bucket.
+pub fn outages(r: &Replayed, settings: &Settings, pair: &Pair) -> Vec<(Timestamp, Timestamp)> {
+    let role = |id: &ServerIdent| r.registry.lookup(id).and_then(|s| pair.role_of(s));
+    // Each server's misses: a balanced message of its buckets it did not answer, the other
+    // server answering it or the client left waiting. Transmissions answered by both servers
+    // (most of them by one) are passed over before the hash.
+    let mut misses: [Vec<Timestamp>; 2] = [Vec::new(), Vec::new()];
+    for t in r
+        .transmissions
+        .iter()
+        .filter(|t| t.req.family == pair.family)
+    {
+        let by = [Role::Primary, Role::Secondary].map(|x| t.answered_by(pair.server(x)).is_some());
+        if by == [true, true] {
+            continue;
+        }
+        let Some(Class::Balanced { bucket, .. }) = classify(&t.req, pair.profile, &role) else {
+            continue;
+        };
+        let x = pair.hba.owner(bucket);
+        let k = usize::from(x == Role::Secondary);
+        let missed = !by[k]
+            && (by[1 - k]
+                || ((t.retried.is_some() || t.window_passed)
+                    && reached(&r.registry, t, pair.server(x))));
+        if missed {
+            misses[k].push(t.req.time);
+        }
+    }
+    let mut spans = Vec::new();
+    for (x, mut misses) in [Role::Primary, Role::Secondary].into_iter().zip(misses) {
+        let sx = pair.server(x);
+        misses.sort_unstable();
+        let answers = r.answer_times.get(&sx).map_or(&[][..], Vec::as_slice);
+        let mut i = 0;
+        while let Some(&first) = misses.get(i) {
+            // The silence holding this miss: from the answer before it to the one after.
+            let next = answers.partition_point(|a| *a <= first);
+            let from = next.checked_sub(1).and_then(|j| answers.get(j)).copied();
+            let to = answers.get(next).copied();
+            let n = misses[i..]
+                .iter()
+                .take_while(|m| to.is_none_or(|to| **m < to))
+                .count()
+                .max(1);
+            let end = to.unwrap_or(r.end);
+            let long = ns(end) - ns(from.unwrap_or(first)) >= i128::from(settings.down_after_ns);
+            if long && n >= settings.down_min_messages as usize {
+                spans.push((first, end));
+            }
+            i += n;
+        }
+    }
+    spans
 }
 
 fn candidates_for(family: Family, settings: &Settings, failover: bool) -> Vec<&'static Profile> {
@@ -253,11 +326,17 @@ fn eligible<'a>(
     settings: &Settings,
     ab: [usize; 2],
     family: Family,
+    excluded: &[(Timestamp, Timestamp)],
 ) -> Vec<&'a Transmission> {
     let window = settings.down_after_ns;
     r.transmissions
         .iter()
         .filter(|t| t.req.family == family)
+        .filter(|t| {
+            !excluded
+                .iter()
+                .any(|(a, b)| *a <= t.req.time && t.req.time < *b)
+        })
         .filter(|t| !answer_types(family, t.req.msg_type).is_empty() && t.req.server_id.is_none())
         .filter(|t| {
             ab.iter().all(|s| reached(&r.registry, t, *s))
@@ -301,7 +380,13 @@ fn informative<'a>(
     out
 }
 
-fn infer_family(r: &Replayed, settings: &Settings, family: Family) -> (Option<Pair>, FamilyReport) {
+/// The pair of `family`, from the transmissions outside the `excluded` spans.
+fn infer_family(
+    r: &Replayed,
+    settings: &Settings,
+    family: Family,
+    excluded: &[(Timestamp, Timestamp)],
+) -> (Option<Pair>, FamilyReport) {
     let mut report = FamilyReport {
         family: Some(family),
         ..FamilyReport::default()
@@ -376,7 +461,7 @@ fn infer_family(r: &Replayed, settings: &Settings, family: Family) -> (Option<Pa
         }
     }
     let mut best: Option<(i64, &'static Profile, Option<HbaChoice>)> = None;
-    let eligible = eligible(r, settings, ab, family);
+    let eligible = eligible(r, settings, ab, family, excluded);
     for p in candidates_for(family, settings, failover_present) {
         let items = informative(r, &eligible, p, ab);
         let choice = choose_hba(r, settings, p, ab, &items, family);

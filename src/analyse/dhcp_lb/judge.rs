@@ -5,12 +5,16 @@
 //!
 //! | rule | severity | when |
 //! |---|---|---|
-//! | `dhcp.lb.wrong-server` | warning | the pair balances (failover NORMAL where known, the owner not down) and the non-owner alone answered a balanced message before the delay; or a server answered a message naming another server |
+//! | `dhcp.lb.wrong-server` | warning | in a normal episode the non-owner alone answered a balanced message before the delay; or a server answered a message naming another server |
 //! | `dhcp.lb.double-answer` | warning | the same, but the owner answered too |
-//! | `dhcp.lb.no-answer` | warning | the owner of a balanced message did not answer although the client retried or the other server answered (whatever the pair's state: clients left without service are reported, also while a server is down) |
+//! | `dhcp.lb.no-answer` | warning | in a normal episode the owner of a balanced message did not answer although the client retried or the other server answered; in the others nobody answered it although the client retried (clients left without service are reported, also while a server is down), about the server the episode's reference names: the owner, or the taker in a takeover |
 //! | `dhcp.lb.delayed-service` | info | the non-owner answered after secs / elapsed time passed the threshold |
 //! | `dhcp.lb.directed-ignored` | warning | a message naming a server of the pair (and exempt from balancing under the profile) got no answer from it although it was answering other messages |
-//! | `dhcp.lb.takeover` | info | a server answered nothing for a while (`Silences`) and the other served its buckets: reported once per silence |
+//! | `dhcp.lb.takeover` | info | a takeover episode (a server answered nothing for a while and the other served its buckets), reported once it ended, with its start and end |
+//!
+//! Each balanced message is judged against the reference of its episode ([`super::episodes`]),
+//! and the findings say which ("while balancing", "while server2 was down and server1 had not
+//! taken over", "during the resync of server2") with the message's capture time.
 //!
 //! `dhcp.lb.stid-truncated` and `dhcp.lb.hba-conflict` are judged over many messages (see
 //! `aggregate`).
@@ -19,16 +23,20 @@ use serde_json::json;
 
 use super::classify::{classify, delayed, Class};
 use super::config::Settings;
+use super::episodes::{Evidence, FirstTakeover, PairEpisodes, Reference, Seen};
 use super::hba::Role;
 use super::inference::{failover_state, reached};
 use super::model::Pair;
 use super::profile::ServerIdRule;
 use super::servers::Registry;
+use super::share::{idx, weights, Shares};
 use super::state::{serves, FailoverTimeline, PairState, Silences};
 use super::transactions::{answer_types, Transmission};
+use crate::analyse::episodes::{clock, EpisodeKind, Mark};
 use crate::analyse::finding::{Finding, Severity, Subject};
 use crate::analyse::Report;
 use crate::field::hex;
+use crate::proto::failover::ServerState;
 use crate::source::Timestamp;
 
 pub const WRONG_SERVER: &str = "dhcp.lb.wrong-server";
@@ -78,13 +86,11 @@ impl Distinct {
 }
 
 /// Per server of the pair (index 0 primary, 1 secondary).
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct PairStats {
-    pub balanced: u64,
-    /// Balanced messages answered by each server.
-    pub answers: [u64; 2],
-    /// Balanced messages whose bucket each server owns (the clients actually seen).
-    pub expected: [u64; 2],
+    /// The answered balanced messages of the whole run: who answered, against the reference of
+    /// each one's episode.
+    pub shares: Shares,
     pub deviations: [u64; 2],
     pub buckets: Vec<BucketStats>,
     /// v6 answers to DUIDs longer than 16 bytes where the whole DUID and its first 16 bytes hash
@@ -93,23 +99,19 @@ pub struct PairStats {
     pub fit_whole: [u64; 2],
     pub fit_first16: [u64; 2],
     pub first16_frame: [Option<u64>; 2],
-    /// Silences already reported as a takeover (their start).
-    pub takeover_reported: [Option<Timestamp>; 2],
+    /// The pair's episodes, each with its shares.
+    pub episodes: PairEpisodes,
 }
 
 impl PairStats {
-    pub fn new() -> Self {
+    /// `max_pending`: the bound on transmissions awaiting a verdict, which also bounds the
+    /// takeover answers the episodes look ahead to.
+    pub fn new(max_pending: usize) -> Self {
         PairStats {
             buckets: vec![BucketStats::default(); 256],
+            episodes: PairEpisodes::new(max_pending),
             ..PairStats::default()
         }
-    }
-}
-
-fn idx(r: Role) -> usize {
-    match r {
-        Role::Primary => 0,
-        Role::Secondary => 1,
     }
 }
 
@@ -157,29 +159,26 @@ fn push(report: &mut Report, pair: &Pair, f: Finding, time: Timestamp) {
     report.push_in(f, time, &series, member.as_deref());
 }
 
-/// The timeline's record of one answered transmission: who answered (owner first), against who
-/// the reference expects (the owner while the pair balances, either when it is degraded).
+/// The timeline's record of one answered transmission: who answered (owner first), against the
+/// reference's weights (the same that `check`'s shares add up: [`Shares`]).
 fn record_answer(
     report: &mut Report,
     time: Timestamp,
     pair: &Pair,
     reg: &Registry,
     answered: [(Role, bool); 2],
-    balancing: bool,
+    weights: [f64; 2],
 ) {
     let name = |r: Role| reg.name(pair.server(r)).to_string();
-    let [(owner, _), (other, _)] = answered;
     let chosen: Vec<String> = answered
         .iter()
         .filter(|(_, yes)| *yes)
         .map(|(r, _)| name(*r))
         .collect();
-    let expected: Vec<(String, f64, f64)> = if balancing {
-        vec![(name(owner), 1.0, 1.0), (name(other), 0.0, 0.0)]
-    } else {
-        // Degraded: whichever server is serving may answer.
-        vec![(name(owner), 0.5, 0.5), (name(other), 0.5, 0.5)]
-    };
+    let expected: Vec<(String, f64, f64)> = [Role::Primary, Role::Secondary]
+        .into_iter()
+        .map(|r| (name(r), weights[idx(r)], weights[idx(r)]))
+        .collect();
     let kind = format!(
         "DHCP pair (profile {}, buckets {})",
         pair.profile.name, pair.hba
@@ -203,6 +202,105 @@ fn type_name(t: &Transmission) -> &'static str {
     }
 }
 
+/// How the findings place a transmission: its type, frame, capture time and xid.
+fn which(t: &Transmission, kind: &str) -> String {
+    format!(
+        "the {kind} of frame {} ({}, xid {:#x}",
+        t.req.frame,
+        clock(t.req.time),
+        t.req.xid
+    )
+}
+
+/// The failover state server `r` announced for `time`, if the capture says (read whatever the
+/// profile: a server in RECOVER serves nobody, and is not held to a message naming it).
+fn announced(ctx: &Context<'_>, pair: &Pair, r: Role, time: Timestamp) -> Option<ServerState> {
+    if ctx.timeline.is_empty() {
+        return None;
+    }
+    Pair::addresses(ctx.registry, pair.server(r))
+        .iter()
+        .find_map(|a| ctx.timeline.server_state(*a, time))
+}
+
+/// Whether a server's failover state, where the capture tells it, lets it serve at `time`.
+fn failover_serves(ctx: &Context<'_>, pair: &Pair, r: Role, time: Timestamp) -> bool {
+    announced(ctx, pair, r, time).is_none_or(serves)
+}
+
+/// Under a profile that follows the failover protocol, whether the pair's failover state at
+/// `time` is NORMAL and each server's announced state; and each server's silence: what the
+/// episodes are told.
+fn episode_evidence(ctx: &Context<'_>, pair: &Pair, time: Timestamp) -> Evidence {
+    let reg = ctx.registry;
+    let gated = pair.profile.state_gate == super::profile::StateGate::FailoverNormal;
+    let fo = if gated {
+        failover_state(
+            reg,
+            ctx.timeline,
+            pair.primary,
+            pair.secondary,
+            time,
+            ctx.now,
+        )
+    } else {
+        PairState::Unknown
+    };
+    let state = |r: Role| gated.then(|| announced(ctx, pair, r, time)).flatten();
+    let down = |r: Role| ctx.silences.down_at(pair.server(r), time, ctx.now);
+    Evidence {
+        down: [down(Role::Primary), down(Role::Secondary)],
+        states: [state(Role::Primary), state(Role::Secondary)],
+        not_normal: matches!(fo, PairState::NotNormal { .. }),
+    }
+}
+
+/// What an episode is, for people: "00:..:02 down, 00:..:01 had not taken over".
+fn episode_what(r: Reference, name: &dyn Fn(Role) -> String) -> String {
+    match (r.kind, r.server) {
+        (EpisodeKind::Normal, _) => "both servers serving their buckets".into(),
+        (EpisodeKind::PeerSilent, Some(x)) => {
+            format!("{} down, {} had not taken over", name(x), name(x.peer()))
+        }
+        (EpisodeKind::PeerSilent, None) => {
+            "the failover pair not NORMAL (out of touch): each server may answer any client".into()
+        }
+        (EpisodeKind::Takeover, Some(t)) => {
+            format!("{} served {}'s buckets too", name(t), name(t.peer()))
+        }
+        (EpisodeKind::Recovery, Some(r)) => format!("resync of {}", name(r)),
+        (_, None) => String::new(),
+    }
+}
+
+/// Why a message went unanswered, as its episode says (the no-answer finding's circumstance,
+/// also what alike findings are folded by).
+fn unanswered_why(r: Reference, subject: Role, name: &dyn Fn(Role) -> String) -> String {
+    match (r.kind, r.server) {
+        (EpisodeKind::PeerSilent, Some(x)) if x == subject => {
+            format!(
+                "while it was down and {} had not taken over",
+                name(x.peer())
+            )
+        }
+        (EpisodeKind::PeerSilent, Some(x)) => format!(
+            "while {} was down and {} had not taken over",
+            name(x),
+            name(x.peer())
+        ),
+        (EpisodeKind::PeerSilent, None) => {
+            "while the failover pair was not NORMAL, and nobody else answered".into()
+        }
+        (EpisodeKind::Takeover, Some(t)) => format!(
+            "while it served {}'s buckets (a takeover), and nobody else answered",
+            name(t.peer())
+        ),
+        (EpisodeKind::Recovery, Some(x)) if x == subject => "during its resync".into(),
+        (EpisodeKind::Recovery, Some(x)) => format!("during the resync of {}", name(x)),
+        _ => "while balancing".into(),
+    }
+}
+
 /// Judges one transmission for one pair, pushing findings into `report`.
 pub fn judge(
     ctx: &Context<'_>,
@@ -223,24 +321,6 @@ pub fn judge(
     let answer = |r: Role| t.answered_by(pair.server(r));
     let time = t.req.time;
     let kind = type_name(t);
-    let fo = if pair.profile.state_gate == super::profile::StateGate::FailoverNormal {
-        failover_state(
-            reg,
-            ctx.timeline,
-            pair.primary,
-            pair.secondary,
-            time,
-            ctx.now,
-        )
-    } else {
-        PairState::Unknown
-    };
-    let fo_serves = |r: Role| -> bool {
-        Pair::addresses(reg, pair.server(r))
-            .iter()
-            .find_map(|a| ctx.timeline.server_state(*a, time))
-            .is_none_or(serves)
-    };
     let evidence = t.retried.is_some();
     match class {
         Class::Dropped(_) | Class::Unbalanced => {}
@@ -259,10 +339,9 @@ pub fn judge(
                             json!({"answer_from": []}),
                             json!({"answer_from": [name(r)], "request_frame": t.req.frame}),
                             format!(
-                                "{} answered the {kind} of frame {} (xid {:#x}), which names another server",
+                                "{} answered {}), which names another server",
                                 name(r),
-                                t.req.frame,
-                                t.req.xid
+                                which(t, kind)
                             ),
                         ),
                         a.time,
@@ -285,21 +364,22 @@ pub fn judge(
                         json!({"answer_from": [name(to)]}),
                         json!({"answer_from": [name(other)], "request_frame": t.req.frame}),
                         format!(
-                            "{} answered the {kind} of frame {} (xid {:#x}), which names {}",
+                            "{} answered {}), which names {}",
                             name(other),
-                            t.req.frame,
-                            t.req.xid,
+                            which(t, kind),
                             name(to)
                         ),
                     ),
                     a.time,
                 );
             }
-            let down = ctx.silences.down_at(pair.server(to), time, ctx.now);
             if answer(to).is_none()
                 && reached(reg, t, pair.server(to))
-                && down.is_none()
-                && fo_serves(to)
+                && ctx
+                    .silences
+                    .down_at(pair.server(to), time, ctx.now)
+                    .is_none()
+                && failover_serves(ctx, pair, to, time)
                 && (evidence || t.window_passed)
             {
                 stats.deviations[idx(to)] += 1;
@@ -318,9 +398,8 @@ pub fn judge(
                             "retried_in_frame": t.retried,
                         }),
                         format!(
-                            "the {kind} of frame {} (xid {:#x}) names {} by its Server Identifier, and {} did not answer it",
-                            t.req.frame,
-                            t.req.xid,
+                            "{}) names {} by its Server Identifier, and {} did not answer it",
+                            which(t, kind),
                             name(to),
                             name(to)
                         ),
@@ -330,221 +409,367 @@ pub fn judge(
             }
         }
         Class::Balanced { stid, bucket } => {
-            let owner = pair.hba.owner(bucket);
-            let other = owner.peer();
-            let (own_ans, oth_ans) = (answer(owner).cloned(), answer(other).cloned());
-            let late = delayed(
-                &t.req,
-                pair.profile,
-                pair.threshold,
-                ctx.settings.byte_swap_check,
-            );
-            let owner_down = ctx.silences.down_at(pair.server(owner), time, ctx.now);
-            let balancing = !matches!(fo, PairState::NotNormal { .. }) && owner_down.is_none();
-            // The timeline: who answered, against who the reference expects.
-            if own_ans.is_some() || oth_ans.is_some() {
-                if report.timeline.recording() {
-                    let answered = [(owner, own_ans.is_some()), (other, oth_ans.is_some())];
-                    record_answer(report, time, pair, reg, answered, balancing);
-                }
-                stats.balanced += 1;
-                stats.expected[idx(owner)] += 1;
-                if own_ans.is_some() {
-                    stats.answers[idx(owner)] += 1;
-                }
-                if oth_ans.is_some() {
-                    stats.answers[idx(other)] += 1;
-                }
-            }
-            // The evidence is built only for a finding: most transactions have none.
-            let expected_v = || {
-                json!({
-                    "bucket": bucket,
-                    "stid": hex(&stid.bytes),
-                    "hba": pair.hba.to_string(),
-                    "profile": pair.profile.name,
-                    "answer_from": [name(owner)],
-                })
-            };
-            let observed = |extra: serde_json::Value| {
-                let mut o = json!({
-                    "answer_from": t.answers.iter().filter(|a| !a.late).map(|a| reg.name(a.server)).collect::<Vec<_>>(),
-                    "request_frame": t.req.frame,
-                    "elapsed": t.req.elapsed,
+            let ev = episode_evidence(ctx, pair, time);
+            balanced(ctx, pair, stats, t, report, (&stid.bytes, bucket), &ev);
+        }
+    }
+}
+
+/// Judges a balanced transmission against its episode's reference.
+fn balanced(
+    ctx: &Context<'_>,
+    pair: &Pair,
+    stats: &mut PairStats,
+    t: &Transmission,
+    report: &mut Report,
+    (stid, bucket): (&[u8], u8),
+    ev: &Evidence,
+) {
+    let reg = ctx.registry;
+    let name = |r: Role| reg.name(pair.server(r)).to_string();
+    let answer = |r: Role| t.answered_by(pair.server(r));
+    let time = t.req.time;
+    let kind = type_name(t);
+    let evidence = t.retried.is_some();
+    let owner = pair.hba.owner(bucket);
+    let other = owner.peer();
+    let (own_ans, oth_ans) = (answer(owner).cloned(), answer(other).cloned());
+    let late = delayed(
+        &t.req,
+        pair.profile,
+        pair.threshold,
+        ctx.settings.byte_swap_check,
+    );
+    let by_role = |r: Role| if r == owner { &own_ans } else { &oth_ans };
+    let answered = [
+        by_role(Role::Primary).is_some(),
+        by_role(Role::Secondary).is_some(),
+    ];
+    let nobody = own_ans.is_none() && oth_ans.is_none();
+    let seen = Seen {
+        time,
+        owner,
+        answered,
+        // Asked only of a message nobody answered (most were answered).
+        unanswered_counts: nobody
+            && (evidence || t.window_passed)
+            && reached(reg, t, pair.server(owner)),
+    };
+    let reference = stats.episodes.classify(&seen, ev);
+    // Who answered, against who the episode's reference expects: one computation for `check`'s
+    // shares and the timeline's windows.
+    let counted = (own_ans.is_some() || oth_ans.is_some()).then(|| {
+        let credited = if own_ans.is_some() { owner } else { other };
+        (
+            answered,
+            credited,
+            weights(reference.serving().unwrap_or(owner)),
+        )
+    });
+    if let Some((answered, credited, w)) = counted {
+        stats.shares.add(answered, credited, w);
+        if report.timeline.recording() {
+            let order = [(owner, own_ans.is_some()), (other, oth_ans.is_some())];
+            record_answer(report, time, pair, reg, order, w);
+        }
+    }
+    let last = t
+        .answers
+        .iter()
+        .filter(|a| !a.late)
+        .map(|a| Mark {
+            frame: a.frame,
+            time: a.time,
+        })
+        .fold(
+            Mark {
+                frame: t.req.frame,
+                time,
+            },
+            |m, a| Mark {
+                frame: m.frame.max(a.frame),
+                time: m.time.max(a.time),
+            },
+        );
+    let server_name = reference.server.map(name);
+    let recorded = stats.episodes.record(
+        reference,
+        server_name.as_deref(),
+        || episode_what(reference, &name),
+        Mark {
+            frame: t.req.frame,
+            time,
+        },
+        last,
+        counted,
+    );
+    if recorded.opened && report.timeline.recording() {
+        // The one that closed (its end is known now) and the one that opened.
+        let list = &stats.episodes.episodes.list;
+        let subject = Subject::Server(pair.name.clone());
+        for e in list.iter().skip(list.len().saturating_sub(2)) {
+            report.timeline.episode(&subject, e.clone());
+        }
+    }
+    if let Some((i, first)) = recorded.closed_takeover {
+        takeover_finding(ctx, pair, stats, i, first, report);
+    }
+    // The first answer of a takeover to the silent server's buckets: its finding is made when
+    // the takeover ends.
+    if let (EpisodeKind::Takeover, Some(taker), Some(a)) =
+        (reference.kind, reference.server, &oth_ans)
+    {
+        let silent = taker.peer();
+        if owner == silent {
+            if let Some(silence) = ev.down[idx(silent)] {
+                stats.episodes.takeover_answer(|| FirstTakeover {
+                    taker,
+                    answer_frame: a.frame,
+                    answer_time: a.time,
+                    request_frame: t.req.frame,
+                    message: kind,
+                    silence,
                 });
-                if let (Some(m), Some(e)) = (o.as_object_mut(), extra.as_object()) {
-                    m.extend(e.clone());
-                }
-                o
-            };
-            if balancing {
-                if let Some(a) = &oth_ans {
-                    let (rule, severity, why) = if late {
-                        (
-                            DELAYED_SERVICE,
-                            Severity::Info,
-                            format!(
-                                "after the client waited past {} s",
-                                pair.threshold.unwrap_or(0)
-                            ),
-                        )
-                    } else if own_ans.is_some() {
-                        (
-                            DOUBLE_ANSWER,
-                            Severity::Warning,
-                            format!("as well as its owner {}", name(owner)),
-                        )
-                    } else {
-                        (
-                            WRONG_SERVER,
-                            Severity::Warning,
-                            format!("instead of its owner {}", name(owner)),
-                        )
-                    };
-                    if severity != Severity::Info {
-                        stats.deviations[idx(other)] += 1;
-                    }
-                    push(
-                        report,
-                        pair,
-                        finding(
-                            rule,
-                            severity,
-                            a.frame,
-                            &name(other),
-                            expected_v(),
-                            observed(json!({})),
-                            format!(
-                                "{} answered the {kind} of frame {} (xid {:#x}, bucket {bucket} under {}) {why}",
-                                name(other),
-                                t.req.frame,
-                                t.req.xid,
-                                pair.hba
-                            ),
-                        ),
-                        a.time,
-                    );
-                }
-                // A balanced message naming the non-owner is discarded by the owner (RFC 8415
-                // section 16, RFC 2131 section 4.3.2) when the profile ignores the name.
-                let named_other = t
-                    .req
-                    .server_id
-                    .as_ref()
-                    .and_then(|id| reg.lookup(id))
-                    .is_some_and(|s| s != pair.server(owner));
-                let ignores_names = match t.req.family {
-                    super::events::Family::V4 => {
-                        pair.profile.v4.is_some_and(|v| !v.server_id_exempt)
-                    }
-                    super::events::Family::V6 => pair
-                        .profile
-                        .v6
-                        .is_some_and(|v| v.server_id == ServerIdRule::Ignored),
-                };
-                if own_ans.is_none()
-                    && (evidence || oth_ans.is_some())
-                    && reached(reg, t, pair.server(owner))
-                    && !(named_other && ignores_names)
-                {
-                    stats.deviations[idx(owner)] += 1;
-                    push(
-                        report,
-                        pair,
-                        no_answer(
-                            t,
-                            kind,
-                            &name(owner),
-                            bucket,
-                            &pair.hba.to_string(),
-                            expected_v(),
-                            observed(json!({"retried_in_frame": t.retried})),
-                            "while balancing",
-                        ),
-                        time,
-                    );
-                }
-                if !late {
-                    let b = &mut stats.buckets[usize::from(bucket)];
-                    let outcome = match (own_ans.is_some(), oth_ans.is_some()) {
-                        (true, true) => Some(&mut b.both),
-                        (true, false) => Some(&mut b.owner),
-                        (false, true) => Some(&mut b.other),
-                        (false, false) if evidence => Some(&mut b.none),
-                        _ => None,
-                    };
-                    if let Some(n) = outcome {
-                        n.add(&stid.bytes);
-                        b.first_frame.get_or_insert(t.req.frame);
-                    }
-                    truncation(pair, stats, t, &stid.bytes, &own_ans, &oth_ans, owner);
-                }
-            } else {
-                if let (Some(silence), Some(a), None) = (owner_down, &oth_ans, &own_ans) {
-                    let i = idx(owner);
-                    if stats.takeover_reported[i] != Some(silence.from) {
-                        stats.takeover_reported[i] = Some(silence.from);
-                        push(
-                            report,
-                            pair,
-                            finding(
-                                TAKEOVER,
-                                Severity::Info,
-                                a.frame,
-                                &name(owner),
-                                json!({"answer_from": [name(owner)]}),
-                                json!({
-                                    "answer_from": [name(other)],
-                                    "request_frame": t.req.frame,
-                                    "silent_since": silence.from.as_f64(),
-                                    "silent_until": silence.to.map(|x| x.as_f64()),
-                                    "missed": silence.missed,
-                                }),
-                                format!(
-                                    "{} answered nothing after {} UTC ({} messages it owned went unanswered by it); {} served its buckets, first the {kind} of frame {}",
-                                    name(owner),
-                                    silence.from.utc(),
-                                    silence.missed,
-                                    name(other),
-                                    t.req.frame
-                                ),
-                            ),
-                            a.time,
-                        );
-                    }
-                }
-                if own_ans.is_none()
-                    && oth_ans.is_none()
-                    && evidence
-                    && reached(reg, t, pair.server(owner))
-                    && fo_serves(owner)
-                {
-                    let why = match (owner_down, fo) {
-                        (Some(_), _) => "while it was down, and nobody else answered",
-                        (None, PairState::NotNormal { .. }) => {
-                            "while the failover pair was not NORMAL, and nobody else answered"
-                        }
-                        _ => "and nobody else answered",
-                    };
-                    stats.deviations[idx(owner)] += 1;
-                    push(
-                        report,
-                        pair,
-                        no_answer(
-                            t,
-                            kind,
-                            &name(owner),
-                            bucket,
-                            &pair.hba.to_string(),
-                            expected_v(),
-                            observed(json!({"retried_in_frame": t.retried, "pair_normal": false})),
-                            why,
-                        ),
-                        time,
-                    );
-                }
             }
         }
+    }
+    // Who had to answer: the owner, or the taker in a takeover.
+    let expected_from = match reference.kind {
+        EpisodeKind::Takeover => reference.serving().unwrap_or(owner),
+        _ => owner,
+    };
+    // The evidence is built only for a finding: most transactions have none.
+    let expected_v = || {
+        json!({
+            "bucket": bucket,
+            "stid": hex(stid),
+            "hba": pair.hba.to_string(),
+            "profile": pair.profile.name,
+            "answer_from": [name(expected_from)],
+            "episode": reference.kind.name(),
+        })
+    };
+    let observed = |extra: serde_json::Value| {
+        let mut o = json!({
+            "answer_from": t.answers.iter().filter(|a| !a.late).map(|a| reg.name(a.server)).collect::<Vec<_>>(),
+            "request_frame": t.req.frame,
+            "elapsed": t.req.elapsed,
+        });
+        if let (Some(m), Some(e)) = (o.as_object_mut(), extra.as_object()) {
+            m.extend(e.clone());
+        }
+        o
+    };
+    if reference.kind != EpisodeKind::Normal {
+        // Judged against the server that had to answer: nobody answering while the client
+        // retried is a client left without service.
+        let subject = expected_from;
+        if own_ans.is_none()
+            && oth_ans.is_none()
+            && evidence
+            && reached(reg, t, pair.server(subject))
+            && failover_serves(ctx, pair, subject, time)
+            && !named_elsewhere(pair, reg, t, subject)
+        {
+            stats.deviations[idx(subject)] += 1;
+            let why = unanswered_why(reference, subject, &name);
+            push(
+                report,
+                pair,
+                no_answer(
+                    t,
+                    kind,
+                    &name(subject),
+                    bucket,
+                    &pair.hba.to_string(),
+                    expected_v(),
+                    observed(json!({"retried_in_frame": t.retried, "pair_normal": false})),
+                    &why,
+                ),
+                time,
+            );
+        }
+        return;
+    }
+    if let Some(a) = &oth_ans {
+        let (rule, severity, why) = if late {
+            (
+                DELAYED_SERVICE,
+                Severity::Info,
+                format!(
+                    "after the client waited past {} s",
+                    pair.threshold.unwrap_or(0)
+                ),
+            )
+        } else if own_ans.is_some() {
+            (
+                DOUBLE_ANSWER,
+                Severity::Warning,
+                format!("as well as its owner {}", name(owner)),
+            )
+        } else {
+            (
+                WRONG_SERVER,
+                Severity::Warning,
+                format!("instead of its owner {}", name(owner)),
+            )
+        };
+        if severity != Severity::Info {
+            stats.deviations[idx(other)] += 1;
+        }
+        push(
+            report,
+            pair,
+            finding(
+                rule,
+                severity,
+                a.frame,
+                &name(other),
+                expected_v(),
+                observed(json!({})),
+                format!(
+                    "{} answered {}, bucket {bucket} under {}) {why}",
+                    name(other),
+                    which(t, kind),
+                    pair.hba
+                ),
+            ),
+            a.time,
+        );
+    }
+    if own_ans.is_none()
+        && (evidence || oth_ans.is_some())
+        && reached(reg, t, pair.server(owner))
+        && !named_elsewhere(pair, reg, t, owner)
+    {
+        stats.deviations[idx(owner)] += 1;
+        push(
+            report,
+            pair,
+            no_answer(
+                t,
+                kind,
+                &name(owner),
+                bucket,
+                &pair.hba.to_string(),
+                expected_v(),
+                observed(json!({"retried_in_frame": t.retried})),
+                "while balancing",
+            ),
+            time,
+        );
+    }
+    if !late {
+        let b = &mut stats.buckets[usize::from(bucket)];
+        let outcome = match (own_ans.is_some(), oth_ans.is_some()) {
+            (true, true) => Some(&mut b.both),
+            (true, false) => Some(&mut b.owner),
+            (false, true) => Some(&mut b.other),
+            (false, false) if evidence => Some(&mut b.none),
+            _ => None,
+        };
+        if let Some(n) = outcome {
+            n.add(stid);
+            b.first_frame.get_or_insert(t.req.frame);
+        }
+        truncation(pair, stats, t, stid, &own_ans, &oth_ans, owner);
+    }
+}
+
+/// A balanced message naming the other server is discarded by `subject` (RFC 8415 section 16,
+/// RFC 2131 section 4.3.2) when the profile ignores the name for balancing.
+fn named_elsewhere(pair: &Pair, reg: &Registry, t: &Transmission, subject: Role) -> bool {
+    let named_other = t
+        .req
+        .server_id
+        .as_ref()
+        .and_then(|id| reg.lookup(id))
+        .is_some_and(|s| s != pair.server(subject));
+    let ignores_names = match t.req.family {
+        super::events::Family::V4 => pair.profile.v4.is_some_and(|v| !v.server_id_exempt),
+        super::events::Family::V6 => pair
+            .profile
+            .v6
+            .is_some_and(|v| v.server_id == ServerIdRule::Ignored),
+    };
+    named_other && ignores_names
+}
+
+/// The finding of a takeover episode that ended (the `i`th of the pair's episodes): the silent
+/// server, since when and what it left unanswered, the taker, the takeover's start and end.
+fn takeover_finding(
+    ctx: &Context<'_>,
+    pair: &Pair,
+    stats: &mut PairStats,
+    i: usize,
+    first: FirstTakeover,
+    report: &mut Report,
+) {
+    let Some(e) = stats.episodes.episodes.list.get(i) else {
+        return;
+    };
+    let reg = ctx.registry;
+    let taker_role = first.taker;
+    let taker = reg.name(pair.server(taker_role)).to_string();
+    let silent = reg.name(pair.server(taker_role.peer())).to_string();
+    // The silence as known now (its end may have come since the first answer).
+    let silence = ctx
+        .silences
+        .down_at(pair.server(taker_role.peer()), first.answer_time, ctx.now)
+        .filter(|s| s.from == first.silence.from)
+        .unwrap_or(first.silence);
+    let last = stats.episodes.episodes.list.len() == i + 1;
+    let until = if last {
+        format!(
+            "until the end ({}, frame {})",
+            clock(e.end.time),
+            e.end.frame
+        )
+    } else {
+        format!("until {} (frame {})", clock(e.end.time), e.end.frame)
+    };
+    let f = finding(
+        TAKEOVER,
+        Severity::Info,
+        first.answer_frame,
+        &silent,
+        json!({"answer_from": [silent]}),
+        json!({
+            "answer_from": [taker],
+            "request_frame": first.request_frame,
+            "silent_since": silence.from.as_f64(),
+            "silent_until": silence.to.map(|x| x.as_f64()),
+            "missed": silence.missed,
+            "takeover_start": e.start.time.as_f64(),
+            "takeover_end": e.end.time.as_f64(),
+            "takeover_end_frame": e.end.frame,
+            "episode": EpisodeKind::Takeover.name(),
+        }),
+        format!(
+            "{silent} answered nothing after {} UTC ({} messages it owned went unanswered by it); {taker} served its buckets from {} (the {} of frame {}) {until}",
+            silence.from.utc(),
+            silence.missed,
+            clock(first.answer_time),
+            first.message,
+            first.request_frame
+        ),
+    );
+    push(report, pair, f, first.answer_time);
+}
+
+/// The run ended: the open episode reaches the pair's last frame, and a takeover still under
+/// way is reported.
+pub fn end_episodes(ctx: &Context<'_>, pair: &Pair, stats: &mut PairStats, report: &mut Report) {
+    if report.timeline.recording() {
+        if let Some(e) = stats.episodes.episodes.current() {
+            report
+                .timeline
+                .episode(&Subject::Server(pair.name.clone()), e.clone());
+        }
+    }
+    if let Some(first) = stats.episodes.first_takeover.take() {
+        let i = stats.episodes.episodes.list.len().saturating_sub(1);
+        takeover_finding(ctx, pair, stats, i, first, report);
     }
 }
 
@@ -571,8 +796,8 @@ fn no_answer(
         expected,
         observed,
         format!(
-            "{owner} did not answer the {kind} of frame {} (xid {:#x}, bucket {bucket} under {hba}) {why}; {evidence}",
-            t.req.frame, t.req.xid
+            "{owner} did not answer {}, bucket {bucket} under {hba}) {why}; {evidence}",
+            which(t, kind)
         ),
     );
     // Unanswered while down and unanswered while balancing are not alike.

@@ -110,7 +110,7 @@ impl DhcpLbAnalyser {
                 .inferred
                 .pairs
                 .iter()
-                .map(|p| (p.clone(), PairStats::new()))
+                .map(|p| (p.clone(), PairStats::new(self.settings.max_pending)))
                 .collect(),
             connects: BTreeMap::new(),
             now: Timestamp::default(),
@@ -157,6 +157,7 @@ impl Run {
                     .map(|t| &t.req)
                 {
                     // Who should answer it: its silence counts toward being down.
+                    let mut owner = None;
                     for (pair, _) in &self.pairs {
                         if pair.family != req.family {
                             continue;
@@ -166,7 +167,9 @@ impl Run {
                             |id: &events::ServerIdent| reg.lookup(id).and_then(|s| pair.role_of(s));
                         let who = match classify(req, pair.profile, &named) {
                             Some(Class::Balanced { bucket, .. }) => {
-                                Some(pair.server(pair.hba.owner(bucket)))
+                                let s = pair.server(pair.hba.owner(bucket));
+                                owner = Some(s);
+                                Some(s)
                             }
                             Some(Class::Directed(r)) => Some(pair.server(r)),
                             _ => None,
@@ -175,12 +178,16 @@ impl Run {
                             self.silences.expected(s);
                         }
                     }
+                    if let (Some(seq), Some(o)) = (seq, owner) {
+                        self.tracker.set_owner(seq, o);
+                    }
                 }
             }
             DhcpEvent::Answer(a) => {
                 if let Some(s) = self.registry.identify(&a) {
-                    self.tracker.answer(&a, s);
+                    let seq = self.tracker.answer(&a, s);
                     self.silences.answer(s, a.time);
+                    self.takeover_evidence(seq, s);
                 }
             }
             DhcpEvent::Failover(f) => {
@@ -215,6 +222,30 @@ impl Run {
         self.judge_ready(settings, report, false);
     }
 
+    /// An answer of server `s` to transmission `seq`: when `s` does not own its bucket, the
+    /// pair's episodes learn that its owner's buckets were served by the other (a takeover
+    /// that may go on past the transmissions being judged).
+    fn takeover_evidence(&mut self, seq: Option<u64>, s: usize) {
+        let Some(t) = seq.and_then(|seq| self.tracker.transmission(seq)) else {
+            return;
+        };
+        let Some(owner) = t.owner.filter(|o| *o != s) else {
+            return;
+        };
+        if t.answered_by(s).is_none() {
+            return;
+        }
+        let (family, time) = (t.req.family, t.req.time);
+        for (pair, stats) in &mut self.pairs {
+            if pair.family != family || pair.role_of(s).is_none() {
+                continue;
+            }
+            if let Some(role) = pair.role_of(owner) {
+                stats.episodes.answered_by_other(role, time);
+            }
+        }
+    }
+
     /// What the judges read, beside the parts they update (the pairs' statistics, the tracker's
     /// transactions): borrowed apart.
     fn judging<'r>(
@@ -244,6 +275,7 @@ impl Run {
         self.judge_ready(settings, report, true);
         let (ctx, pairs, _) = self.judging(settings);
         for (pair, stats) in pairs.iter_mut() {
+            judge::end_episodes(&ctx, pair, stats, report);
             judge::aggregate(&ctx, pair, stats, report);
             let subject = Subject::Server(pair.name.clone());
             for r in [super::hba::Role::Primary, super::hba::Role::Secondary] {
@@ -251,11 +283,13 @@ impl Run {
                     super::hba::Role::Primary => pair.hba.primary_buckets(),
                     super::hba::Role::Secondary => 256 - pair.hba.primary_buckets(),
                 };
+                // The share `check` expects of it over the run (each answer against its
+                // episode's reference), not its buckets' share of the hash space.
                 report.timeline.describe(
                     &subject,
                     ctx.registry.name(pair.server(r)),
                     format!("{r}, {buckets} buckets of {}", pair.hba),
-                    Some(f64::from(buckets) / 256.0),
+                    stats.shares.expected_share(r),
                 );
             }
         }

@@ -2,8 +2,12 @@
 //! observed share of the balanced answers against the share their buckets predict for the
 //! clients actually seen, deviations), the bucket map and where it came from, the profile.
 //!
+//! The pair's episodes follow, each with its start and end, frames and shares.
+//!
 //! JSON: `"servers": [{"server", "family", "role", "identifiers", "answers", "balanced_answers",
-//! "buckets", "share", "expected_share", "bucket_share", "deviations"}]`, `"hba": {FAMILY: {"spec",
+//! "buckets", "share", "expected_share", "bucket_share", "deviations", "by_episode": [{"kind",
+//! "answers", "share", "expected_share"}]}]`, `"episodes": [{"pair", "kind", "server",
+//! "start_frame", "end_frame", "start_time", "end_time", "what"}]`, `"hba": {FAMILY: {"spec",
 //! "source", "primary", "secondary", "explains", "of", "candidates": [...]}}` and
 //! `"dhcp_lb": {"pairs": [...], "no_pair": [...], "counters": {...}}`.
 
@@ -11,10 +15,47 @@ use serde_json::{json, Map, Value};
 
 use super::events::Family;
 use super::hba::Role;
+use super::judge::PairStats;
 use super::replay::DhcpLbAnalyser;
+use super::share::{idx, Shares};
+use crate::analyse::episodes::{self, EpisodeKind};
 
-fn share(n: u64, total: u64) -> Option<f64> {
-    (total > 0).then(|| n as f64 / total as f64)
+/// Each kind of episode the pair went through, with server `r`'s counts in it.
+fn by_episode(st: &PairStats, r: Role) -> Value {
+    EpisodeKind::ALL
+        .iter()
+        .filter(|k| st.episodes.episodes.list.iter().any(|e| e.kind == **k))
+        .map(|k| {
+            let s = &st.episodes.by_kind[k.index()];
+            json!({
+                "kind": k.name(),
+                "answers": s.answers[idx(r)],
+                "share": round3(s.share(r)),
+                "expected_share": round3(s.expected_share(r)),
+            })
+        })
+        .collect()
+}
+
+/// `612 answers: primary 41.7% (exp 41.8%), secondary 58.3% (exp 58.2%)`.
+fn shares_text(s: &Shares) -> String {
+    let pct = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
+    let n = crate::output::stats::count(s.answered, "answer");
+    if s.answered == 0 {
+        return n;
+    }
+    let each: Vec<String> = [Role::Primary, Role::Secondary]
+        .iter()
+        .map(|&r| {
+            format!(
+                "{} {} (exp {})",
+                r.name(),
+                pct(s.share(r)),
+                pct(s.expected_share(r))
+            )
+        })
+        .collect();
+    format!("{n}: {}", each.join(", "))
 }
 
 fn round3(x: Option<f64>) -> Value {
@@ -69,29 +110,36 @@ pub fn json(a: &DhcpLbAnalyser, out: &mut Map<String, Value>) {
             );
             if let Some((p, st)) = in_pair {
                 let r = p.role_of(i).unwrap_or(Role::Primary);
-                let k = usize::from(r == Role::Secondary);
+                let k = idx(r);
                 let buckets = match r {
                     Role::Primary => p.hba.primary_buckets(),
                     Role::Secondary => 256 - p.hba.primary_buckets(),
                 };
-                let total: u64 = st.answers.iter().sum();
-                m.insert("balanced_answers".into(), st.answers[k].into());
+                m.insert("balanced_answers".into(), st.shares.answers[k].into());
                 m.insert("buckets".into(), buckets.into());
-                m.insert("share".into(), round3(share(st.answers[k], total)));
-                m.insert(
-                    "expected_share".into(),
-                    round3(share(st.expected[k], st.balanced)),
-                );
+                m.insert("share".into(), round3(st.shares.share(r)));
+                m.insert("expected_share".into(), round3(st.shares.expected_share(r)));
                 m.insert(
                     "bucket_share".into(),
                     round3(Some(f64::from(buckets) / 256.0)),
                 );
                 m.insert("deviations".into(), st.deviations[k].into());
+                m.insert("by_episode".into(), by_episode(st, r));
             }
             servers.push(Value::Object(m));
         }
     }
     out.insert("servers".into(), servers.into());
+    episodes::extend_json(
+        out,
+        pairs.iter().flat_map(|(p, st)| {
+            st.episodes
+                .episodes
+                .list
+                .iter()
+                .map(|e| e.to_json("pair", &p.name))
+        }),
+    );
     let mut hba = Map::new();
     let mut pair_list = Vec::new();
     for (p, st) in &pairs {
@@ -142,7 +190,8 @@ pub fn json(a: &DhcpLbAnalyser, out: &mut Map<String, Value>) {
             "threshold_seconds": p.threshold,
             "threshold_source": p.threshold_source.name(),
             "threshold_range": rep.and_then(|r| r.threshold_range),
-            "balanced_answered": st.balanced,
+            "balanced_answered": st.shares.answered,
+            "episodes_not_listed": st.episodes.episodes.dropped,
         }));
     }
     out.insert("hba".into(), Value::Object(hba));
@@ -261,9 +310,8 @@ pub fn text(a: &DhcpLbAnalyser, out: &mut String) {
             "  {:<w$} {:<9} {:>8} {:>7} {:>7} {:>9} {:>10}\n",
             "server", "role", "answers", "buckets", "share", "expected", "deviations"
         ));
-        let total: u64 = st.answers.iter().sum();
         for r in [Role::Primary, Role::Secondary] {
-            let k = usize::from(r == Role::Secondary);
+            let k = idx(r);
             let buckets = match r {
                 Role::Primary => p.hba.primary_buckets(),
                 Role::Secondary => 256 - p.hba.primary_buckets(),
@@ -273,12 +321,27 @@ pub fn text(a: &DhcpLbAnalyser, out: &mut String) {
                 "  {:<w$} {:<9} {:>8} {:>7} {:>7} {:>9} {:>10}\n",
                 reg.name(p.server(r)),
                 r.name(),
-                st.answers[k],
+                st.shares.answers[k],
                 buckets,
-                pct(share(st.answers[k], total)),
-                pct(share(st.expected[k], st.balanced)),
+                pct(st.shares.share(r)),
+                pct(st.shares.expected_share(r)),
                 st.deviations[k]
             ));
+        }
+        let eps = &st.episodes;
+        if !eps.episodes.list.is_empty() {
+            out.push_str(
+                "  episodes (UTC; each server's share of the balanced answers, and the share its episode's reference expects):\n",
+            );
+            for (e, s) in eps.episodes.list.iter().zip(&eps.shares) {
+                out.push_str(&format!("    {}; {}\n", e.text_line(), shares_text(s)));
+            }
+            if eps.episodes.dropped > 0 {
+                out.push_str(&format!(
+                    "    ... {} more not listed (the last one listed runs to the end)\n",
+                    eps.episodes.dropped
+                ));
+            }
         }
     }
 }

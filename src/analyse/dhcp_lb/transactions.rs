@@ -87,6 +87,9 @@ pub struct Transmission {
     pub retried: Option<u64>,
     /// The capture went on for at least the answer window after it.
     pub window_passed: bool,
+    /// The server (registry index) that owns its bucket, for a balanced message: set by the
+    /// replay, so that an answer from the other server can be told at once (a takeover).
+    pub owner: Option<usize>,
 }
 
 impl Transmission {
@@ -173,6 +176,13 @@ impl Tracker {
         }
     }
 
+    /// Notes the server that owns the bucket of transmission `seq` (see [`Transmission::owner`]).
+    pub fn set_owner(&mut self, seq: u64, owner: usize) {
+        if let Some(t) = pending_mut(&mut self.pending, seq) {
+            t.owner = Some(owner);
+        }
+    }
+
     /// The transmission `seq`, while it waits for its verdict.
     pub fn transmission(&self, seq: u64) -> Option<&Transmission> {
         let front = self.pending.front()?.seq;
@@ -243,6 +253,7 @@ impl Tracker {
             answers: Answers::new(),
             retried: None,
             window_passed: false,
+            owner: None,
         });
         Some(seq)
     }

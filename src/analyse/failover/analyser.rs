@@ -326,6 +326,19 @@ impl Analyser for FailoverAnalyser {
                 .secondary()
                 .map_or("unknown".into(), |a| a.to_string()),
         ));
+        let cfg = self.replay.config();
+        if cfg.params_source != "default" {
+            let p = cfg.params;
+            out.push_str(&format!(
+                "  balance options ({}): max-lease-misbalance {} %, max-lease-ownership {} %, min-balance {} s, max-balance {} s{}\n",
+                cfg.params_source,
+                p.max_lease_misbalance,
+                p.max_lease_ownership,
+                p.min_balance,
+                p.max_balance,
+                cfg.hba.map_or(String::new(), |h| format!("; hash buckets {h}")),
+            ));
+        }
         self.seeds_text(out);
         for p in self.replay.state().pools() {
             let c = p.counts();
@@ -380,6 +393,7 @@ impl Analyser for FailoverAnalyser {
             "failover".into(),
             serde_json::json!({
                 "profile": self.replay.config().profile.name,
+                "params": params_json(self.replay.config()),
                 "primary": self.events.roles().primary().map(|a| a.to_string()),
                 "secondary": self.events.roles().secondary().map(|a| a.to_string()),
                 "pools": pools,
@@ -387,6 +401,19 @@ impl Analyser for FailoverAnalyser {
             }),
         );
     }
+}
+
+/// The balance options the replay ran with, and where they came from.
+fn params_json(cfg: &super::Config) -> serde_json::Value {
+    let p = cfg.params;
+    serde_json::json!({
+        "max_lease_misbalance": p.max_lease_misbalance,
+        "max_lease_ownership": p.max_lease_ownership,
+        "min_balance": p.min_balance,
+        "max_balance": p.max_balance,
+        "hba": cfg.hba.map(|h| h.to_string()),
+        "source": cfg.params_source,
+    })
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ pub mod analyser;
 pub mod balancer;
 pub mod derive;
 pub mod event;
+pub mod from_config;
 pub mod from_file;
 pub mod pools;
 pub mod profile;

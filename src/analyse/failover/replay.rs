@@ -34,6 +34,8 @@ const DEFAULT_RECEIVE_TIMER: u32 = 60;
 pub struct Config {
     pub profile: &'static Profile,
     pub params: Params,
+    /// Where `params` came from (`default`, `config`, `command-line`), for the reports.
+    pub params_source: &'static str,
     pub pools: PoolMap,
     /// The pair's hash bucket assignment; `None`: learnt from the primary's CONNECT.
     pub hba: Option<Hba>,
@@ -50,6 +52,7 @@ impl Default for Config {
         Config {
             profile: &ISC_CODE,
             params: Params::default(),
+            params_source: "default",
             pools: PoolMap::default(),
             hba: None,
             max_leases: 1 << 20,

@@ -48,18 +48,19 @@ fn analysis() -> AnalysisArgs {
     AnalysisArgs {
         profiles: Vec::new(),
         max_findings: 1000,
+        configs: Vec::new(),
+        loaded: Default::default(),
         dhcp_lb: DhcpLbArgs {
-            config: None,
             hba: None,
             lb_threshold: None,
             max_dhcp_transactions: None,
             max_dhcp_pending: None,
         },
         failover: FailoverArgs {
-            max_lease_misbalance: 15,
-            max_lease_ownership: 10,
-            min_balance: 5,
-            max_balance: 30,
+            max_lease_misbalance: Some(15),
+            max_lease_ownership: Some(10),
+            min_balance: Some(5),
+            max_balance: Some(30),
             pools: vec![
                 "a=192.0.2.100-192.0.2.129".parse().expect("pool"),
                 "b=192.0.2.130-192.0.2.159".parse().expect("pool"),

@@ -103,7 +103,38 @@ fn enter_on_a_finding_opens_its_frame_and_esc_closes_first() {
     assert_eq!(app.overlay, Overlay::None);
     assert!(!app.should_quit());
     app.handle(Action::Back);
-    assert!(app.should_quit(), "Esc with nothing open quits");
+    assert!(!app.should_quit(), "Esc with nothing open does nothing");
+    app.handle(Action::Quit);
+    assert!(app.should_quit(), "q quits");
+}
+
+/// Esc never quits: right after a filter was kept with Enter it clears that filter, and with
+/// nothing left to clear it does nothing (issue 40).
+#[test]
+fn esc_clears_a_kept_filter_and_never_quits() {
+    let mut app = app();
+    app.handle(Action::StartFilter);
+    for c in "192".chars() {
+        app.handle(Action::FilterChar(c));
+    }
+    app.handle(Action::FilterDone);
+    assert_eq!(app.visible_subjects().count(), 1);
+    app.handle(Action::Back);
+    assert!(!app.should_quit());
+    assert_eq!(app.pool_filter, "");
+    assert_eq!(app.visible_subjects().count(), 2);
+    // The findings' filter, when they have the focus.
+    app.focus = Pane::Findings;
+    app.handle(Action::StartFilter);
+    app.handle(Action::FilterChar('x'));
+    app.handle(Action::FilterDone);
+    assert_eq!(app.finding_filter, "x");
+    app.handle(Action::Back);
+    assert_eq!(app.finding_filter, "");
+    for _ in 0..3 {
+        app.handle(Action::Back);
+    }
+    assert!(!app.should_quit(), "Esc with nothing to close or clear");
 }
 
 #[test]

@@ -820,7 +820,7 @@ const HELP_80X24: &str = r#"
 ║ ║ a               findings of all pools, or of the selected one            ║ │
 ║ ║ e               runs of alike findings folded (+N), or each on its row   ║ │
 ║ ║ ?               this help (↑ ↓ scroll it when it is cut)                 ║B│
-║ ║ Esc             close the detail or help; cancel a filter; quit          ║s│
+║ ║ Esc             close the detail or help; cancel a filter, even one kept ║s│
 ╚═║ q  Ctrl-C       quit                                                     ║─┘
 ┌ ║                                                                          ║─┐
 │ ║ Chart: A-Z each member's share (of first places in a pool, of the        ║…│
@@ -850,7 +850,7 @@ const HELP_120X30: &str = r#"
 ║                     ║ a               findings of all pools, or of the selected one            ║                     │
 ║                     ║ e               runs of alike findings folded (+N), or each on its row   ║                     │
 ║                     ║ ?               this help (↑ ↓ scroll it when it is cut)                 ║                     │
-║                     ║ Esc             close the detail or help; cancel a filter; quit          ║                     │
+║                     ║ Esc             close the detail or help; cancel a filter, even one kept ║                     │
 ║                     ║ q  Ctrl-C       quit                                                     ║                     │
 ║                     ║                                                                          ║                     │
 ║                     ║ Chart: A-Z each member's share (of first places in a pool, of the        ║                     │

@@ -17,6 +17,7 @@ use ratatui::Frame;
 use super::bars::{progress_bar, progress_text};
 use super::text::{compact, fit, named_title, percent, since_start};
 use super::{inner, pane};
+use crate::analyse::episodes::EpisodeKind;
 use crate::analyse::finding::Subject;
 use crate::tui::app::{App, Pane};
 use crate::tui::chart::{self, expected_symbol, row_of, Plot, PlotKind};
@@ -59,11 +60,24 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
         _ => " Chart ".to_string(),
     };
     f.render_widget(pane(app, Pane::Chart, title), area);
+    // The episodes under the plot, when the subject went through more than normal ones.
+    let strip = match (entry, &plot, app.origin) {
+        (Some(e), Some(p), Some(origin))
+            if e.series
+                .episodes
+                .iter()
+                .any(|x| x.kind != EpisodeKind::Normal) =>
+        {
+            Some(chart::episode_strip(&e.series, origin, p))
+        }
+        _ => None,
+    };
     match (entry, plot) {
         (_, Some(p)) => f.render_widget(
             PlotWidget {
                 plot: &p,
                 palette: app.palette,
+                strip,
             },
             body,
         ),
@@ -119,6 +133,24 @@ fn loading(f: &mut Frame<'_>, area: Rect, app: &App) {
 struct PlotWidget<'a> {
     plot: &'a Plot,
     palette: Palette,
+    /// Per column, the episode drawn on the row above the time axis.
+    strip: Option<Vec<Option<EpisodeKind>>>,
+}
+
+/// What a band of the episode strip `width` cells wide says: the kind's name, shorter names as
+/// room runs out, its initial at one cell.
+fn band_label(kind: EpisodeKind, width: usize) -> &'static str {
+    let names: &[&'static str] = match kind {
+        EpisodeKind::Normal => &[""],
+        EpisodeKind::PeerSilent => &["peer-silent", "silent", "S"],
+        EpisodeKind::Takeover => &["takeover", "take", "T"],
+        EpisodeKind::Recovery => &["recovery", "resync", "R"],
+    };
+    names
+        .iter()
+        .copied()
+        .find(|n| n.chars().count() <= width)
+        .unwrap_or("")
 }
 
 impl PlotWidget<'_> {
@@ -160,14 +192,18 @@ impl Widget for PlotWidget<'_> {
         if area.height < 3 || area.width <= LABEL + 2 {
             return;
         }
-        let rows = area.height - 1;
+        // The episode strip takes a row when the plot can spare it.
+        let strip = self.strip.as_ref().filter(|_| area.height >= 6);
+        let rows = area.height - 1 - u16::from(strip.is_some());
         let x0 = area.x + LABEL + 1;
         let width = plot_width(area);
         let cols = u16::try_from(p.columns).unwrap_or(u16::MAX).clamp(1, width);
         // Column `c`'s left edge: the columns share the whole width, one a cell wider than
         // another where it does not divide evenly.
         let col_x = |c: u16| x0 + column_x(u64::from(c), u64::from(cols), u64::from(width)) as u16;
-        let axis_y = area.y + rows;
+        // The strip's row, just above the time axis when there is a strip.
+        let strip_y = area.y + rows;
+        let axis_y = strip_y + u16::from(strip.is_some());
         // The y axis, labelled at the top, the bottom and the middle when a row sits exactly there.
         let mid = ((rows - 1) % 2 == 0).then_some((rows - 1) / 2);
         for r in 0..rows {
@@ -187,6 +223,32 @@ impl Widget for PlotWidget<'_> {
             }
             let tick = if label.is_some() { '┤' } else { '│' };
             put(buf, x0 - 1, y, tick, self.palette.dim());
+        }
+        if let Some(strip) = strip {
+            put(buf, x0 - 1, strip_y, '│', self.palette.dim());
+            buf.set_string(area.x, strip_y, "  ep.", self.palette.dim());
+            // Bands: runs of columns under one episode, each filled and named where it is not
+            // normal.
+            let mut c = 0usize;
+            while c < cols as usize {
+                let kind = strip.get(c).copied().flatten();
+                let run = strip[c..cols as usize]
+                    .iter()
+                    .take_while(|k| **k == kind)
+                    .count()
+                    .max(1);
+                let (a, b) = (col_x(c as u16), col_x((c + run) as u16));
+                if let Some(k) = kind.filter(|k| *k != EpisodeKind::Normal) {
+                    let w = usize::from(b.saturating_sub(a));
+                    for x in a..b {
+                        put(buf, x, strip_y, '━', self.palette.episode());
+                    }
+                    let label = band_label(k, w);
+                    let pad = (w - label.chars().count()) / 2;
+                    buf.set_string(a + pad as u16, strip_y, label, self.palette.episode());
+                }
+                c += run;
+            }
         }
         // The time axis.
         put(buf, x0 - 1, axis_y, '└', self.palette.dim());
@@ -438,6 +500,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn episode_bands_say_as_much_of_their_name_as_fits() {
+        assert_eq!(band_label(EpisodeKind::Takeover, 20), "takeover");
+        assert_eq!(band_label(EpisodeKind::Takeover, 7), "take");
+        assert_eq!(band_label(EpisodeKind::Recovery, 6), "resync");
+        assert_eq!(band_label(EpisodeKind::PeerSilent, 10), "silent");
+        assert_eq!(band_label(EpisodeKind::PeerSilent, 1), "S");
+        assert_eq!(band_label(EpisodeKind::Normal, 30), "");
+        assert_eq!(band_label(EpisodeKind::Recovery, 0), "");
     }
 
     #[test]

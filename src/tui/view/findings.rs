@@ -1,5 +1,6 @@
-//! The findings of the selected subject (or of all, with `a`): frame number, severity, rule and
-//! message, the selected one marked `>`; Enter opens its frame. A run of alike findings (as
+//! The findings of the selected subject (or of all, with `a`): frame number, severity, the
+//! episode when it is not a normal one (`[takeover]`), rule and message, the selected one marked
+//! `>`; Enter opens its frame. A run of alike findings (as
 //! `check` folds them) is one row, its first finding with `+N` for the others and the frame of
 //! the last; `e` lists each.
 
@@ -10,7 +11,7 @@ use ratatui::Frame;
 
 use super::text::{fit, named_title};
 use super::{inner, pane};
-use crate::analyse::finding::Severity;
+use crate::analyse::finding::{Finding, Severity};
 use crate::tui::app::{subject_label, App, Pane};
 
 fn severity_tag(s: Severity, wide: bool) -> &'static str {
@@ -20,6 +21,14 @@ fn severity_tag(s: Severity, wide: bool) -> &'static str {
         (Severity::Info, false) => "I",
         (s, true) => s.name(),
     }
+}
+
+/// The episode a finding names in its evidence (`"episode"`, DHCP pairs' findings).
+fn episode_of(f: &Finding) -> Option<&str> {
+    f.observed
+        .get("episode")
+        .or_else(|| f.expected.get("episode"))
+        .and_then(|v| v.as_str())
 }
 
 pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
@@ -66,7 +75,13 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
     {
         let is_sel = i == app.finding_sel;
         let marker = if is_sel { ">" } else { " " };
-        let mut rest = format!(" {}", finding.rule);
+        let mut rest = String::new();
+        // The episode it happened in, when it is not a normal one (a DHCP pair's outage): at
+        // the row's start, where a narrow pane does not cut it.
+        if let Some(e) = episode_of(finding).filter(|e| *e != "normal") {
+            rest.push_str(&format!(" [{e}]"));
+        }
+        rest.push_str(&format!(" {}", finding.rule));
         if app.all_findings {
             rest.push_str(&format!(" {}", subject_label(&finding.subject)));
         }
