@@ -90,8 +90,10 @@ impl FailoverPlant {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailoverFault {
-    /// A run whose moves are all affinity moves (pass 1) first gives away a lease whose last
-    /// client hashes to the sender, in place of its last affinity move.
+    /// A run with affinity moves (pass 1) first gives away a lease whose last client hashes to
+    /// the sender, while the peer's leases are still there, in place of the run's last move.
+    /// While such a plant is due, the primary keeps a freed lease of the secondary's clients
+    /// rather than handing it over on entry, so that its next run has an affinity move.
     AffinityViolation,
     /// A run gives one lease more than the reference: the next lease whose client hashes to the
     /// peer, else the oldest one left.
@@ -174,6 +176,8 @@ pub struct FailoverScenario {
     /// Each server's last balance run: seconds (dhcpd's `last_balance`) and nanoseconds.
     last_balance: [Option<i64>; 2],
     last_run_ns: [u64; 2],
+    /// Whether each server's last run moved any lease.
+    last_run_moved: [bool; 2],
     /// The plants, and whether each has been applied.
     plants: Vec<(FailoverPlant, bool)>,
     runs: u64,
@@ -229,6 +233,7 @@ impl FailoverScenario {
             balance_due: [u64::MAX, u64::MAX],
             last_balance: [None, None],
             last_run_ns: [0, 0],
+            last_run_moved: [false, false],
             plants: cfg.plants.iter().map(|p| (*p, false)).collect(),
             runs: 0,
             events: 0,
@@ -419,9 +424,17 @@ impl FailoverScenario {
             now_ns,
         );
         // A run right after the peer's is judged against two states (the peer's moves seen or
-        // not yet): keep clear.
+        // not yet): keep clear, unless the peer's moved nothing (both states are one). The two
+        // servers' runs often fall in the same second: both keep min-balance from the start.
+        // Nor right after its own run that moved leases (a POOLREQ's, then the timer's in the
+        // same second): the replay reads giveaways stamped with the same time as one run.
+        let peer = role_index(r.peer());
+        let own = role_index(r);
         if due.is_empty()
-            || now_ns.saturating_sub(self.last_run_ns[role_index(r.peer())]) < RUN_CLEAR_NS
+            || (self.last_run_moved[peer]
+                && now_ns.saturating_sub(self.last_run_ns[peer]) < RUN_CLEAR_NS)
+            || (self.last_run_moved[own]
+                && now_ns.saturating_sub(self.last_run_ns[own]) < u64::from(CLEAR_SECS + 1) * NS)
         {
             return None;
         }
@@ -445,9 +458,16 @@ impl FailoverScenario {
         let queue = pool.queue(r);
         match fault {
             FailoverFault::AffinityViolation => {
-                // A run of affinity moves only: the planted lease takes the place of the last
-                // one, which stays behind as the peer's lease the reference would have given.
-                if moves.is_empty() || plan.moves.iter().any(|m| m.pass != Pass::One) {
+                // A run with affinity moves: the planted lease goes first, while the peer's
+                // leases the reference gives in pass 1 are still there, and the run's last move
+                // stays behind, so that the run keeps its count. Whatever it gives after the
+                // planted lease is no further finding: pass 1's peer leases, then (when the
+                // reference went on to pass 2, having walked the whole queue) the oldest of its
+                // own, with no peer lease left. Every lease it gives settled: one freed within
+                // 2 s reads as affinity on entry.
+                if !plan.moves.iter().any(|m| m.pass == Pass::One)
+                    || !moves.iter().all(|&i| settled(i))
+                {
                     return None;
                 }
                 let own = queue
@@ -480,6 +500,59 @@ impl FailoverScenario {
             }
             FailoverFault::UnexpectedPoolReq => None,
         }
+    }
+
+    /// Whether the primary keeps the lease just freed, whose client hashes to the secondary,
+    /// instead of handing it over on entry: so that a planted affinity fault has a lease the
+    /// reference gives in pass 1 (dhcpd's pairs hand such leases over at once, and a run then
+    /// rarely has one to give). Only while an affinity plant is due, the primary's queue holds
+    /// no such lease yet, and no run of either server can come before the lease is settled (a
+    /// giveaway within 2 s of the release reads as affinity on entry, not as the run's). Keeping
+    /// it is no deviation the analysers judge: the lease's next run gives it in pass 1.
+    fn hold_for_affinity(&self, now_ns: u64) -> bool {
+        let Some(pool) = self.pool.as_ref() else {
+            return false;
+        };
+        if self
+            .due_plants(&[FailoverFault::AffinityViolation], now_ns)
+            .is_empty()
+        {
+            return false;
+        }
+        let waiting = pool
+            .queue(Role::Primary)
+            .into_iter()
+            .filter(|&i| pool.hashes_to(i) == Some(Role::Secondary))
+            .count();
+        // The lease just freed is in the queue already.
+        if waiting > 1 {
+            return false;
+        }
+        let clear = now_ns.saturating_add(u64::from(CLEAR_SECS + 1) * NS);
+        [Role::Primary, Role::Secondary].into_iter().all(|r| {
+            self.balance_due[role_index(r)] >= clear && self.earliest_run(r, now_ns) >= clear
+        })
+    }
+
+    /// The earliest time the reference schedule allows `r`'s next run from now (without the
+    /// random delay [`Self::schedule`] adds).
+    fn earliest_run(&self, r: Role, now_ns: u64) -> u64 {
+        let Some(pool) = self.pool.as_ref() else {
+            return u64::MAX;
+        };
+        let w = schedule::next_check(
+            PROFILE,
+            &self.cfg.params,
+            r,
+            i64::from(secs(now_ns)),
+            pool.oldest_ends(BindingStatus::Free),
+            pool.oldest_ends(BindingStatus::Backup),
+            self.last_balance[role_index(r)],
+        );
+        u64::try_from(w.earliest)
+            .unwrap_or(0)
+            .saturating_mul(NS)
+            .max(now_ns + 1_000_000)
     }
 
     /// A balance run of `r` started by `trigger`: the leases the reference gives (spoiled when a
@@ -538,6 +611,7 @@ impl FailoverScenario {
         }
         self.last_balance[role_index(r)] = Some(i64::from(now));
         self.last_run_ns[role_index(r)] = out.time();
+        self.last_run_moved[role_index(r)] = !moves.is_empty();
         // A timer run set the next one afresh; any other only brings a scheduled one forward.
         let keep = trigger != Trigger::Timer;
         self.schedule(r, out.time(), keep);
@@ -709,8 +783,8 @@ impl FailoverScenario {
             None => false,
         };
         // Affinity on entry: the primary gives the secondary a freed lease whose client hashes
-        // to it.
-        if to_secondary {
+        // to it, unless it keeps one for a planted affinity fault.
+        if to_secondary && !self.hold_for_affinity(out.time()) {
             if let Some(p) = self.pool.as_mut() {
                 p.set(i, BindingStatus::Backup, None, now);
             }
