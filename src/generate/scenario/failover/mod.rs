@@ -178,6 +178,9 @@ pub struct FailoverScenario {
     last_run_ns: [u64; 2],
     /// Whether each server's last run moved any lease.
     last_run_moved: [bool; 2],
+    /// The lease the primary keeps for a planted affinity fault ([`Self::hold_for_affinity`]):
+    /// no new client gets it while it waits in FREE for the primary's next run.
+    kept: Option<usize>,
     /// The plants, and whether each has been applied.
     plants: Vec<(FailoverPlant, bool)>,
     runs: u64,
@@ -234,6 +237,7 @@ impl FailoverScenario {
             last_balance: [None, None],
             last_run_ns: [0, 0],
             last_run_moved: [false, false],
+            kept: None,
             plants: cfg.plants.iter().map(|p| (*p, false)).collect(),
             runs: 0,
             events: 0,
@@ -463,8 +467,9 @@ impl FailoverScenario {
                 // stays behind, so that the run keeps its count. Whatever it gives after the
                 // planted lease is no further finding: pass 1's peer leases, then (when the
                 // reference went on to pass 2, having walked the whole queue) the oldest of its
-                // own, with no peer lease left. Every lease it gives settled: one freed within
-                // 2 s reads as affinity on entry.
+                // own, with no peer lease left. The reference's moves settled: a lease of the
+                // peer's clients freed within 2 s reads as affinity on entry (the planted one,
+                // of the sender's clients, never does).
                 if !plan.moves.iter().any(|m| m.pass == Pass::One)
                     || !moves.iter().all(|&i| settled(i))
                 {
@@ -473,7 +478,7 @@ impl FailoverScenario {
                 let own = queue
                     .iter()
                     .copied()
-                    .find(|&i| pool.hashes_to(i) == Some(r) && !moves.contains(&i) && settled(i))?;
+                    .find(|&i| pool.hashes_to(i) == Some(r) && !moves.contains(&i))?;
                 let mut spoiled = vec![own];
                 spoiled.extend_from_slice(&moves[..moves.len() - 1]);
                 Some((spoiled, own))
@@ -507,8 +512,10 @@ impl FailoverScenario {
     /// reference gives in pass 1 (dhcpd's pairs hand such leases over at once, and a run then
     /// rarely has one to give). Only while an affinity plant is due, the primary's queue holds
     /// no such lease yet, and no run of either server can come before the lease is settled (a
-    /// giveaway within 2 s of the release reads as affinity on entry, not as the run's). Keeping
-    /// it is no deviation the analysers judge: the lease's next run gives it in pass 1.
+    /// giveaway within 2 s of the release reads as affinity on entry, not as the run's). No new
+    /// client gets it meanwhile: in a busy pool the queue turns over within a second. Neither
+    /// is a deviation the analysers judge (which lease a server hands a new client, whether it
+    /// hands a freed lease over on entry); the primary's next run gives it in pass 1.
     fn hold_for_affinity(&self, now_ns: u64) -> bool {
         let Some(pool) = self.pool.as_ref() else {
             return false;
@@ -519,13 +526,13 @@ impl FailoverScenario {
         {
             return false;
         }
-        let waiting = pool
-            .queue(Role::Primary)
-            .into_iter()
-            .filter(|&i| pool.hashes_to(i) == Some(Role::Secondary))
-            .count();
-        // The lease just freed is in the queue already.
-        if waiting > 1 {
+        // One kept at a time, until a run gives it (the secondary's runs also put leases of its
+        // clients in the primary's queue, but new clients take those from its head at once).
+        if self.kept.is_some_and(|k| {
+            pool.leases
+                .get(k)
+                .is_some_and(|l| l.status == BindingStatus::Free)
+        }) {
             return false;
         }
         let clear = now_ns.saturating_add(u64::from(CLEAR_SECS + 1) * NS);
@@ -727,10 +734,15 @@ impl FailoverScenario {
             let (id, mac) = self.clients[self.dice.below(self.clients.len())].clone();
             let key = id.clone().unwrap_or_else(|| mac.to_vec());
             let owner = self.cfg.hba.owner_of_key(&key).1;
+            let kept = self.kept.filter(|&k| {
+                pool.leases
+                    .get(k)
+                    .is_some_and(|l| l.status == BindingStatus::Free)
+            });
             let Some((server, i)) = pool
-                .take(owner)
+                .take(owner, kept)
                 .map(|i| (owner, i))
-                .or_else(|| pool.take(owner.peer()).map(|i| (owner.peer(), i)))
+                .or_else(|| pool.take(owner.peer(), kept).map(|i| (owner.peer(), i)))
             else {
                 return;
             };
@@ -784,7 +796,11 @@ impl FailoverScenario {
         };
         // Affinity on entry: the primary gives the secondary a freed lease whose client hashes
         // to it, unless it keeps one for a planted affinity fault.
-        if to_secondary && !self.hold_for_affinity(out.time()) {
+        let keep = to_secondary && self.hold_for_affinity(out.time());
+        if keep {
+            self.kept = Some(i);
+        }
+        if to_secondary && !keep {
             if let Some(p) = self.pool.as_mut() {
                 p.set(i, BindingStatus::Backup, None, now);
             }

@@ -188,9 +188,9 @@ impl LeasePool {
         Some(self.hba.owner_of_key(&key).1)
     }
 
-    /// An available lease of `r` for a new client: the head of its queue.
-    pub fn take(&self, r: Role) -> Option<usize> {
-        self.queue(r).first().copied()
+    /// An available lease of `r` for a new client: the head of its queue, passing over `kept`.
+    pub fn take(&self, r: Role, kept: Option<usize>) -> Option<usize> {
+        self.queue(r).into_iter().find(|&i| Some(i) != kept)
     }
 }
 
@@ -278,7 +278,7 @@ mod tests {
         pool.set(2, BindingStatus::Free, Some(1005), 1005);
         assert_eq!(pool.queue(Role::Primary), vec![3, 4, 2, 1, 0]);
         assert_eq!(pool.oldest_ends(BindingStatus::Free), Some(0));
-        assert_eq!(pool.take(Role::Primary), Some(3));
+        assert_eq!(pool.take(Role::Primary, None), Some(3));
     }
 
     #[test]
