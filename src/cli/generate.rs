@@ -19,7 +19,8 @@ use crate::proto::rserpool::Encoding;
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Example:\n  poolshark generate --out big.pcap --frames 1000000 --seed 7\n\n\
+    after_help = "Examples:\n  poolshark generate --out big.pcap --frames 1000000 --seed 7\n  \
+poolshark generate --out f.pcap --frames 5000000 --faults 3   # and f.pcap.faults.json\n\n\
 The same seed and options give the same file, byte for byte."
 )]
 pub struct GenerateArgs {
@@ -92,6 +93,13 @@ pub struct GenerateArgs {
     /// DHCP: relay agents.
     #[arg(long, default_value_t = 2)]
     pub relays: usize,
+
+    /// Plant K faults of each kind the analysers detect (RSerPool: duplicate PE, unknown PE, LU
+    /// order, round-robin head stuck; DHCP: wrong server, double answer, no answer; failover:
+    /// affinity, overbalance), each where exactly one finding must follow, and list the
+    /// findings `check` must report in OUT.faults.json.
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pub faults: u32,
 }
 
 fn parse_policy_profile(s: &str) -> std::result::Result<&'static policy::Profile, String> {
@@ -147,7 +155,14 @@ impl GenerateArgs {
             hba: self.hba,
             clients: self.clients.max(1),
             relays: self.relays,
+            faults: self.faults,
+            frames: self.frames,
         })
+    }
+
+    /// Where the list of planted faults goes: OUT.faults.json.
+    fn faults_path(&self) -> Option<String> {
+        (self.faults > 0).then(|| format!("{}.faults.json", self.out))
     }
 
     fn format(&self) -> CaptureFormat {
@@ -161,6 +176,11 @@ impl GenerateArgs {
 
 pub fn run(args: GenerateArgs) -> Result<i32> {
     let opts = args.options()?;
+    if args.faults > 0 && args.out == "-" {
+        return Err(Error::msg(
+            "--faults lists the planted faults in OUT.faults.json: give --out a file name",
+        ));
+    }
     let mut mix = opts.build().map_err(|e| Error::msg(e.to_string()))?;
     let started = Instant::now();
     let log = if args.out == "-" {
@@ -173,7 +193,58 @@ pub fn run(args: GenerateArgs) -> Result<i32> {
     };
     let secs = started.elapsed().as_secs_f64();
     eprintln!("poolshark: {}", summary(&log, secs));
+    if let Some(path) = args.faults_path() {
+        write_faults(&path, &log)?;
+        eprintln!("poolshark: {}", faults_summary(&log, &path));
+    }
     Ok(exit::OK)
+}
+
+/// OUT.faults.json: the findings `check` must report, one object per planted frame in frame
+/// order: `frame` (1-based), `rule` (as `check` names it) and `detail` (what was planted).
+fn write_faults(path: &str, log: &RunLog) -> Result<()> {
+    let list: Vec<serde_json::Value> = log
+        .planted
+        .iter()
+        .map(|p| serde_json::json!({"frame": p.frame, "rule": p.rule, "detail": p.detail}))
+        .collect();
+    let mut text = serde_json::to_string_pretty(&list)
+        .map_err(|e| Error::msg(format!("cannot write {path}: {e}")))?;
+    text.push('\n');
+    std::fs::write(path, text).map_err(|e| Error::msg(format!("cannot write {path}: {e}")))
+}
+
+/// One line for stderr: the findings planted, and the faults that found no place before the
+/// capture ended.
+pub fn faults_summary(log: &RunLog, path: &str) -> String {
+    let mut by_rule: Vec<(&str, usize)> = Vec::new();
+    for p in &log.planted {
+        match by_rule.iter_mut().find(|(r, _)| *r == p.rule) {
+            Some((_, n)) => *n += 1,
+            None => by_rule.push((p.rule, 1)),
+        }
+    }
+    by_rule.sort();
+    let rules: Vec<String> = by_rule.iter().map(|(r, n)| format!("{r} {n}")).collect();
+    let mut line = format!(
+        "planted {} finding(s) for check to report ({}), listed in {path}",
+        log.planted.len(),
+        rules.join(", ")
+    );
+    if !log.plants_left.is_empty() {
+        let left: Vec<String> = log
+            .plants_left
+            .iter()
+            .map(|(s, n)| format!("{s} {n}"))
+            .collect();
+        line.push_str(&format!(
+            "; the capture ended before {} fault(s) found a place ({}): give more --frames or a \
+             lower --rate",
+            log.plants_left.iter().map(|(_, n)| n).sum::<usize>(),
+            left.join(", ")
+        ));
+    }
+    line
 }
 
 fn write<W: Write>(

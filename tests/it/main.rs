@@ -35,6 +35,7 @@ mod frame_vs_tshark;
 mod fuzz_inputs;
 mod fuzz_regressions;
 mod generate;
+mod generate_faults;
 mod handoff;
 mod layers_vs_tshark;
 mod leases_cli;

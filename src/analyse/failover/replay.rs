@@ -501,9 +501,15 @@ impl Replay {
 
         // Affinity on entry: the primary hands over a lease that has just come to FREE
         // through EXPIRED, RELEASED or RESET (at the peer's update, or at the peer's BNDACK of
-        // its own), whatever run is going on.
+        // its own), whatever run is going on. dhcpd does so only for a lease whose client
+        // hashes to the peer (`send_to_backup = peer_wants_lease(lease)`): a just-freed lease
+        // of its own clients that it gives away is its run's (pass 2 reaches the newest leases
+        // of a short queue in a busy pool).
         let entry = sender == Role::Primary
-            && before.is_some_and(|l| l.freed_at.is_some_and(|t| now - t < NEAR));
+            && before.is_some_and(|l| {
+                l.freed_at.is_some_and(|t| now - t < NEAR)
+                    && self.hba.is_none_or(|h| l.peer_wants(sender, &h))
+            });
         if entry {
             let stats = &mut self.track(pool_name).stats;
             stats.entry_affinity = stats.entry_affinity.saturating_add(1);

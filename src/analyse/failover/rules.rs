@@ -14,9 +14,10 @@
 //! * A *giveaway* is a BNDUPD by which a server hands a lease from its own free-state queue to the
 //!   peer's: FREE to BACKUP from the primary, BACKUP to FREE from the secondary, while the sender is
 //!   NORMAL. Consecutive giveaways by one server with the same start time of state form one
-//!   observed balance run (dhcpd stamps every lease of a run with the run's time); a giveaway of a
-//!   lease that became FREE through EXPIRED, RELEASED or RESET less than 2 s earlier is the
-//!   primary's affinity on entry (`dhcp_failover_process_bind_update/ack`), not a run.
+//!   observed balance run (dhcpd stamps every lease of a run with the run's time); the primary's
+//!   giveaway of a lease that became FREE through EXPIRED, RELEASED or RESET less than 2 s earlier
+//!   and whose client hashes to the peer is its affinity on entry
+//!   (`dhcp_failover_process_bind_update/ack`), not a run.
 
 use serde_json::json;
 

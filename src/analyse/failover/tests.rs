@@ -360,6 +360,89 @@ fn pass_two_may_give_the_senders_own_clients_once_no_peer_lease_is_left() {
 }
 
 #[test]
+fn a_just_freed_lease_is_affinity_on_entry_only_when_the_peer_wants_it() {
+    // dhcpd hands a lease that has just come to FREE over to the secondary at once only when its
+    // client hashes there; a just-freed lease of the primary's own clients that the primary
+    // gives away belongs to a balance run (pass 2 starts with it when it expired long ago).
+    let own = |k| Some(id_for(Role::Primary, k));
+    let peer = Some(id_for(Role::Secondary, 0));
+    let mut s = Sim::new(&ISC_CODE);
+    for i in 1..=8u8 {
+        s.bndupd(
+            0.0,
+            Role::Primary,
+            upd(i, BindingStatus::Free, own(usize::from(i)), 100, 100),
+        );
+    }
+    s.bndupd(
+        0.0,
+        Role::Primary,
+        upd(9, BindingStatus::Backup, None, 0, 0),
+    );
+    s.bndupd(
+        0.0,
+        Role::Primary,
+        upd(10, BindingStatus::Active, own(0), 50, 20),
+    );
+    s.bndupd(
+        0.0,
+        Role::Secondary,
+        upd(11, BindingStatus::Active, peer.clone(), 60, 20),
+    );
+    s.start(1.0);
+    let ack = |s: &mut Sim, at: f64, from: Role, last: u8| {
+        s.send(
+            at,
+            from,
+            Sim::msg(
+                MessageType::BndAck,
+                vec![FoOption::AssignedIpAddress(ip(last))],
+            ),
+        );
+    };
+    // Lease 10 (the primary's client) expires at the primary; lease 11 (the secondary's client)
+    // at the secondary, and the primary hands it over on entry.
+    s.bndupd(
+        10.0,
+        Role::Primary,
+        upd(10, BindingStatus::Expired, own(0), 50, stos(10.0)),
+    );
+    ack(&mut s, 10.001, Role::Secondary, 10);
+    s.bndupd(
+        10.5,
+        Role::Secondary,
+        upd(11, BindingStatus::Expired, peer.clone(), 60, stos(10.5)),
+    );
+    ack(&mut s, 10.501, Role::Primary, 11);
+    s.bndupd(
+        10.6,
+        Role::Primary,
+        upd(11, BindingStatus::Backup, peer, 60, stos(10.6)),
+    );
+    // The primary's run a second later: FREE 1-8 and 10, BACKUP 9 and 11: lts 3, hold 1 of 11.
+    // No lease it holds is wanted by the peer; pass 2 gives the oldest: lease 10 (ends 50), then
+    // lease 1, and stops at lts 1.
+    assert_eq!(
+        s.replay
+            .plan_now(POOL, Role::Primary, super::Trigger::Timer)
+            .map(|p| p.moves.iter().map(|m| m.address).collect::<Vec<_>>()),
+        Some(vec![ip(10), ip(1)])
+    );
+    for i in [10, 1] {
+        s.bndupd(
+            11.0,
+            Role::Primary,
+            upd(i, BindingStatus::Backup, own(0), 100, stos(11.0)),
+        );
+    }
+    s.keepalive(12.0, 20.0);
+    let stats = s.replay.pool_stats(POOL).unwrap().clone();
+    assert_eq!(stats.entry_affinity, 1, "lease 11 only");
+    let f = s.finish();
+    assert_eq!(f, [], "the run of two leases is the reference's");
+}
+
+#[test]
 fn ownership_or_overbalance_when_a_run_keeps_or_gives_more_than_the_reference() {
     // 20 never-used FREE leases: the reference gives 10 (lts 10 -> 0).
     for (moved, direction, rule) in [

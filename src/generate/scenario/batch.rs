@@ -17,6 +17,9 @@ use crate::source::Timestamp;
 /// Nanoseconds per second.
 pub const NS: u64 = 1_000_000_000;
 
+/// Frames [`Batch::mark_pushed`] can still reach.
+const RECENT: usize = 8;
+
 /// A planted deviation, attached to the frame that shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mark {
@@ -43,6 +46,8 @@ pub struct Batch {
     current: Option<Slot>,
     pushed: u64,
     last_slot: Option<usize>,
+    /// The slots of the frames pushed last, with their push numbers (newest last).
+    recent: std::collections::VecDeque<(u64, usize)>,
     cursor_ns: u64,
     floor_ns: u64,
     closed: bool,
@@ -75,6 +80,7 @@ impl Batch {
             current: None,
             pushed: 0,
             last_slot: None,
+            recent: std::collections::VecDeque::with_capacity(RECENT),
             cursor_ns: start_ns,
             floor_ns: start_ns,
             closed: false,
@@ -132,6 +138,10 @@ impl Batch {
             }
         };
         self.queue.push(Reverse((self.cursor_ns, self.pushed, i)));
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((self.pushed, i));
         self.pushed += 1;
         self.last_slot = Some(i);
         self.cursor_ns = self.cursor_ns.saturating_add(self.frame_gap_ns);
@@ -140,6 +150,19 @@ impl Batch {
     /// Marks the frame pushed last as showing a planted deviation.
     pub fn mark_last(&mut self, rule: &'static str, detail: impl Into<String>) {
         if let Some(Some(s)) = self.last_slot.and_then(|i| self.slots.get_mut(i)) {
+            s.mark = Some(Mark {
+                rule,
+                detail: detail.into(),
+            });
+        }
+    }
+
+    /// Marks the frame pushed as number `n` ([`Self::pushed`] before it was pushed), one of the
+    /// last few of the exchange under way: the first copy of a request a relay sent to each
+    /// server, say, which is the frame an analyser reports the request at.
+    pub fn mark_pushed(&mut self, n: u64, rule: &'static str, detail: impl Into<String>) {
+        let slot = self.recent.iter().find(|(k, _)| *k == n).map(|(_, i)| *i);
+        if let Some(Some(s)) = slot.and_then(|i| self.slots.get_mut(i)) {
             s.mark = Some(Mark {
                 rule,
                 detail: detail.into(),

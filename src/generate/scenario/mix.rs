@@ -34,6 +34,9 @@ pub struct RunLog {
     /// The most frames held at once, waiting to be written: what the run's memory follows
     /// (it does not grow with the number of frames written).
     pub max_pending: usize,
+    /// Per scenario, the deviations it was to plant that the run ended before
+    /// ([`super::Scenario::plants_left`]); scenarios with none are left out.
+    pub plants_left: Vec<(&'static str, usize)>,
 }
 
 struct Lane {
@@ -128,6 +131,12 @@ impl Mix {
             .lanes
             .iter()
             .map(|l| (l.scenario.name(), l.frames))
+            .collect();
+        log.plants_left = self
+            .lanes
+            .iter()
+            .map(|l| (l.scenario.name(), l.scenario.plants_left()))
+            .filter(|(_, n)| *n > 0)
             .collect();
         Ok(log)
     }

@@ -7,8 +7,9 @@
 //! Each scenario is a [`Scenario`]: asked for its next exchange, it appends that exchange's frames
 //! to a [`Batch`] with their times. Scenarios answer as the project's reference algorithms say a
 //! correct server answers (the selection policies of `analyse::policy`, the RFC 3074 hash and
-//! bucket assignment of `analyse::dhcp_lb`), so a capture without planted deviations is one an
-//! analyser should find nothing wrong with.
+//! bucket assignment of `analyse::dhcp_lb`, the pool balancer and its schedule of
+//! `analyse::failover`), so a capture without planted deviations is one an analyser should find
+//! nothing wrong with.
 //!
 //! # Planting deviations
 //!
@@ -22,8 +23,8 @@
 //! * DHCP: [`dhcp::DhcpPlant`] makes the wrong server answer, both answer, nobody answer, or the
 //!   named server ignore a directed request; [`dhcp::DhcpConfig`] can give the two servers
 //!   different bucket maps (a conflict) or make them hash only 16 bytes of long DUIDs.
-//! * Failover: [`failover::FailoverPlant`] gives a lease away against its affinity or sends a
-//!   needless POOLREQ.
+//! * Failover: [`failover::FailoverPlant`] gives a lease away against its affinity, gives one
+//!   lease more than the reference in a run, or sends a needless POOLREQ.
 //!
 //! Every frame that carries a planted deviation is marked; [`Mix::run`] returns them in
 //! [`RunLog::planted`] with their frame numbers (1-based, as `poolshark read` numbers frames) and
@@ -39,19 +40,20 @@
 //! let mut cfg = DhcpConfig::new(&KEA, Hba::kea());
 //! cfg.clients = 4;
 //! // Four DORAs, one after the other; the third is answered by the server that does not own
-//! // the client's bucket (its OFFER and, Kea balancing REQUEST too, its ACK are marked).
+//! // the client's bucket (the DISCOVER its owner left unanswered is marked, and so are the
+//! // other server's OFFER and, Kea balancing REQUEST too, its ACK).
 //! cfg.script = Some(
 //!     (0..4)
 //!         .map(|client| DhcpAction::Do { client, exchange: Exchange::Dora, elapsed: 0 })
 //!         .collect(),
 //! );
-//! cfg.plants.push(DhcpPlant { nth: 2, fault: DhcpFault::WrongServer });
+//! cfg.plants.push(DhcpPlant::at(2, DhcpFault::WrongServer));
 //! let mut mix = Mix::new();
 //! mix.add(Box::new(DhcpScenario::new(cfg, 1).unwrap()), 0);
 //! let mut frames = Frames::default();
 //! let log = mix.run(None, &mut frames).unwrap();
 //! let rules: Vec<&str> = log.planted.iter().map(|p| p.rule).collect();
-//! assert_eq!(rules, ["dhcp.lb.wrong-server", "dhcp.lb.wrong-server"]);
+//! assert_eq!(rules, ["dhcp.lb.no-answer", "dhcp.lb.wrong-server", "dhcp.lb.wrong-server"]);
 //! // Write it where a test can run `poolshark check` on it.
 //! let pcap: Vec<u8> = frames.to_capture(CaptureFormat::Pcap).unwrap();
 //! assert!(pcap.len() > 24);
@@ -62,6 +64,7 @@ pub mod background;
 pub mod batch;
 pub mod dhcp;
 pub mod failover;
+pub mod faults;
 pub mod mix;
 pub mod net;
 pub mod pace;
@@ -98,4 +101,10 @@ pub trait Scenario {
     /// frames, none before that start. Returns false when the scenario has nothing more to say
     /// (and appended nothing).
     fn step(&mut self, out: &mut Batch) -> bool;
+
+    /// Planted deviations that wait for a time or a place to show and have not been planted
+    /// yet (the capture ended first).
+    fn plants_left(&self) -> usize {
+        0
+    }
 }

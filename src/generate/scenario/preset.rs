@@ -9,12 +9,14 @@ use crate::proto::rserpool::Encoding;
 
 use super::background::{BackgroundConfig, BackgroundScenario};
 use super::batch::NS;
-use super::dhcp::{DhcpConfig, DhcpScenario};
-use super::failover::{FailoverConfig, FailoverScenario};
+use super::dhcp::{DhcpConfig, DhcpFault, DhcpPlant, DhcpScenario};
+use super::failover::{FailoverConfig, FailoverFault, FailoverPlant, FailoverScenario};
+use super::faults::{FaultKind, FaultPlan};
 use super::mix::Mix;
 use super::pace::DEFAULT_START_SECS;
-use super::rserpool::{Carrier, RserpoolConfig, RserpoolScenario};
+use super::rserpool::{AnswerFault, Carrier, Plant, RserpoolConfig, RserpoolScenario};
 use super::ScenarioError;
+use crate::analyse::policy::PolicyKind;
 
 /// One scenario of the mix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,6 +125,10 @@ pub struct MixOptions {
     pub hba: Option<Hba>,
     pub clients: usize,
     pub relays: usize,
+    /// Faults of each kind to plant ([`FaultPlan`]); 0 for a clean capture.
+    pub faults: u32,
+    /// Frames the run will write, over which the faults are spread.
+    pub frames: u64,
 }
 
 impl Default for MixOptions {
@@ -142,6 +148,8 @@ impl Default for MixOptions {
             hba: None,
             clients: 500,
             relays: 2,
+            faults: 0,
+            frames: 100_000,
         }
     }
 }
@@ -154,9 +162,20 @@ impl MixOptions {
             .unwrap_or_else(|| Hba::split(128).unwrap_or_else(|_| Hba::kea()))
     }
 
+    /// When the faults of `--faults` are due (no kind when there are none to plant).
+    pub fn fault_plan(&self) -> FaultPlan {
+        let parts: Vec<Part> = self.parts.0.iter().map(|(p, _)| *p).collect();
+        let mut plan = FaultPlan::new(self.faults, &parts, self.start_ns, self.frames, self.rate);
+        if self.faults == 0 {
+            plan.kinds.clear();
+        }
+        plan
+    }
+
     /// The scenarios, ready to run.
     pub fn build(&self) -> Result<Mix, ScenarioError> {
         let total: f64 = self.parts.0.iter().map(|(_, w)| w).sum();
+        let plan = self.fault_plan();
         let mut mix = Mix::new();
         for (part, weight) in &self.parts.0 {
             let rate =
@@ -171,7 +190,8 @@ impl MixOptions {
                         .collect();
                     cfg.pool_users = self.pool_users;
                     cfg.rate = rate;
-                    let cfg = cfg.standard_pools(self.pes_per_pool.max(1));
+                    let mut cfg = cfg.standard_pools(self.pes_per_pool.max(1));
+                    cfg.plants = rserpool_faults(&cfg, &plan)?;
                     mix.add(
                         Box::new(RserpoolScenario::new(cfg, self.seed)?),
                         self.start_ns,
@@ -182,11 +202,32 @@ impl MixOptions {
                     cfg.clients = self.clients;
                     cfg.relays = self.relays;
                     cfg.rate = rate;
+                    for (kind, fault) in [
+                        (FaultKind::WrongServer, DhcpFault::WrongServer),
+                        (FaultKind::DoubleAnswer, DhcpFault::DoubleAnswer),
+                        (FaultKind::NoAnswer, DhcpFault::NoAnswer),
+                    ] {
+                        cfg.plants.extend(
+                            plan.times(kind)
+                                .into_iter()
+                                .map(|t| DhcpPlant::after(t, fault)),
+                        );
+                    }
                     mix.add(Box::new(DhcpScenario::new(cfg, self.seed)?), self.start_ns);
                 }
                 Part::Failover => {
                     let mut cfg = FailoverConfig::new(self.hba());
                     cfg.rate = rate;
+                    for (kind, fault) in [
+                        (FaultKind::Affinity, FailoverFault::AffinityViolation),
+                        (FaultKind::Overbalance, FailoverFault::Overbalance),
+                    ] {
+                        cfg.plants.extend(
+                            plan.times(kind)
+                                .into_iter()
+                                .map(|t| FailoverPlant::after(t, fault)),
+                        );
+                    }
                     mix.add(
                         Box::new(FailoverScenario::new(cfg, self.seed)),
                         self.start_ns,
@@ -206,6 +247,42 @@ impl MixOptions {
         }
         Ok(mix)
     }
+}
+
+/// The RSerPool faults of `plan`, each in the first standard pool of the policy it needs
+/// (duplicate and unknown PEs in a random pool, whose answers have no order to upset).
+fn rserpool_faults(cfg: &RserpoolConfig, plan: &FaultPlan) -> Result<Vec<Plant>, ScenarioError> {
+    let mut plants = Vec::new();
+    for (kind, policy) in [
+        (FaultKind::DuplicatePe, PolicyKind::Random),
+        (FaultKind::UnknownPe, PolicyKind::Random),
+        (FaultKind::LuOrder, PolicyKind::LeastUsed),
+        (FaultKind::RrHeadStuck, PolicyKind::RoundRobin),
+    ] {
+        let times = plan.times(kind);
+        if times.is_empty() {
+            continue;
+        }
+        let Some(pool) = cfg.pools.iter().find(|p| p.policy == policy) else {
+            return Err(ScenarioError(format!(
+                "--faults plants {} in a {policy} pool, which the {} profile or encoding lacks",
+                kind.rule(),
+                cfg.profile.name
+            )));
+        };
+        let handle = String::from_utf8_lossy(&pool.handle).into_owned();
+        for (j, t) in times.into_iter().enumerate() {
+            let fault = match kind {
+                FaultKind::DuplicatePe => AnswerFault::DuplicateFirst,
+                // An id no standard pool hands out (theirs are 0x000N000k).
+                FaultKind::UnknownPe => AnswerFault::UnknownPe(0xdead_0000 + j as u32),
+                FaultKind::LuOrder => AnswerFault::SwapFirstTwo,
+                _ => AnswerFault::RepeatPrevious,
+            };
+            plants.push(Plant::after(&handle, t, fault));
+        }
+    }
+    Ok(plants)
 }
 
 #[cfg(test)]

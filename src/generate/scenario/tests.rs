@@ -326,29 +326,19 @@ fn only_the_owner_offers_under_kea_and_plants_are_marked() {
             .collect(),
     );
     cfg.plants = vec![
-        DhcpPlant {
-            nth: 3,
-            fault: DhcpFault::WrongServer,
-        },
-        DhcpPlant {
-            nth: 6,
-            fault: DhcpFault::DoubleAnswer,
-        },
-        DhcpPlant {
-            nth: 8,
-            fault: DhcpFault::NoAnswer,
-        },
-        DhcpPlant {
-            nth: 10,
-            fault: DhcpFault::IgnoreDirected,
-        },
+        DhcpPlant::at(3, DhcpFault::WrongServer),
+        DhcpPlant::at(6, DhcpFault::DoubleAnswer),
+        DhcpPlant::at(8, DhcpFault::NoAnswer),
+        DhcpPlant::at(10, DhcpFault::IgnoreDirected),
     ];
     let (log, got) = run(vec![Box::new(DhcpScenario::new(cfg, 2).unwrap())], None);
     let rules: Vec<&str> = log.planted.iter().map(|p| p.rule).collect();
     assert_eq!(
         rules,
         vec![
-            // Kea balances REQUEST too: the wrong server's ACK is wrong as well.
+            // The owner leaves the DISCOVER unanswered while the other server offers; Kea
+            // balances REQUEST too: the wrong server's ACK is wrong as well.
+            "dhcp.lb.no-answer",
             "dhcp.lb.wrong-server",
             "dhcp.lb.wrong-server",
             "dhcp.lb.double-answer",
@@ -464,18 +454,15 @@ fn random_dhcp_traffic_covers_every_exchange_without_errors() {
 #[test]
 fn failover_traffic_acknowledges_every_update_and_marks_plants() {
     let mut cfg = FailoverConfig::new(Hba::split(128).unwrap());
-    cfg.transactions = Some(300);
-    cfg.balance_every = 5;
+    cfg.transactions = Some(3000);
+    // The shared ISC run's timers: runs at least 5 s apart, at most 30 s.
+    cfg.params.min_balance = 5;
+    cfg.params.max_balance = 30;
     cfg.contact_every = 3;
     cfg.plants = vec![
-        FailoverPlant {
-            nth: 2,
-            fault: FailoverFault::AffinityViolation,
-        },
-        FailoverPlant {
-            nth: 3,
-            fault: FailoverFault::UnexpectedPoolReq,
-        },
+        FailoverPlant::at_run(2, FailoverFault::AffinityViolation),
+        FailoverPlant::at_run(3, FailoverFault::UnexpectedPoolReq),
+        FailoverPlant::at_run(4, FailoverFault::Overbalance),
     ];
     let (log, got) = run(vec![Box::new(FailoverScenario::new(cfg, 3))], None);
     let types: Vec<u8> = got
@@ -483,14 +470,20 @@ fn failover_traffic_acknowledges_every_update_and_marks_plants() {
         .filter_map(|g| g.failover.as_ref().map(|m| m.msg_type.to_u8()))
         .collect();
     let n = |t: u8| types.iter().filter(|x| **x == t).count();
-    assert!(n(3) > 100, "BNDUPDs: {}", n(3));
+    assert!(n(3) > 1000, "BNDUPDs: {}", n(3));
     assert_eq!(n(3), n(4), "every BNDUPD acknowledged");
-    for t in [5, 6, 9, 8, 10, 11] {
+    for t in [5, 6, 7, 9, 8, 10, 11] {
         assert!(n(t) > 0, "no failover message of type {t}");
     }
     let rules: Vec<&str> = log.planted.iter().map(|p| p.rule).collect();
-    assert!(rules.contains(&"failover.affinity"), "{rules:?}");
-    assert!(rules.contains(&"failover.unexpected-poolreq"), "{rules:?}");
+    assert_eq!(rules.len(), 3, "each plant once: {:?}", log.planted);
+    for rule in [
+        "failover.affinity",
+        "failover.unexpected-poolreq",
+        "failover.overbalance",
+    ] {
+        assert!(rules.contains(&rule), "{rule}: {rules:?}");
+    }
     assert!(
         n(1) >= 1 && n(1) == n(2),
         "POOLREQ {} POOLRESP {}",

@@ -98,21 +98,54 @@ pub struct DhcpPlant {
     /// faults, a request naming a server for `IgnoreDirected`), once.
     pub nth: u64,
     pub fault: DhcpFault,
+    /// `Some(ns)`: instead of waiting for a transaction where it can apply, the first client
+    /// free from this capture time (nanoseconds since the epoch) on makes a transaction of its
+    /// own for the fault, chosen so that the fault shows as one finding where the profile allows
+    /// (see [`DhcpFault`]). The first three faults only.
+    pub after: Option<u64>,
+}
+
+impl DhcpPlant {
+    /// Applies to the first transaction from the `nth` on where it can.
+    pub fn at(nth: u64, fault: DhcpFault) -> Self {
+        DhcpPlant {
+            nth,
+            fault,
+            after: None,
+        }
+    }
+
+    /// A transaction of its own for the fault from `ns` (nanoseconds since the epoch) on.
+    pub fn after(ns: u64, fault: DhcpFault) -> Self {
+        DhcpPlant {
+            nth: 0,
+            fault,
+            after: Some(ns),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DhcpFault {
     /// The non-owner answers a balanced request, the owner does not: `dhcp.lb.wrong-server` on
-    /// the answer. The client goes on with that server; where the profile balances the follow-up
-    /// (Kea balances REQUEST), the non-owner answers that too and its answer is marked as well.
+    /// the answer, and `dhcp.lb.no-answer` on the request, which reached the silent owner (the
+    /// other face of the fault). The client goes on with that server; where the profile
+    /// balances the follow-up (Kea balances REQUEST), the non-owner answers that too and its
+    /// answer is marked as well (the owner, not named, has nothing to answer there). As a
+    /// transaction of its own ([`DhcpPlant::after`]), where the profile balances a DHCPv4
+    /// REQUEST without a Server Identifier (Kea, the draft): a client renewing by unicast with
+    /// the non-owner, which answers a request it does not own, and the owner, which never saw
+    /// it, owes nothing: one finding. Otherwise (ISC) a DORA whose DISCOVER the non-owner
+    /// answers: both findings.
     WrongServer,
     /// Both answer: `dhcp.lb.double-answer` on the non-owner's answer (and on its answer to a
-    /// balanced follow-up, as for `WrongServer`).
+    /// balanced follow-up, as for `WrongServer`). As a transaction of its own: an INIT-REBOOT
+    /// REQUEST where the profile balances it (Kea, the draft), else a DORA: one finding.
     DoubleAnswer,
     /// Nobody answers; the client retries 2 s later (elapsed time up by 2 s, within the usual
     /// 3 s delayed-service threshold) and the owner answers: `dhcp.lb.no-answer` on the
     /// unanswered request (a relayed request goes out once to each server: the mark is on the
-    /// last copy).
+    /// first copy, where `check` reports it). As a transaction of its own: a DORA.
     NoAnswer,
     /// The server a request names (REQUEST after an offer or an advertise, DHCPv6 RENEW) does not
     /// answer; the client sends it again 2 s later and is answered:

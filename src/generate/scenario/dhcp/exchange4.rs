@@ -32,6 +32,7 @@ impl DhcpScenario {
         let (mut answers, mut mark) = self.spoil(&d, true);
         let m = discover(self, secs);
         self.send4(c, &m, path, [true, true], out);
+        self.mark_owner_silence(out, "DHCPDISCOVER");
         if self.active.map(|a| a.fault) == Some(DhcpFault::NoAnswer) {
             self.mark_unanswered(DhcpFault::NoAnswer, out, "DHCPDISCOVER");
             self.active = None;
@@ -206,6 +207,9 @@ impl DhcpScenario {
             m.ciaddr = a;
         }
         self.send4(c, &m, path, seen_by, out);
+        if named.is_none() {
+            self.mark_owner_silence(out, "a balanced DHCPv4 request");
+        }
         if self.active.map(|a| a.fault) == Some(DhcpFault::NoAnswer) {
             self.mark_unanswered(DhcpFault::NoAnswer, out, "a balanced DHCPv4 request");
             self.active = None;
@@ -249,6 +253,49 @@ impl DhcpScenario {
         }
         self.active = None;
         true
+    }
+
+    /// A client that holds (it believes) a lease of the server that does not own its bucket
+    /// renews by unicast with it, and that server acknowledges a balanced request it does not
+    /// own: `dhcp.lb.wrong-server` on the ACK. The owner never saw the request and owes nothing.
+    /// The client keeps that lease; its later renewals go to a server a correct pair leaves
+    /// silent, so it starts over with a DORA instead (as for any lease of the non-owner).
+    pub(super) fn wrong_server_renewal(&mut self, c: usize, out: &mut Batch) {
+        let Some(owner) = self.decide4(c, t4::REQUEST, 0, None, [true, true]).owner else {
+            return;
+        };
+        let server = owner.peer();
+        let addr = self.clients[c].v4_address(server);
+        let xid = self.next_xid();
+        let mut m = v4::client_message(
+            &self.clients[c],
+            t4::REQUEST,
+            xid,
+            0,
+            None,
+            false,
+            Vec::new(),
+        );
+        m.ciaddr = addr;
+        let mut to = [false; 2];
+        to[role_index(server)] = true;
+        self.send4(c, &m, Path4::Unicast(addr), to, out);
+        out.wait(THINK_NS);
+        let ack = v4::server_reply(
+            &self.clients[c],
+            t4::ACK,
+            &m,
+            self.servers[role_index(server)].v4,
+            Some(addr),
+        );
+        self.reply4(server, &ack, Path4::Unicast(addr), out);
+        out.mark_last(
+            DhcpFault::WrongServer.rule(),
+            format!(
+                "the {server} acknowledged a renewal of a client whose bucket the {owner} owns (planted)"
+            ),
+        );
+        self.clients[c].v4_lease = Some((server, addr));
     }
 
     pub(super) fn v4_exchange(&mut self, c: usize, e: Exchange, secs: u16, out: &mut Batch) {

@@ -29,6 +29,7 @@ impl DhcpScenario {
         };
         let m = solicit(self, elapsed);
         self.send6(c, m, path, [true, true], out);
+        self.mark_owner_silence(out, "SOLICIT");
         if self.active.map(|a| a.fault) == Some(DhcpFault::NoAnswer) {
             self.mark_unanswered(DhcpFault::NoAnswer, out, "SOLICIT");
             self.active = None;
@@ -152,6 +153,7 @@ impl DhcpScenario {
         let m = v6::client_message(&self.clients[c], ty, xid, 0, None, addr, with_client_id);
         let request = m.clone();
         self.send6(c, m, path, [true, true], out);
+        self.mark_owner_silence(out, "a balanced DHCPv6 request");
         if self.active.map(|a| a.fault) == Some(DhcpFault::NoAnswer) {
             self.mark_unanswered(DhcpFault::NoAnswer, out, "a balanced DHCPv6 request");
             self.active = None;
@@ -219,11 +221,13 @@ impl DhcpScenario {
         let (answers, mark) = self.spoil(&d, true);
         let bytes = dhcpv6::Message::client(q.clone()).emit();
         let from = SocketAddr::new(IpAddr::V6(requestor_addr), port::DHCPV6_SERVER);
+        self.request_at = out.pushed();
         for i in 0..2 {
             let to = SocketAddr::new(IpAddr::V6(self.servers[i].v6), port::DHCPV6_SERVER);
             let f = udp_frame(&mut self.buf, from, to, &bytes);
             out.push(f);
         }
+        self.mark_owner_silence(out, "LEASEQUERY by client id");
         if self.active.map(|a| a.fault) == Some(DhcpFault::NoAnswer) {
             self.mark_unanswered(DhcpFault::NoAnswer, out, "LEASEQUERY by client id");
             self.active = None;

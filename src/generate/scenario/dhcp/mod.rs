@@ -29,6 +29,7 @@ pub use config::{DhcpAction, DhcpActivity, DhcpConfig, DhcpFault, DhcpPlant, Exc
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use crate::analyse::dhcp_lb::Role;
+use crate::proto::dhcpv4;
 use crate::proto::dhcpv6::Duid;
 
 use super::batch::Batch;
@@ -106,6 +107,12 @@ pub struct DhcpScenario {
     buf: Vec<u8>,
     /// The fault of the transaction under way, if any.
     active: Option<Active>,
+    /// The fault a planted transaction of its own is making (taken at its first balanced
+    /// message).
+    armed: Option<DhcpFault>,
+    /// The batch's push number of the first frame of the client message sent last: the copy
+    /// (of those a relay sends, one to each server) the analyser reports the message at.
+    request_at: u64,
     /// Per client: when its last exchange ends.
     busy_until: Vec<u64>,
     /// Transactions so far, for their ids.
@@ -187,6 +194,8 @@ impl DhcpScenario {
             mean_gap: mean_gap_ns(cfg.rate),
             buf: Vec::with_capacity(1600),
             active: None,
+            armed: None,
+            request_at: 0,
             busy_until: vec![0; n_clients],
             xids: 0,
         })
@@ -204,15 +213,59 @@ impl DhcpScenario {
         x | (self.xids >> 24) << 24 | 0x2a00_0000
     }
 
-    /// Takes the first unused plant due by now whose fault is one of `kinds`.
+    /// Takes the first unused plant due by now whose fault is one of `kinds` (a plant making a
+    /// transaction of its own is taken by [`Self::planted`] instead).
     fn take_plant(&mut self, kinds: &[DhcpFault]) -> Option<DhcpFault> {
         let now = self.transactions;
-        let (p, used) = self
-            .plants
-            .iter_mut()
-            .find(|(p, used)| !*used && p.nth <= now && kinds.contains(&p.fault))?;
+        let (p, used) = self.plants.iter_mut().find(|(p, used)| {
+            !*used && p.after.is_none() && p.nth <= now && kinds.contains(&p.fault)
+        })?;
         *used = true;
         Some(p.fault)
+    }
+
+    /// The first plant making a transaction of its own that is due at `now`.
+    fn due_own(&self, now: u64) -> Option<usize> {
+        self.plants
+            .iter()
+            .position(|(p, used)| !*used && p.after.is_some_and(|t| t <= now))
+    }
+
+    /// Whether the profile balances a DHCPv4 REQUEST that names no server (Kea and the draft;
+    /// ISC balances DISCOVER only).
+    fn balances_open_request(&self) -> bool {
+        self.pair
+            .profile
+            .v4
+            .is_some_and(|v| v.balances(Some(dhcpv4::message_type::REQUEST)))
+    }
+
+    /// Client `c` makes a transaction for plant `k` ([`DhcpPlant::after`]). The plant counts as
+    /// spent only once its fault made it onto the wire.
+    fn planted(&mut self, k: usize, c: usize, out: &mut Batch) {
+        let Some((p, _)) = self.plants.get(k).copied() else {
+            return;
+        };
+        let marked = out.pushed();
+        let open_request = self.balances_open_request();
+        match p.fault {
+            DhcpFault::WrongServer if open_request => self.wrong_server_renewal(c, out),
+            DhcpFault::DoubleAnswer if open_request => {
+                self.armed = Some(p.fault);
+                self.v4_exchange(c, Exchange::InitReboot, 0, out);
+            }
+            DhcpFault::WrongServer | DhcpFault::DoubleAnswer | DhcpFault::NoAnswer => {
+                self.armed = Some(p.fault);
+                self.dora(c, 0, false, out);
+            }
+            DhcpFault::IgnoreDirected => {}
+        }
+        self.transactions += 1;
+        let spent = self.armed.is_none() && out.pushed() > marked;
+        self.armed = None;
+        if let Some(slot) = self.plants.get_mut(k) {
+            slot.1 = spent;
+        }
     }
 
     /// Applies the transaction's balancing fault (taking one from the plants at its first
@@ -228,11 +281,14 @@ impl DhcpScenario {
             return clean;
         }
         if first && self.active.is_none() {
-            if let Some(f) = self.take_plant(&[
-                DhcpFault::WrongServer,
-                DhcpFault::DoubleAnswer,
-                DhcpFault::NoAnswer,
-            ]) {
+            let armed = self.armed.take();
+            if let Some(f) = armed.or_else(|| {
+                self.take_plant(&[
+                    DhcpFault::WrongServer,
+                    DhcpFault::DoubleAnswer,
+                    DhcpFault::NoAnswer,
+                ])
+            }) {
                 self.active = Some(Active {
                     fault: f,
                     marked: false,
@@ -348,9 +404,27 @@ impl DhcpScenario {
         }
     }
 
-    /// Marks the request just sent as the unanswered one of a planted fault.
+    /// Marks the request just sent (its first copy) as the unanswered one of a planted fault.
     fn mark_unanswered(&mut self, fault: DhcpFault, out: &mut Batch, what: &str) {
-        out.mark_last(fault.rule(), format!("{what} left unanswered (planted)"));
+        out.mark_pushed(
+            self.request_at,
+            fault.rule(),
+            format!("{what} left unanswered (planted)"),
+        );
+    }
+
+    /// Marks the request just sent, which reached both servers and names neither, as the one
+    /// its owner leaves unanswered when the transaction's fault is `WrongServer`.
+    fn mark_owner_silence(&mut self, out: &mut Batch, what: &str) {
+        if self.active.map(|a| a.fault) == Some(DhcpFault::WrongServer) {
+            out.mark_pushed(
+                self.request_at,
+                DhcpFault::NoAnswer.rule(),
+                format!(
+                    "{what} left unanswered by its owner, which the other server answers (planted)"
+                ),
+            );
+        }
     }
 
     fn exchange(&mut self, c: usize, e: Exchange, secs: u16, out: &mut Batch) {
@@ -394,6 +468,13 @@ impl Scenario for DhcpScenario {
         "dhcp"
     }
 
+    fn plants_left(&self) -> usize {
+        self.plants
+            .iter()
+            .filter(|(p, used)| p.after.is_some() && !*used)
+            .count()
+    }
+
     fn step(&mut self, out: &mut Batch) -> bool {
         if self.limit.is_some_and(|l| self.transactions >= l) {
             return false;
@@ -422,7 +503,10 @@ impl Scenario for DhcpScenario {
                 out.begin(start);
                 let (c, e, secs) = self.draw();
                 if self.busy_until[c] <= start {
-                    self.exchange(c, e, secs, out);
+                    match self.due_own(start) {
+                        Some(k) => self.planted(k, c, out),
+                        None => self.exchange(c, e, secs, out),
+                    }
                     self.busy_until[c] = out.time();
                 }
                 self.now = start.saturating_add(self.dice.gap(self.mean_gap));

@@ -23,6 +23,7 @@ impl DhcpScenario {
         to: [bool; 2],
         out: &mut Batch,
     ) {
+        self.request_at = out.pushed();
         let bytes = m.emit();
         let client = &self.clients[c];
         match path {
@@ -104,6 +105,7 @@ impl DhcpScenario {
         to: [bool; 2],
         out: &mut Batch,
     ) {
+        self.request_at = out.pushed();
         let client = &self.clients[c];
         match path {
             Path6::Multicast => {

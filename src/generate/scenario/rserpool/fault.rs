@@ -20,6 +20,10 @@ pub struct Plant {
     /// How many consecutive resolutions to spoil (1 for most; many for `Favour`).
     pub count: u64,
     pub fault: AnswerFault,
+    /// `Some(ns)`: instead of `nth`, the first resolution of the pool from this capture time
+    /// (nanoseconds since the epoch) on whose answer the fault shows as exactly one finding
+    /// ([`AnswerFault::clean`]), once.
+    pub after: Option<u64>,
 }
 
 impl Plant {
@@ -31,6 +35,16 @@ impl Plant {
             nth,
             count: 1,
             fault,
+            after: None,
+        }
+    }
+
+    /// Spoils the first answer for `pool` from `ns` (nanoseconds since the epoch) on where the
+    /// fault shows as exactly one finding.
+    pub fn after(pool: &str, ns: u64, fault: AnswerFault) -> Self {
+        Plant {
+            after: Some(ns),
+            ..Plant::at(pool, 0, fault)
         }
     }
 
@@ -109,6 +123,35 @@ impl AnswerFault {
                 Some(_) => sequence,
             },
             AnswerFault::Favour(_) => "rserpool.distribution",
+        }
+    }
+
+    /// Whether spoiling `answer` (the reference's, from `pool` before it) shows as exactly one
+    /// finding, of [`Self::rule`], and no other: the answer keeps its length (no `too-many` or
+    /// `too-few`), a swapped pair is strictly out of order, a repeated answer lists only members
+    /// and its head is not the reference's. `previous` is the registrar's last answer for the
+    /// pool.
+    pub fn clean(&self, answer: &[u32], pool: &Pool, previous: &[u32]) -> bool {
+        match self {
+            AnswerFault::DuplicateFirst => answer.len() >= 2,
+            AnswerFault::UnknownPe(id) => !answer.is_empty() && pool.member(*id).is_none(),
+            AnswerFault::SwapFirstTwo => match answer {
+                [a, b, ..] => match (pool.order_key(*a), pool.order_key(*b)) {
+                    (Some(ka), Some(kb)) => ka < kb,
+                    _ => a != b,
+                },
+                _ => false,
+            },
+            AnswerFault::RepeatPrevious => {
+                pool.len() >= 2
+                    && previous.len() == answer.len()
+                    && previous.first() != answer.first()
+                    && previous.iter().all(|id| pool.member(*id).is_some())
+            }
+            AnswerFault::SkipFirst
+            | AnswerFault::ExtraItem
+            | AnswerFault::Substitute(_)
+            | AnswerFault::Favour(_) => true,
         }
     }
 

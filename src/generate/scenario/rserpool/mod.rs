@@ -159,7 +159,8 @@ pub struct RserpoolScenario {
     pes: Vec<Pe>,
     users: Vec<User>,
     enrp: Vec<EnrpLink>,
-    plants: Vec<(usize, fault::Plant)>,
+    /// Each plant with its pool's index and whether a plant that applies once has been spent.
+    plants: Vec<(usize, fault::Plant, bool)>,
     items: Vec<Option<u32>>,
     activity: Activity,
     script: Option<std::vec::IntoIter<Act>>,
@@ -272,7 +273,7 @@ impl RserpoolScenario {
         let n_users = cfg.pool_users.max(1);
         let mut plants = Vec::new();
         for p in &cfg.plants {
-            plants.push((script::pool_index(&pools, &p.pool)?, p.clone()));
+            plants.push((script::pool_index(&pools, &p.pool)?, p.clone(), false));
         }
         let script = match &cfg.script {
             None => None,
@@ -405,6 +406,13 @@ impl RserpoolScenario {
 impl Scenario for RserpoolScenario {
     fn name(&self) -> &'static str {
         "rserpool"
+    }
+
+    fn plants_left(&self) -> usize {
+        self.plants
+            .iter()
+            .filter(|(_, p, spent)| p.after.is_some() && !*spent)
+            .count()
     }
 
     fn step(&mut self, out: &mut Batch) -> bool {

@@ -26,15 +26,20 @@ impl RserpoolScenario {
         };
         let n = rp.pool.items_for(requested);
         let reference = rp.pool.answer(n, self.dice.rng());
-        let plant = self.plants.iter().find(|(pi, p)| {
+        let now = out.time();
+        let plant = self.plants.iter_mut().find(|(pi, p, spent)| {
             *pi == pool
-                && match p.registrar {
-                    Some(id) => id == registrar_id && p.covers(rp.resolutions),
-                    None => p.covers(total),
+                && match (p.after, p.registrar) {
+                    (Some(t), _) => {
+                        !*spent && t <= now && p.fault.clean(&reference, &rp.pool, &rp.previous)
+                    }
+                    (None, Some(id)) => id == registrar_id && p.covers(rp.resolutions),
+                    (None, None) => p.covers(total),
                 }
         });
         let (answer, rule) = match plant {
-            Some((_, p)) => {
+            Some((_, p, spent)) => {
+                *spent = true;
                 let spoiled = p.fault.apply(
                     &reference,
                     n,
