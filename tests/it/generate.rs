@@ -803,3 +803,38 @@ fn demo_check_finds_exactly_the_readme_table() {
         .collect();
     assert_eq!(found, documented);
 }
+
+/// The generator's registrars draw randomised answers with the reference policies' own
+/// probabilities, so `check`'s chi-square test of each pool's first places (every 10,000
+/// answers) must find them fitting. The pools that degrade (RSPLIB's RLU-DEG and RPLU-DEG) move
+/// their probabilities with every answer: judged against shares worked out once per membership,
+/// 1.5 M frames gave 8 `rserpool.distribution` warnings.
+#[test]
+fn randomised_pools_fit_their_distributions_past_ten_thousand_answers() {
+    let cap = generate(
+        "dist.pcap",
+        &["--mix", "rserpool", "--frames", "1500000", "--seed", "1"],
+    );
+    let out = common::poolshark()
+        .args(["check", "--format", "json"])
+        .arg(&cap.0)
+        .output()
+        .expect("poolshark runs");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let pools = j["pools"].as_array().expect("pools");
+    // The test has teeth: some pool's registrar answered more than 10,000 randomised requests.
+    let most = pools
+        .iter()
+        .filter_map(|p| p["resolutions"].as_u64())
+        .max()
+        .unwrap_or(0);
+    assert!(most > 10_000, "no pool reached a distribution test: {most}");
+    let warnings: Vec<&serde_json::Value> = j["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["severity"] != "info")
+        .collect();
+    assert!(warnings.is_empty(), "{warnings:#?}");
+    assert_eq!(out.status.code(), Some(0));
+}

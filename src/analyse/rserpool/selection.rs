@@ -294,6 +294,13 @@ impl ProfilePool {
             (pool.items_for(requested), method)
         };
         if method != Judging::Sequence {
+            // A randomised policy that degrades draws by counters every answer moves: its shares
+            // are those of the state now, not of the membership's.
+            if method == Judging::Draws && self.pool.as_ref().is_some_and(|p| p.policy().degrades())
+            {
+                self.shares = None;
+                self.other_shares.clear();
+            }
             self.refresh_shares(generation, items);
         }
         let shares: &[Share] = match &self.shares {
