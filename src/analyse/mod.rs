@@ -138,7 +138,7 @@ impl Report {
         n: u64,
     ) {
         self.timeline.findings(t, subject, n);
-        self.findings.count_unlisted(rule, severity, n);
+        self.findings.count_unlisted(rule, severity, subject, n);
     }
 }
 

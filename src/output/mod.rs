@@ -4,6 +4,7 @@ pub mod capture_file;
 pub mod fields;
 pub mod filter;
 pub mod json;
+pub mod metrics;
 pub mod stats;
 pub mod text;
 pub mod time;

@@ -42,6 +42,7 @@ mod leases_dhcpd_pools;
 mod leases_files;
 mod leases_kea;
 mod live_capture;
+mod metrics;
 mod parallel_files;
 mod policy_rsplib_replay;
 mod probe_cli;
