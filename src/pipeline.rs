@@ -49,6 +49,11 @@ pub trait Sink {
     fn stopped(&self) -> bool {
         false
     }
+    /// Whether the sink wants the messages of datagrams quoted in ICMP errors
+    /// ([`Payload::quoted`]): `read` shows them as tshark does; analysers never see them.
+    fn wants_quoted(&self) -> bool {
+        false
+    }
 }
 
 /// A sink that ignores everything (for measuring the pipeline itself).
@@ -285,10 +290,11 @@ impl Pipeline {
         } = self;
         frame_started(stats, frame);
         let mut stream_errors: Vec<DecodeError> = Vec::new();
+        let quoted = sink.wants_quoted();
         let mut summary = dissector.dissect(frame, &mut |payload: &Payload<'_>| {
             // A retransmitted DATA chunk repeats a message already decoded: like Wireshark, do
             // not decode it again (the dissector counts it).
-            if !payload.duplicate {
+            if !payload.duplicate && (quoted || !payload.quoted) {
                 decode_payload(dispatcher, stats, frame, payload, sink, &mut stream_errors);
             }
         });
@@ -308,7 +314,7 @@ impl Pipeline {
     ) -> FrameSummary {
         frame_started(&mut self.stats, frame);
         let summary = self.dissector.dissect(frame, &mut |payload: &Payload<'_>| {
-            if !payload.duplicate {
+            if !payload.duplicate && !payload.quoted {
                 payloads(payload);
             }
         });

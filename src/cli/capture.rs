@@ -260,7 +260,8 @@ impl CaptureSink {
 impl Sink for CaptureSink {
     fn message(&mut self, d: &Decoded<'_>) {
         self.read.message(d);
-        if let Some(c) = &mut self.check {
+        // A message quoted in an ICMP error is shown, never replayed.
+        if let Some(c) = self.check.as_mut().filter(|_| !d.payload.quoted) {
             c.message(d);
         }
     }
@@ -280,6 +281,10 @@ impl Sink for CaptureSink {
 
     fn source_error(&mut self, e: &SourceError) {
         eprintln!("poolshark: {e}");
+    }
+
+    fn wants_quoted(&self) -> bool {
+        self.read.wants_quoted()
     }
 
     fn stopped(&self) -> bool {

@@ -163,6 +163,10 @@ impl<S: Sink> Sink for Tracked<'_, S> {
     fn stopped(&self) -> bool {
         self.inner.stopped()
     }
+
+    fn wants_quoted(&self) -> bool {
+        self.inner.wants_quoted()
+    }
 }
 
 impl<S> Drop for Tracked<'_, S> {

@@ -469,7 +469,7 @@ impl<W: Write> Sink for ReadSink<W> {
         }
         self.pending.push(Record {
             frame: d.frame.number,
-            time: d.frame.ts,
+            time: d.frame.has_time().then_some(d.frame.ts),
             src: d.payload.src.to_string(),
             dst: d.payload.dst.to_string(),
             protocol: d.protocol.name(),
@@ -482,6 +482,7 @@ impl<W: Write> Sink for ReadSink<W> {
             fields,
             errors: d.errors.to_vec(),
             reassembled_from: d.payload.reassembled_from.clone(),
+            quoted: d.payload.quoted,
         });
     }
 
@@ -504,6 +505,7 @@ impl<W: Write> Sink for ReadSink<W> {
             first,
             prev,
             prev_displayed,
+            has_time: frame.has_time(),
             summary,
             records: &self.pending,
             layers: &layers,
@@ -536,7 +538,7 @@ impl<W: Write> Sink for ReadSink<W> {
             // Errors below the application: a record of their own, so nothing is lost.
             self.pending.push(Record {
                 frame: frame.number,
-                time: frame.ts,
+                time: frame.has_time().then_some(frame.ts),
                 src: addr(&summary.src),
                 dst: addr(&summary.dst),
                 protocol: lower_layer_name(summary.protocol),
@@ -544,6 +546,7 @@ impl<W: Write> Sink for ReadSink<W> {
                 fields: Vec::new(),
                 errors: summary.errors.clone(),
                 reassembled_from: Vec::new(),
+                quoted: false,
             });
         }
         if let Some(j) = &mut self.json {
@@ -551,12 +554,13 @@ impl<W: Write> Sink for ReadSink<W> {
                 j.write(&mut self.buf, &r);
             }
         } else {
+            // A message quoted in an ICMP error leaves the columns to the error (tshark's too).
             let messages: Vec<&Record> = self
                 .pending
                 .iter()
-                .filter(|r| !r.info.is_empty() || !r.fields.is_empty())
+                .filter(|r| !r.quoted && (!r.info.is_empty() || !r.fields.is_empty()))
                 .collect();
-            let (protocol, info) = match messages.last() {
+            let (protocol, mut info) = match messages.last() {
                 Some(last) => (
                     column(last.protocol),
                     messages
@@ -567,19 +571,23 @@ impl<W: Write> Sink for ReadSink<W> {
                 ),
                 None => (summary.protocol, summary.info.clone()),
             };
+            crate::dissect::cap_info(&mut info);
             let src = addr(&summary.src);
             let dst = addr(&summary.dst);
+            // A frame without a time shows none, whatever the format (tshark's too).
             let mut time = String::new();
-            self.time.write(
-                &mut time,
-                &FrameTimes {
-                    time: frame.ts,
-                    digits: frame.ts_digits,
-                    first,
-                    prev,
-                    prev_displayed,
-                },
-            );
+            if frame.has_time() {
+                self.time.write(
+                    &mut time,
+                    &FrameTimes {
+                        time: frame.ts,
+                        digits: frame.ts_digits,
+                        first,
+                        prev,
+                        prev_displayed,
+                    },
+                );
+            }
             write_line(
                 &mut self.buf,
                 &FrameLine {
@@ -616,6 +624,10 @@ impl<W: Write> Sink for ReadSink<W> {
         eprintln!("poolshark: {e}");
     }
 
+    fn wants_quoted(&self) -> bool {
+        true
+    }
+
     fn stopped(&self) -> bool {
         self.error.is_some()
             || self.count.is_some_and(|c| self.frames >= c)
@@ -637,7 +649,14 @@ fn frame_layers(
     tunnels: &TunnelPorts,
     streams: &mut Streams,
 ) -> Vec<Field> {
-    let mut l = if labels {
+    let custom = frame.custom_block();
+    let mut l = if custom.is_some() {
+        // A pcapng custom block: its bytes are data to tshark.
+        layers::Layers {
+            protocols: vec!["data"],
+            ..Default::default()
+        }
+    } else if labels {
         layers::decode(frame.linktype, frame.data, tunnels)
     } else {
         layers::decode_values(frame.linktype, frame.data, tunnels)
@@ -671,7 +690,15 @@ fn frame_layers(
         Some(2) => Some((0, "Sent", " (outbound)")),
         _ => None,
     };
-    let title = if labels {
+    let title = if let (true, Some((pen, copy))) = (labels, custom) {
+        let copying = if copy { "allowed" } else { "not allowed" };
+        Cow::Owned(format!(
+            "PCAPNG Custom Block {}: {cap} bytes ({} bits) of custom data and options, PEN {pen}, \
+             copying {copying}",
+            frame.number,
+            cap as u64 * 8
+        ))
+    } else if labels {
         let mut t = format!(
             "Frame {}: {len} bytes on wire ({} bits), {cap} bytes captured ({} bits)",
             frame.number,
@@ -693,7 +720,13 @@ fn frame_layers(
         Cow::Borrowed("")
     };
     let mut root = Field::node("frame", title, 0, cap);
-    if let Some(p) = frame.pcapng {
+    if let (Some(p), Some((pen, copy))) = (frame.pcapng, custom) {
+        root = root.children(vec![
+            Field::uint("frame.section_number", "Section number", p.section, 0, 0),
+            Field::uint("frame.cb_pen", "Private Enterprise Number", pen, 0, 0),
+            Field::boolean("frame.cb_copy", "Copying", copy, 0, 0),
+        ]);
+    } else if let Some(p) = frame.pcapng {
         root = root.child(Field::uint(
             "frame.section_number",
             "Section number",

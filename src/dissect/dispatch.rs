@@ -104,17 +104,17 @@ impl FromStr for DecodeAs {
             format!(
                 "bad --decode-as {s:?}: expected udp.port==N:PROTO, tcp.port==N:PROTO, \
                  sctp.port==N:PROTO, port==N:PROTO or sctp.ppid==N:PROTO, with PROTO one of asap, \
-                 enrp, dhcpv4, dhcpv6, dhcpfo, or udp.port==N:vxlan or udp.port==N:geneve"
+                 enrp, dhcpv4, dhcpv6, dhcpfo, or udp.port==N:vxlan, udp.port==N:geneve or \
+                 udp.port==N:teredo"
             )
         };
         let (sel, proto) = s.rsplit_once([':', ',']).ok_or_else(usage)?;
-        let target =
-            match UdpTunnel::from_name(proto.trim()) {
-                Some(t) => Target::Tunnel(t),
-                None => Target::App(proto.trim().parse().map_err(|e: String| {
-                    format!("{e}, or vxlan or geneve for a tunnel over UDP")
-                })?),
-            };
+        let target = match UdpTunnel::from_name(proto.trim()) {
+            Some(t) => Target::Tunnel(t),
+            None => Target::App(proto.trim().parse().map_err(|e: String| {
+                format!("{e}, or vxlan, geneve or teredo for a tunnel over UDP")
+            })?),
+        };
         let (what, value) = sel.split_once("==").ok_or_else(usage)?;
         let value = value.trim();
         let number = |v: &str| -> Option<u64> {
@@ -525,7 +525,7 @@ mod tests {
             );
         }
         let e = rule("udp.port==8472:vxlan-gpe").unwrap_err();
-        assert!(e.contains("or vxlan or geneve"), "{e}");
+        assert!(e.contains("or vxlan, geneve or teredo"), "{e}");
         let e = rule("udp.port==70000:vxlan").unwrap_err();
         assert!(e.contains("above 65535"), "{e}");
     }
@@ -535,7 +535,11 @@ mod tests {
         let defaults = tunnel_ports(&[]);
         assert_eq!(defaults.by_port(4789), Some(UdpTunnel::Vxlan));
         assert_eq!(defaults.by_port(6081), Some(UdpTunnel::Geneve));
+        assert_eq!(defaults.by_port(3544), Some(UdpTunnel::Teredo));
         assert_eq!(defaults.by_port(8472), None);
+        // Teredo's port as the source too (a server's answer), the others as the destination.
+        assert_eq!(defaults.by_ports(3544, 50000), Some(UdpTunnel::Teredo));
+        assert_eq!(defaults.by_ports(4789, 50000), None);
         let rules = [
             rule("udp.port==8472:vxlan").unwrap(),
             rule("udp.port==4789:geneve").unwrap(),
@@ -548,7 +552,7 @@ mod tests {
         assert_eq!(ports.by_port(2001), None);
         let mut ps: Vec<u16> = ports.ports().collect();
         ps.sort_unstable();
-        assert_eq!(ps, [4789, 6081, 8472]);
+        assert_eq!(ps, [3544, 4789, 6081, 8472]);
         // A later rule for the same port wins, as a later -d does in tshark.
         let ports = tunnel_ports(&[
             rule("udp.port==8472:vxlan").unwrap(),

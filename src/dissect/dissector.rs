@@ -266,6 +266,7 @@ impl Dissector {
             self.dissect_dyn(frame, &mut counting)
         };
         s.payloads = count;
+        super::cap_info(&mut s.info);
         self.counters.frames += 1;
         if !s.errors.is_empty() {
             self.counters.frames_with_errors += 1;
@@ -279,6 +280,15 @@ impl Dissector {
         sink: &mut dyn FnMut(&mut Payload<'_>),
     ) -> FrameSummary {
         let mut s = FrameSummary::default();
+        if let Some((pen, copy)) = frame.custom_block() {
+            // A pcapng custom block: numbered as a frame, but no packet (tshark's words).
+            s.protocol = "PCAPNG";
+            if self.info {
+                let not = if copy { "" } else { " not" };
+                s.info = format!("Custom Block: PEN = {pen}, will{not} be copied");
+            }
+            return s;
+        }
         let l = match link::parse(frame.linktype, frame.data) {
             Ok(l) => l,
             Err(e) => {
@@ -483,16 +493,68 @@ impl Dissector {
             tunnel::PROTO_IPIP | tunnel::PROTO_IPV6 | tunnel::PROTO_GRE => {
                 cold(Self::ip_tunnel)(self, frame, seg, s, &mut sink)
             }
+            ip::PROTO_ICMP | ip::PROTO_ICMPV6 => cold(Self::icmp)(self, frame, seg, s, &mut sink),
             // Not decoded further: only the Info text, when it is made.
             _ if !self.info => {}
-            ip::PROTO_ICMP => s.info = icmp_info(seg.data).into(),
-            ip::PROTO_ICMPV6 => s.info = icmpv6_info(seg.data),
             p => {
                 if s.info.is_empty() {
                     s.info = format!("IP protocol {p} (not decoded)");
                 }
             }
         }
+    }
+
+    /// ICMP and ICMPv6: the Info text, and the UDP datagram an error quotes (its payload as far
+    /// as the error holds it), handed on as a [`Payload::quoted`]. The quoted packet is
+    /// shorter than its headers say, as a rule: that is no error of the frame's.
+    fn icmp(
+        &mut self,
+        _frame: &Frame<'_>,
+        seg: &Segment<'_>,
+        s: &mut FrameSummary,
+        sink: &mut dyn FnMut(&mut Payload<'_>),
+    ) {
+        let v6 = seg.protocol == ip::PROTO_ICMPV6;
+        if self.info {
+            s.info = if v6 {
+                icmpv6_info(seg.data)
+            } else {
+                icmp_info(seg.data)
+            };
+        }
+        let error = matches!(
+            (v6, seg.data.first()),
+            (false, Some(3 | 4 | 5 | 11 | 12)) | (true, Some(1..=4))
+        );
+        // Type, code, checksum and a word of its own before the quoted packet.
+        let quoted = seg.data.get(8..).unwrap_or_default();
+        if !error || quoted.is_empty() {
+            return;
+        }
+        let mut ignored = Vec::new();
+        let parsed = if v6 {
+            ip::parse_ipv6(quoted, &mut ignored)
+        } else {
+            ip::parse_ipv4(quoted, &mut ignored)
+        };
+        let Ok(pkt) = parsed else { return };
+        if pkt.protocol != ip::PROTO_UDP || pkt.fragment.is_some_and(|f| f.offset != 0) {
+            return;
+        }
+        let Ok(u) = udp::parse(pkt.payload, &mut ignored) else {
+            return;
+        };
+        let mut p = Payload::new(
+            Transport::Udp,
+            pkt.src,
+            u.sport,
+            pkt.dst,
+            u.dport,
+            u.payload,
+        );
+        p.frame_offset = seg.at(8 + pkt.payload_offset + 8);
+        p.quoted = true;
+        sink(&mut p);
     }
 
     /// One encapsulation deeper: `seg` itself (now the tunnel's header) one level down, or, past
@@ -569,6 +631,7 @@ impl Dissector {
         let (what, tag) = match kind {
             UdpTunnel::Vxlan => ("VXLAN", 1 << 24),
             UdpTunnel::Geneve => ("Geneve", 2 << 24),
+            UdpTunnel::Teredo => ("Teredo", 0),
         };
         let Some(inner) = self.deeper(seg, what, s) else {
             return;
@@ -576,6 +639,12 @@ impl Dissector {
         let parsed = match kind {
             UdpTunnel::Vxlan => tunnel::parse_vxlan(inner.data),
             UdpTunnel::Geneve => tunnel::parse_geneve(inner.data),
+            UdpTunnel::Teredo => tunnel::parse_teredo(inner.data).ok_or_else(|| {
+                DecodeError::new(
+                    0,
+                    "Teredo datagram without an IPv6 packet: not decoded further",
+                )
+            }),
         };
         let o = match parsed {
             Ok(o) => o,
@@ -584,7 +653,7 @@ impl Dissector {
                 return;
             }
         };
-        if o.vni.is_none() {
+        if kind == UdpTunnel::Vxlan && o.vni.is_none() {
             s.errors.push(inner.rebase(DecodeError::new(
                 0,
                 "VXLAN I flag is clear: the VNI is not valid (the frame is decoded without it)",
@@ -690,7 +759,11 @@ impl Dissector {
             };
             return self.sctp(frame, &inner, s, sink);
         }
-        if let Some(kind) = self.tunnels.by_port(u.dport) {
+        let tunnel = self.tunnels.by_ports(u.sport, u.dport).filter(|&k| {
+            // Teredo only where an IPv6 packet follows its headers (tshark tries IPv6 there).
+            k != UdpTunnel::Teredo || tunnel::parse_teredo(u.payload).is_some()
+        });
+        if let Some(kind) = tunnel {
             let inner = Segment {
                 data: u.payload,
                 ..seg.sub(8)
@@ -768,13 +841,17 @@ impl Dissector {
         s.dst_port = Some(h.dport);
         let mut payload_errors = Vec::new();
         let computed = sctp::crc32c(seg.data);
-        if computed != h.checksum {
+        // RFC 2960's Adler-32, which old stacks still send, is accepted where it matches (as
+        // tshark's sctp.checksum preference "automatic" does).
+        if computed != h.checksum && sctp::adler32(seg.data) != h.checksum {
             self.counters.sctp_bad_checksums += 1;
             let e = seg.rebase(DecodeError::new(
                 8,
                 format!(
-                    "SCTP checksum {:#010x} is wrong: the CRC32c of the packet is {computed:#010x}",
-                    h.checksum
+                    "SCTP checksum {:#010x} is wrong: the CRC32c of the packet is {computed:#010x} \
+                     (its Adler-32, RFC 2960's checksum, {:#010x})",
+                    h.checksum,
+                    sctp::adler32(seg.data)
                 ),
             ));
             s.errors.push(e.clone());
@@ -906,6 +983,7 @@ fn not_decoded_info(n: Network, data: &[u8]) -> String {
         Network::Arp => arp_info(data),
         Network::Llc => "IEEE 802.3 frame (not decoded)".into(),
         Network::Other(t) => format!("Ethertype {t:#06x} (not decoded)"),
+        Network::Ppp(p) => format!("PPP protocol {p:#06x} (not decoded)"),
         Network::Ipv4 | Network::Ipv6 => String::new(),
     }
 }
@@ -986,15 +1064,94 @@ fn arp_info(d: &[u8]) -> String {
     }
 }
 
-fn icmp_info(d: &[u8]) -> &'static str {
-    match d.first() {
-        Some(0) => "Echo (ping) reply",
-        Some(3) => "Destination unreachable",
-        Some(5) => "Redirect",
-        Some(8) => "Echo (ping) request",
-        Some(11) => "Time-to-live exceeded",
-        _ => "ICMP",
+fn icmp_info(d: &[u8]) -> String {
+    let (t, code) = (d.first().copied(), d.get(1).copied().unwrap_or(0));
+    let (name, codes): (&str, &[&str]) = match t {
+        Some(0) => ("Echo (ping) reply", &[]),
+        Some(3) => ("Destination unreachable", &ICMP_UNREACHABLE),
+        Some(4) => return "Source quench (flow control)".into(),
+        Some(5) => ("Redirect", &ICMP_REDIRECT),
+        Some(8) => ("Echo (ping) request", &[]),
+        Some(11) => ("Time-to-live exceeded", &ICMP_TIME_EXCEEDED),
+        Some(12) => ("Parameter problem", &ICMP_PARAMETER),
+        _ => return "ICMP".into(),
+    };
+    if codes.is_empty() {
+        return name.into();
     }
+    // tshark pads the type's name to 20 characters before the code's.
+    match codes.get(usize::from(code)) {
+        Some(c) => format!("{name:<20} ({c})"),
+        None => format!("{name:<20} (Unknown code: {code})"),
+    }
+}
+
+/// The codes of ICMP's errors, as tshark 4.0 names them in its Info column.
+const ICMP_UNREACHABLE: [&str; 16] = [
+    "Network unreachable",
+    "Host unreachable",
+    "Protocol unreachable",
+    "Port unreachable",
+    "Fragmentation needed",
+    "Source route failed",
+    "Destination network unknown",
+    "Destination host unknown",
+    "Source host isolated",
+    "Network administratively prohibited",
+    "Host administratively prohibited",
+    "Network unreachable for TOS",
+    "Host unreachable for TOS",
+    "Communication administratively filtered",
+    "Host precedence violation",
+    "Precedence cutoff in effect",
+];
+const ICMP_REDIRECT: [&str; 4] = [
+    "Redirect for network",
+    "Redirect for host",
+    "Redirect for TOS and network",
+    "Redirect for TOS and host",
+];
+const ICMP_TIME_EXCEEDED: [&str; 2] = [
+    "Time to live exceeded in transit",
+    "Fragment reassembly time exceeded",
+];
+const ICMP_PARAMETER: [&str; 3] = [
+    "Pointer indicates the error",
+    "Required option missing",
+    "Bad length",
+];
+
+/// The codes of ICMPv6's errors, as tshark 4.0 names them in its Info column, and its name for
+/// one it does not know.
+fn icmpv6_code(t: u8, code: u8) -> Option<String> {
+    let codes: &[&str] = match t {
+        1 => &[
+            "no route to destination",
+            "Administratively prohibited",
+            "Beyond scope of source address",
+            "Address unreachable",
+            "Port unreachable",
+            "Source address failed ingress/egress policy",
+            "Reject route to destination",
+            "Error in Source Routing Header",
+        ],
+        3 => &[
+            "hop limit exceeded in transit",
+            "fragment reassembly time exceeded",
+        ],
+        4 => &[
+            "erroneous header field encountered",
+            "unrecognized Next Header type encountered",
+            "unrecognized IPv6 option encountered",
+            "IPv6 First Fragment has incomplete IPv6 Header Chain",
+        ],
+        _ => return None,
+    };
+    Some(match codes.get(usize::from(code)) {
+        Some(c) => (*c).to_string(),
+        None if t == 1 => "Unknown".to_string(),
+        None => format!("Unknown ({code})"),
+    })
 }
 
 /// The link-layer address option (`kind` 1 source, 2 target) among neighbour discovery options.
@@ -1048,7 +1205,11 @@ fn icmpv6_info(d: &[u8]) -> String {
             Some(m) => format!("Router Advertisement from {m}"),
             None => "Router Advertisement".into(),
         },
-        (t, _) => icmpv6_name(t.copied()).into(),
+        (Some(&t), _) => match icmpv6_code(t, d.get(1).copied().unwrap_or(0)) {
+            Some(code) => format!("{} ({code})", icmpv6_name(Some(t))),
+            None => icmpv6_name(Some(t)).into(),
+        },
+        (None, _) => icmpv6_name(None).into(),
     }
 }
 
@@ -1057,6 +1218,7 @@ fn icmpv6_name(t: Option<u8>) -> &'static str {
         Some(1) => "Destination Unreachable",
         Some(2) => "Packet Too Big",
         Some(3) => "Time Exceeded",
+        Some(4) => "Parameter Problem",
         Some(128) => "Echo (ping) request",
         Some(129) => "Echo (ping) reply",
         Some(130) => "Multicast Listener Query",

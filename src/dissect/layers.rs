@@ -1,8 +1,8 @@
 //! The lower layers of one frame as display trees, decoded from its bytes on demand: what
 //! `read -V` prints above the messages and what display filters and `-T fields -e` look up for
-//! the names of [`FIELDS`] (Ethernet, 802.1Q, Linux cooked, IPv4, IPv6, UDP, TCP, SCTP and its
-//! chunks, ICMP, ICMPv6, ARP, GRE, VXLAN, Geneve, MPLS), with Wireshark 4.0's names, types and
-//! bases.
+//! the names of [`FIELDS`] (Ethernet, Cisco FabricPath, 802.1Q, Linux cooked, PPP, IPv4, IPv6,
+//! UDP, TCP, SCTP and its chunks, ICMP, ICMPv6, ARP, GRE, VXLAN, Geneve, Teredo, MPLS), with
+//! Wireshark 4.0's names, types and bases.
 //!
 //! [`decode`] is a pure function of the link type and the bytes: it keeps no state (no
 //! reassembly: a fragment's payload is `data`, as tshark shows a fragment it has not reassembled;
@@ -21,12 +21,15 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use super::ip::{
     MAX_EXTENSIONS, PROTO_ICMP, PROTO_ICMPV6, PROTO_IGMP, PROTO_SCTP, PROTO_TCP, PROTO_UDP,
 };
-use super::link::{ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, MAX_VLAN_TAGS, VLAN_TPIDS};
+use super::link::{
+    ETHERTYPE_ARP, ETHERTYPE_FABRICPATH, ETHERTYPE_IPV4, ETHERTYPE_IPV6, FABRICPATH_HEADER,
+    MAX_VLAN_TAGS, PPP_IPV4, PPP_IPV6, VLAN_TPIDS,
+};
 use super::sctp::UDP_ENCAPSULATION_PORT;
 pub use super::tunnel::TunnelPorts;
 use super::tunnel::{
-    UdpTunnel, ETHERTYPE_MPLS, ETHERTYPE_MPLS_MULTICAST, ETHERTYPE_TEB, MAX_ENCAPSULATIONS,
-    PROTO_GRE, PROTO_IPIP, PROTO_IPV6,
+    parse_teredo, UdpTunnel, ETHERTYPE_MPLS, ETHERTYPE_MPLS_MULTICAST, ETHERTYPE_TEB,
+    MAX_ENCAPSULATIONS, PROTO_GRE, PROTO_IPIP, PROTO_IPV6,
 };
 use crate::field::{mac, Field, Value};
 use crate::source::linktype;
@@ -37,6 +40,9 @@ pub const FIELDS: &[&str] = &[
     "frame.protocols",
     // From the capture file, not the bytes (`read` adds them to the `frame` tree).
     "frame.section_number",
+    // A pcapng custom block's Private Enterprise Number and whether it may be copied.
+    "frame.cb_pen",
+    "frame.cb_copy",
     "frame.interface_id",
     "frame.interface_name",
     "frame.interface_description",
@@ -61,11 +67,18 @@ pub const FIELDS: &[&str] = &[
     "eth.src",
     "eth.addr",
     "eth.type",
+    // An IEEE 802.3 frame's length, where Ethernet II has its type.
+    "eth.len",
+    "cfp",
+    "cfp.etype",
+    "cfp.ftag",
+    "cfp.ttl",
     "vlan",
     "vlan.priority",
     "vlan.dei",
     "vlan.id",
     "vlan.etype",
+    "vlan.len",
     "ieee8021ad",
     "ieee8021ad.priority",
     "ieee8021ad.dei",
@@ -76,6 +89,12 @@ pub const FIELDS: &[&str] = &[
     "sll.halen",
     "sll.src.eth",
     "sll.etype",
+    // Below 0x0600, one of Linux's pseudo-protocols (802.2 LLC, ...) where `sll.etype` would be.
+    "sll.ltype",
+    "ppp",
+    "ppp.address",
+    "ppp.control",
+    "ppp.protocol",
     "ip.version",
     "ip.hdr_len",
     "ip.dsfield",
@@ -171,6 +190,7 @@ pub const FIELDS: &[&str] = &[
     "vxlan",
     "vxlan.flags",
     "vxlan.vni",
+    "teredo",
     "geneve",
     "geneve.version",
     "geneve.proto_type",
@@ -189,6 +209,7 @@ pub const FIELDS: &[&str] = &[
 /// their occurrences check instead. `tests/it/display_filter.rs` compares it with `tshark -G`.
 const UINT_BITS: &[(&str, u8)] = &[
     ("frame.section_number", 32),
+    ("frame.cb_pen", 32),
     ("frame.interface_id", 32),
     ("frame.packet_flags", 32),
     ("frame.packet_flags_direction", 32),
@@ -196,9 +217,14 @@ const UINT_BITS: &[(&str, u8)] = &[
     ("frame.packet_flags_fcs_length", 32),
     ("frame.packet_flags_reserved", 32),
     ("eth.type", 16),
+    ("eth.len", 16),
+    ("cfp.etype", 16),
+    ("cfp.ftag", 16),
+    ("cfp.ttl", 16),
     ("vlan.priority", 16),
     ("vlan.id", 16),
     ("vlan.etype", 16),
+    ("vlan.len", 16),
     ("ieee8021ad.priority", 16),
     ("ieee8021ad.dei", 16),
     ("ieee8021ad.id", 16),
@@ -206,6 +232,10 @@ const UINT_BITS: &[(&str, u8)] = &[
     ("sll.hatype", 16),
     ("sll.halen", 16),
     ("sll.etype", 16),
+    ("sll.ltype", 16),
+    ("ppp.address", 8),
+    ("ppp.control", 8),
+    ("ppp.protocol", 16),
     ("ip.version", 8),
     ("ip.hdr_len", 8),
     ("ip.dsfield", 8),
@@ -405,6 +435,7 @@ fn walk(lt: u32, data: &[u8], labels: bool, tunnels: &TunnelPorts) -> Layers {
             transports: Vec::new(),
         },
         quoting: false,
+        icmp4_quote: None,
         labels,
         addrs: None,
         fragment: false,
@@ -420,6 +451,9 @@ struct Walk<'a> {
     out: Layers,
     /// Within the packet an ICMP error quotes (whose own ICMP errors are not followed).
     quoting: bool,
+    /// The type of the ICMPv4 error quoting the packet, if it is one: tshark decodes a TCP
+    /// header quoted by ICMPv4 its own way.
+    icmp4_quote: Option<u8>,
     /// Whether the labels formatted from the values are written ([`decode`]) or left empty
     /// ([`decode_values`]).
     labels: bool,
@@ -452,6 +486,17 @@ impl Span {
 /// `f` shown in hexadecimal with `digits` digits (tshark's BASE_HEX: two per byte of the type).
 fn hex(f: Field, digits: u8) -> Field {
     f.hex(digits)
+}
+
+/// Link-layer address types (ARPHRD_) whose 6-byte addresses tshark shows as Ethernet's.
+const ARPHRD_ETHER: u16 = 1;
+const ARPHRD_LOOPBACK: u16 = 772;
+
+/// A cooked header's protocol field at `at`: an EtherType (`sll.etype`), or below 0x0600 one of
+/// Linux's pseudo-protocols (`sll.ltype`: 802.2 LLC, Novell raw 802.3, ...).
+fn sll_protocol(t: u16, at: usize) -> Field {
+    let name = if t < 0x0600 { "sll.ltype" } else { "sll.etype" };
+    hex(Field::uint(name, "Protocol", t, at, 2), 4)
 }
 
 impl Walk<'_> {
@@ -533,7 +578,7 @@ impl Walk<'_> {
             linktype::ETHERNET => self.ethernet(all, 0),
             linktype::LINUX_SLL => self.sll(all),
             linktype::LINUX_SLL2 => self.sll2(all),
-            linktype::RAW | 12 | 14 | linktype::IPV4 | linktype::IPV6 => {
+            linktype::RAW | 12 | 14 => {
                 self.out.protocols.push("raw");
                 match self.u8(0, all).map(|b| b >> 4) {
                     Some(4) => self.ipv4(all, 0),
@@ -541,6 +586,10 @@ impl Walk<'_> {
                     _ => {}
                 }
             }
+            // The link type says which IP it is: tshark shows no "raw" layer before it.
+            linktype::IPV4 => self.ipv4(all, 0),
+            linktype::IPV6 => self.ipv6(all, 0),
+            linktype::PPP | linktype::PPP_HDLC => self.ppp(all),
             linktype::NULL | linktype::LOOP => {
                 self.out.protocols.push("null");
                 // The family's byte order varies; the IP version says what follows.
@@ -554,8 +603,39 @@ impl Walk<'_> {
         }
     }
 
-    /// An Ethernet II header at `s.at`, its VLAN tags, and what they carry.
+    /// An Ethernet header at `s.at` (or Cisco FabricPath's around one), its VLAN tags, and what
+    /// they carry.
     fn ethernet(&mut self, s: Span, depth: u8) {
+        if self.be16(s.at + 12, s) == Some(ETHERTYPE_FABRICPATH) {
+            self.fabricpath(s, depth);
+        } else {
+            self.ethernet_frame(s, depth);
+        }
+    }
+
+    /// Cisco FabricPath: tshark decodes its 16-byte header in place of the Ethernet one (naming
+    /// "eth" in `frame.protocols` but giving none of its fields), then the frame inside. No FCS
+    /// is taken off the end, where Wireshark takes the last 4 bytes for one.
+    fn fabricpath(&mut self, s: Span, depth: u8) {
+        let a = s.at;
+        let (Some(etype), Some(w)) = (self.be16(a + 12, s), self.be16(a + 14, s)) else {
+            return;
+        };
+        let tree = Field::node("cfp", "Cisco FabricPath", a, FABRICPATH_HEADER).children(vec![
+            hex(
+                Field::uint("cfp.etype", "FP Ethertype", etype, a + 12, 2),
+                4,
+            ),
+            Field::uint("cfp.ftag", "FTAG", w >> 6, a + 14, 2),
+            Field::uint("cfp.ttl", "TTL", w & 0x3f, a + 14, 2),
+        ]);
+        self.out.protocols.push("eth");
+        self.push("cfp", tree);
+        self.ethernet_frame(s.from(FABRICPATH_HEADER), depth);
+    }
+
+    /// An Ethernet II (or IEEE 802.3) header at `s.at`, its VLAN tags, and what they carry.
+    fn ethernet_frame(&mut self, s: Span, depth: u8) {
         let (Some(dst), Some(src), Some(t)) = (
             self.mac(s.at, s),
             self.mac(s.at + 6, s),
@@ -573,26 +653,32 @@ impl Walk<'_> {
                 6,
             )])
         };
-        let tree = Field::node(
-            "eth",
-            self.label(|| {
+        // IEEE 802.3: a length where Ethernet II has its type (tshark's title has no addresses).
+        let ieee802_3 = t <= 1500;
+        let title = self.label(|| {
+            if ieee802_3 {
+                "IEEE 802.3 Ethernet ".to_string()
+            } else {
                 format!(
                     "Ethernet II, Src: {s} ({s}), Dst: {d} ({d})",
                     s = mac(&src),
                     d = mac(&dst)
                 )
-            }),
-            s.at,
-            14,
-        )
-        .children(vec![
+            }
+        });
+        let kind = if ieee802_3 {
+            Field::uint("eth.len", "Length", t, s.at + 12, 2)
+        } else {
+            hex(Field::uint("eth.type", "Type", t, s.at + 12, 2), 4)
+        };
+        let tree = Field::node("eth", title, s.at, 14).children(vec![
             addr("eth.dst", "Destination", dst, s.at),
             addr("eth.src", "Source", src, s.at + 6),
-            hex(Field::uint("eth.type", "Type", t, s.at + 12, 2), 4),
+            kind,
         ]);
         self.push("eth", tree);
-        if t <= 1500 {
-            // IEEE 802.3 with a length: LLC, not decoded.
+        if ieee802_3 {
+            // LLC, not decoded.
             return;
         }
         self.out.protocols.push("ethertype");
@@ -628,10 +714,20 @@ impl Walk<'_> {
                 Field::boolean(dei_n, "DEI", dei, s.at, 2),
                 Field::uint(id_n, "ID", id, s.at, 2),
             ]);
+            // IEEE 802.3 inside the tag: a length where the type would be.
+            let ieee802_3 = next <= 1500;
             if t != 0x88a8 {
-                tree = tree.child(hex(Field::uint("vlan.etype", "Type", next, s.at + 2, 2), 4));
+                tree = tree.child(if ieee802_3 {
+                    Field::uint("vlan.len", "Length", next, s.at + 2, 2)
+                } else {
+                    hex(Field::uint("vlan.etype", "Type", next, s.at + 2, 2), 4)
+                });
             }
             self.push(proto, tree);
+            if ieee802_3 {
+                // LLC, not decoded.
+                return;
+            }
             self.out.protocols.push("ethertype");
             t = next;
             s = s.from(4);
@@ -667,10 +763,10 @@ impl Walk<'_> {
             Field::uint("sll.hatype", "Link-layer address type", hatype, 2, 2),
             Field::uint("sll.halen", "Link-layer address length", halen, 4, 2),
         ]);
-        if let (1, 6, Some(m)) = (hatype, halen, self.mac(6, s)) {
+        if let (ARPHRD_ETHER | ARPHRD_LOOPBACK, 6, Some(m)) = (hatype, halen, self.mac(6, s)) {
             tree = tree.child(Field::new("sll.src.eth", "Source", Value::Mac(m), 6, 6));
         }
-        tree = tree.child(hex(Field::uint("sll.etype", "Protocol", t, 14, 2), 4));
+        tree = tree.child(sll_protocol(t, 14));
         self.push("sll", tree);
         if t >= 0x0600 {
             self.out.protocols.push("ethertype");
@@ -690,18 +786,49 @@ impl Walk<'_> {
             return;
         };
         let mut tree = Field::node("sll", "Linux cooked capture v2", 0, 20).children(vec![
-            hex(Field::uint("sll.etype", "Protocol", t, 0, 2), 4),
+            sll_protocol(t, 0),
             Field::uint("sll.hatype", "Link-layer address type", hatype, 8, 2),
             Field::uint("sll.pkttype", "Packet type", pkttype, 10, 1),
             Field::uint("sll.halen", "Link-layer address length", halen, 11, 1),
         ]);
-        if let (1, 6, Some(m)) = (hatype, halen, self.mac(12, s)) {
+        if let (ARPHRD_ETHER | ARPHRD_LOOPBACK, 6, Some(m)) = (hatype, halen, self.mac(12, s)) {
             tree = tree.child(Field::new("sll.src.eth", "Source", Value::Mac(m), 12, 6));
         }
         self.push("sll", tree);
         if t >= 0x0600 && s.len() >= 20 {
             self.out.protocols.push("ethertype");
             self.vlans(t, s.from(20), 0);
+        }
+    }
+
+    /// PPP: the HDLC address and control bytes unless compressed away, the protocol (one byte
+    /// when compressed), then IPv4 or IPv6.
+    fn ppp(&mut self, s: Span) {
+        let mut children = Vec::with_capacity(3);
+        let mut at = s.at;
+        if let (Some(0xff), Some(control)) = (self.u8(at, s), self.u8(at + 1, s)) {
+            children.push(hex(Field::uint("ppp.address", "Address", 0xffu8, at, 1), 2));
+            children.push(hex(
+                Field::uint("ppp.control", "Control", control, at + 1, 1),
+                2,
+            ));
+            at += 2;
+        }
+        let protocol = match self.u8(at, s) {
+            Some(p) if p & 1 == 1 => Some((u16::from(p), 1)),
+            Some(_) => self.be16(at, s).map(|p| (p, 2)),
+            None => None,
+        };
+        if let Some((p, len)) = protocol {
+            children.push(hex(Field::uint("ppp.protocol", "Protocol", p, at, len), 4));
+        }
+        let len = at - s.at + protocol.map_or(0, |(_, n)| n);
+        let tree = Field::node("ppp", "Point-to-Point Protocol", s.at, len).children(children);
+        self.push("ppp", tree);
+        match protocol {
+            Some((PPP_IPV4, len)) => self.ipv4(s.from(at - s.at + len), 0),
+            Some((PPP_IPV6, len)) => self.ipv6(s.from(at - s.at + len), 0),
+            _ => {}
         }
     }
 
@@ -1013,12 +1140,25 @@ impl Walk<'_> {
         let payload = Span { at: a + 8, end };
         let tunnel = self
             .tunnels
-            .by_port(dport)
+            .by_ports(sport, dport)
             .filter(|_| depth < MAX_ENCAPSULATIONS);
+        let teredo = || {
+            let bytes = self.data.get(payload.at..payload.end).unwrap_or_default();
+            parse_teredo(bytes).map(|o| o.header_len)
+        };
         if tunnel == Some(UdpTunnel::Vxlan) {
             self.vxlan(payload, depth + 1);
         } else if tunnel == Some(UdpTunnel::Geneve) {
             self.geneve(payload, depth + 1);
+        } else if let Some(header) = teredo().filter(|_| tunnel == Some(UdpTunnel::Teredo)) {
+            let tree = Field::node(
+                "teredo",
+                "Teredo IPv6 over UDP tunneling",
+                payload.at,
+                header,
+            );
+            self.push("teredo", tree);
+            self.ipv6(payload.from(header), depth + 1);
         } else if sport == UDP_ENCAPSULATION_PORT || dport == UDP_ENCAPSULATION_PORT {
             self.sctp(payload);
         }
@@ -1041,6 +1181,26 @@ impl Walk<'_> {
             self.out.protocols.push("tcp");
             return;
         };
+        // In an ICMPv4 redirect, tshark's TCP tree ends after the sequence number (on the wire),
+        // and the quoted header has no stream.
+        let icmp4 = self.icmp4_quote.filter(|_| self.quoting);
+        if icmp4 == Some(5) {
+            let tree = Field::node(
+                "tcp",
+                self.label(|| {
+                    format!("Transmission Control Protocol, Src Port: {sport}, Dst Port: {dport}")
+                }),
+                a,
+                20,
+            )
+            .children(vec![
+                Field::uint("tcp.srcport", "Source Port", sport, a, 2),
+                Field::uint("tcp.dstport", "Destination Port", dport, a + 2, 2),
+                Field::uint("tcp.seq", "Sequence Number", seq, a + 4, 4),
+            ]);
+            self.push("tcp", tree);
+            return;
+        }
         let hdr_len = usize::from(off >> 12) * 4;
         let flags = off & 0x0fff;
         let seg_len = s.len().saturating_sub(hdr_len);
@@ -1068,8 +1228,17 @@ impl Walk<'_> {
         if let Some(len) = known_len {
             tree = tree.child(Field::uint("tcp.len", "TCP Segment Len", len, a, 0).generated());
         }
+        // Quoted by ICMPv4, the sequence number is only the one on the wire (`tcp.seq`).
+        if icmp4.is_none() {
+            tree = tree.child(Field::uint(
+                "tcp.seq_raw",
+                "Sequence Number (raw)",
+                seq,
+                a + 4,
+                4,
+            ));
+        }
         tree.children.extend([
-            Field::uint("tcp.seq_raw", "Sequence Number (raw)", seq, a + 4, 4),
             Field::uint("tcp.ack_raw", "Acknowledgment number (raw)", ack, a + 8, 4),
             Field::uint("tcp.hdr_len", "Header Length", hdr_len as u64, a + 12, 1).unit(" bytes"),
             hex(Field::uint("tcp.flags", "Flags", flags, a + 12, 2), 4).children(vec![
@@ -1315,6 +1484,7 @@ impl Walk<'_> {
         match (v6, t) {
             (false, 3 | 4 | 5 | 11 | 12) if quote => {
                 self.quoting = true;
+                self.icmp4_quote = Some(t);
                 self.ipv4(body, depth);
             }
             (true, 1..=4) if quote => {

@@ -1,5 +1,7 @@
-//! The link layer: Ethernet II (with 802.1Q / 802.1ad / QinQ tags; 802.3 length frames are
-//! recognised and left alone), Linux cooked captures (SLL, SLL2), raw IP and BSD loopback.
+//! The link layer: Ethernet II (with 802.1Q / 802.1ad / QinQ tags, and Cisco FabricPath around
+//! a frame; 802.3 length frames are recognised and left alone), Linux cooked captures (SLL, SLL2),
+//! PPP, raw IP and BSD loopback. Every link type whose header ends in an EtherType (Ethernet, the
+//! cooked captures) goes through the same VLAN tags after it.
 
 use etherparse::{Ethernet2HeaderSlice, SingleVlanHeaderSlice};
 
@@ -10,6 +12,12 @@ pub const ETHERTYPE_IPV4: u16 = 0x0800;
 pub const ETHERTYPE_ARP: u16 = 0x0806;
 pub const ETHERTYPE_IPV6: u16 = 0x86dd;
 pub(super) const VLAN_TPIDS: [u16; 3] = [0x8100, 0x88a8, 0x9100];
+/// Cisco FabricPath ("DCE"): outer addresses, this EtherType, FTag and TTL, then the frame.
+pub(super) const ETHERTYPE_FABRICPATH: u16 = 0x8903;
+pub(super) const FABRICPATH_HEADER: usize = 16;
+/// PPP protocol numbers of IPv4 and IPv6.
+pub(super) const PPP_IPV4: u16 = 0x0021;
+pub(super) const PPP_IPV6: u16 = 0x0057;
 /// Stacked tags beyond this are taken for garbage rather than walked forever.
 pub(super) const MAX_VLAN_TAGS: usize = 8;
 
@@ -23,6 +31,8 @@ pub enum Network {
     Llc,
     /// Any other EtherType (or, for loopback, address family).
     Other(u16),
+    /// A PPP protocol other than IPv4's and IPv6's.
+    Ppp(u16),
 }
 
 /// The decoded link header of a frame.
@@ -70,22 +80,23 @@ pub fn parse(lt: u32, data: &[u8]) -> Result<LinkLayer, DecodeError> {
         linktype::IPV6 => Ok(LinkLayer::bare(Network::Ipv6, 0)),
         linktype::NULL => null(data, None),
         linktype::LOOP => null(data, Some(true)),
+        linktype::PPP | linktype::PPP_HDLC => ppp(data),
         other => Err(DecodeError::new(
             0,
-            format!("link type {other} is not supported (Ethernet, Linux cooked, raw IP and loopback are)"),
+            format!("link type {other} is not supported (Ethernet, Linux cooked, PPP, raw IP and loopback are)"),
         )),
     }
 }
 
-/// Decodes an Ethernet II header and its VLAN tags (a frame's, or one carried in a tunnel).
-// Inlined into `parse` as it was when it had one caller (tunnels call it too).
+/// The VLAN tags an EtherType `ethertype` (its field ending at `offset`) announces, and what
+/// follows them: (what the frame carries, where it starts, tags).
 #[inline(always)]
-pub fn ethernet(data: &[u8]) -> Result<LinkLayer, DecodeError> {
-    let eth = Ethernet2HeaderSlice::from_slice(data)
-        .map_err(|_| DecodeError::truncated(0, "Ethernet header", 14, data.len()))?;
-    let mut ethertype = eth.ether_type().0;
-    let mut offset = 14;
-    let mut tags = 0;
+fn tagged(
+    data: &[u8],
+    offset: usize,
+    ethertype: u16,
+) -> Result<(Network, usize, usize), DecodeError> {
+    let (mut ethertype, mut offset, mut tags) = (ethertype, offset, 0);
     while VLAN_TPIDS.contains(&ethertype) {
         if tags == MAX_VLAN_TAGS {
             return Err(DecodeError::new(
@@ -109,12 +120,50 @@ pub fn ethernet(data: &[u8]) -> Result<LinkLayer, DecodeError> {
             ));
         }
     }
+    Ok((network, offset, tags))
+}
+
+/// Decodes an Ethernet II header and its VLAN tags (a frame's, or one carried in a tunnel).
+// Inlined into `parse` as it was when it had one caller (tunnels call it too).
+#[inline(always)]
+pub fn ethernet(data: &[u8]) -> Result<LinkLayer, DecodeError> {
+    let eth = Ethernet2HeaderSlice::from_slice(data)
+        .map_err(|_| DecodeError::truncated(0, "Ethernet header", 14, data.len()))?;
+    let ethertype = eth.ether_type().0;
+    if ethertype == ETHERTYPE_FABRICPATH {
+        return fabricpath(data);
+    }
+    let (network, offset, vlan_tags) = tagged(data, 14, ethertype)?;
     Ok(LinkLayer {
         src_mac: Some(eth.source()),
         dst_mac: Some(eth.destination()),
         network,
         offset,
-        vlan_tags: tags,
+        vlan_tags,
+    })
+}
+
+/// Cisco FabricPath: its 16-byte header, then the Ethernet frame it carries, whose addresses are
+/// the frame's (as tshark shows them). Once: a FabricPath header inside is not followed. No FCS
+/// is taken off the end (Wireshark takes the last 4 bytes for one; captures have none).
+#[cold]
+fn fabricpath(data: &[u8]) -> Result<LinkLayer, DecodeError> {
+    let inner = data.get(FABRICPATH_HEADER..).unwrap_or(&[]);
+    let eth = Ethernet2HeaderSlice::from_slice(inner).map_err(|_| {
+        DecodeError::truncated(
+            FABRICPATH_HEADER,
+            "Ethernet header in FabricPath",
+            14,
+            inner.len(),
+        )
+    })?;
+    let (network, offset, vlan_tags) = tagged(data, FABRICPATH_HEADER + 14, eth.ether_type().0)?;
+    Ok(LinkLayer {
+        src_mac: Some(eth.source()),
+        dst_mac: Some(eth.destination()),
+        network,
+        offset,
+        vlan_tags,
     })
 }
 
@@ -141,13 +190,7 @@ fn sll(data: &[u8]) -> Result<LinkLayer, DecodeError> {
     }
     let addr_len = be16(data, 4).unwrap_or(0);
     let protocol = be16(data, 14).unwrap_or(0);
-    Ok(LinkLayer {
-        src_mac: mac_at(data, 6, addr_len),
-        dst_mac: None,
-        network: sll_protocol(protocol),
-        offset: 16,
-        vlan_tags: 0,
-    })
+    cooked(data, mac_at(data, 6, addr_len), protocol, 16)
 }
 
 /// Linux cooked v2: protocol, reserved, interface index, ARPHRD type, packet type, address
@@ -163,23 +206,52 @@ fn sll2(data: &[u8]) -> Result<LinkLayer, DecodeError> {
     }
     let protocol = be16(data, 0).unwrap_or(0);
     let addr_len = u16::from(data.get(11).copied().unwrap_or(0));
+    cooked(data, mac_at(data, 12, addr_len), protocol, 20)
+}
+
+/// What a cooked header of `len` bytes carries: its protocol field is an EtherType (VLAN tags
+/// included, as on Ethernet), or below 0x0600 one of Linux's pseudo-protocols (802.2 LLC, Novell
+/// raw 802.3, ...).
+fn cooked(
+    data: &[u8],
+    src_mac: Option<[u8; 6]>,
+    protocol: u16,
+    len: usize,
+) -> Result<LinkLayer, DecodeError> {
+    let (network, offset, vlan_tags) = if protocol < 0x0600 {
+        (Network::Llc, len, 0)
+    } else {
+        tagged(data, len, protocol)?
+    };
     Ok(LinkLayer {
-        src_mac: mac_at(data, 12, addr_len),
+        src_mac,
         dst_mac: None,
-        network: sll_protocol(protocol),
-        offset: 20,
-        vlan_tags: 0,
+        network,
+        offset,
+        vlan_tags,
     })
 }
 
-/// The protocol field of a cooked header is an EtherType, or below 0x0600 one of Linux's
-/// pseudo-protocols (802.2 LLC, Novell raw 802.3, ...).
-fn sll_protocol(p: u16) -> Network {
-    if p < 0x0600 {
-        Network::Llc
+/// PPP (LINKTYPE_PPP, and LINKTYPE_PPP_HDLC with its framing already undone): the HDLC address
+/// and control bytes unless they were compressed away (RFC 1661's ACFC: no 0xff first), then the
+/// protocol, one byte when compressed (PFC: an odd first byte).
+fn ppp(data: &[u8]) -> Result<LinkLayer, DecodeError> {
+    let at = if data.first() == Some(&0xff) { 2 } else { 0 };
+    let first = *data.get(at).ok_or_else(|| {
+        DecodeError::truncated(at, "PPP protocol", 2, data.len().saturating_sub(at))
+    })?;
+    let (protocol, len) = if first & 1 == 1 {
+        (u16::from(first), 1)
     } else {
-        by_ethertype(p)
-    }
+        let p = be16(data, at).ok_or_else(|| DecodeError::truncated(at, "PPP protocol", 2, 1))?;
+        (p, 2)
+    };
+    let network = match protocol {
+        PPP_IPV4 => Network::Ipv4,
+        PPP_IPV6 => Network::Ipv6,
+        p => Network::Ppp(p),
+    };
+    Ok(LinkLayer::bare(network, at + len))
 }
 
 fn raw(data: &[u8]) -> Result<LinkLayer, DecodeError> {
@@ -235,6 +307,7 @@ pub fn network_name(n: Network) -> &'static str {
         Network::Other(0x8035) => "RARP",
         Network::Other(0x8809) => "Slow protocols",
         Network::Other(_) => "Ethernet",
+        Network::Ppp(_) => "PPP",
     }
 }
 

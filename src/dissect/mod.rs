@@ -27,7 +27,7 @@ pub mod tunnel;
 pub mod udp;
 
 pub use dissector::Dissector;
-pub use summary::{Address, Counters, FrameSummary, OuterLayer, OuterLayers};
+pub use summary::{cap_info, Address, Counters, FrameSummary, OuterLayer, OuterLayers, MAX_INFO};
 
 use std::net::IpAddr;
 
@@ -128,6 +128,10 @@ pub struct Payload<'a> {
     /// SCTP: a DATA / I-DATA chunk whose TSN this association had already seen (a
     /// retransmission). Wireshark still dissects it; analysers must skip it.
     pub duplicate: bool,
+    /// A UDP datagram quoted in an ICMP or ICMPv6 error (as far as the error holds it): tshark
+    /// decodes what it carries, and so does `read`; nothing else sees it (it was not sent
+    /// again, only bounced back).
+    pub quoted: bool,
     /// SCTP: the TSN of the (first) chunk of the message.
     pub tsn: Option<u32>,
     /// SCTP: the stream sequence number (DATA) or message identifier (I-DATA).
@@ -166,6 +170,7 @@ impl<'a> Payload<'a> {
             reassembled_from: Vec::new(),
             errors: Vec::new(),
             duplicate: false,
+            quoted: false,
             tsn: None,
             ssn: None,
             unordered: false,
@@ -201,6 +206,7 @@ impl Payload<'_> {
                 self.errors.clone()
             },
             duplicate: self.duplicate,
+            quoted: self.quoted,
             tsn: self.tsn,
             ssn: self.ssn,
             unordered: self.unordered,

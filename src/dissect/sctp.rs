@@ -102,6 +102,32 @@ pub fn crc32c(packet: &[u8]) -> u32 {
     crc32c::crc32c_append(crc32c::crc32c(head), rest)
 }
 
+/// The Adler-32 of a packet computed with its checksum field as zero: RFC 2960's checksum, before
+/// RFC 3309 made it the CRC32c, which old stacks still send. RFC 2960 stores it in network order;
+/// it is returned as [`CommonHeader::checksum`] reads the field (little-endian), to compare.
+pub fn adler32(packet: &[u8]) -> u32 {
+    const MOD: u32 = 65_521;
+    // The sums stay below 2^32 over 5,552 bytes between reductions (zlib's NMAX).
+    const BLOCK: usize = 5552;
+    let (mut a, mut b) = (1u32, 0u32);
+    let n = packet.len();
+    let head = packet.get(..n.min(8)).unwrap_or_default();
+    let zeros = [0u8; 4];
+    let zeros = zeros.get(..n.saturating_sub(8).min(4)).unwrap_or_default();
+    let rest = packet.get(12..).unwrap_or_default();
+    for part in [head, zeros, rest] {
+        for block in part.chunks(BLOCK) {
+            for &x in block {
+                a += u32::from(x);
+                b += a;
+            }
+            a %= MOD;
+            b %= MOD;
+        }
+    }
+    ((b << 16) | a).swap_bytes()
+}
+
 /// One chunk of a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Chunk<'a> {
@@ -293,6 +319,13 @@ mod tests {
         assert_eq!(d.data, b"hello");
         assert_eq!(&p[d.data_offset..d.data_offset + 5], b"hello");
         assert_eq!(parse_header(&p).unwrap().checksum, crc32c(&p));
+        // The checksum field counts as zeros: Python's zlib.adler32 of
+        // b"Wikipedi\0\0\0\0Wikipedia" is 0x49f606ce.
+        assert_eq!(adler32(b"WikipediaXYZWikipedia").swap_bytes(), 0x49f6_06ce);
+        let mut q = p.clone();
+        q[8..12].copy_from_slice(&[1, 2, 3, 4]);
+        assert_eq!(adler32(&q), adler32(&p));
+        assert_eq!(adler32(&[]), 1u32.swap_bytes());
         // The same as the header, four zero bytes and the rest, at every length.
         for len in 0..p.len() {
             let q = &p[..len];

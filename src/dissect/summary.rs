@@ -22,6 +22,21 @@ impl fmt::Display for Address {
     }
 }
 
+/// The longest Info column tshark writes (Wireshark's `COL_MAX_INFO_LEN`, 4096 bytes with the
+/// terminating NUL): an SCTP packet of ten thousand chunks names the first few hundred.
+pub const MAX_INFO: usize = 4095;
+
+/// Cuts `info` to [`MAX_INFO`] bytes (at a character boundary), as tshark cuts its Info column.
+pub fn cap_info(info: &mut String) {
+    if info.len() > MAX_INFO {
+        let mut end = MAX_INFO;
+        while !info.is_char_boundary(end) {
+            end -= 1;
+        }
+        info.truncate(end);
+    }
+}
+
 /// The lower layers of one frame, as tshark's one-line listing shows them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrameSummary {
@@ -131,4 +146,25 @@ pub struct Counters {
     /// DATA / I-DATA chunks whose TSN had been seen before.
     pub sctp_duplicate_chunks: u64,
     pub sctp_associations_evicted: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn info_is_cut_as_tshark_cuts_its_column() {
+        let mut short = "ABORT ".repeat(10);
+        cap_info(&mut short);
+        assert_eq!(short.len(), 60);
+        let mut long = "ABORT ".repeat(1000);
+        cap_info(&mut long);
+        assert_eq!(long.len(), MAX_INFO);
+        assert!(long.ends_with("ABORT ABO"), "{}", &long[4080..]);
+        // Never inside a character: the arrow takes three bytes.
+        let mut arrows = format!("{}→→", "x".repeat(MAX_INFO - 4));
+        cap_info(&mut arrows);
+        assert_eq!(arrows.len(), MAX_INFO - 1);
+        assert!(arrows.ends_with('→'));
+    }
 }

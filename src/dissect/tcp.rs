@@ -106,7 +106,13 @@ pub fn flags_text(flags: u8) -> String {
 }
 
 /// The options tshark lists after `Len=` (in packet order), and the window scale shift if any.
-fn options_text(options: &[u8], mut out: Option<&mut String>) -> Option<u8> {
+/// SACK blocks' edges are the peer's sequence numbers, relative to `peer_base` (the peer's first
+/// byte after its SYN, which is 1) when it is known, as tshark shows them.
+fn options_text(
+    options: &[u8],
+    mut out: Option<&mut String>,
+    peer_base: Option<u32>,
+) -> Option<u8> {
     let mut wscale = None;
     let mut i = 0;
     while let Some(&kind) = options.get(i) {
@@ -145,6 +151,17 @@ fn options_text(options: &[u8], mut out: Option<&mut String>) -> Option<u8> {
                     out.push_str(" SACK_PERM");
                 }
             }
+            (5, blocks) if blocks.len() % 8 == 0 => {
+                if let Some(out) = out.as_deref_mut() {
+                    let rel = |e: &[u8]| {
+                        let n = u32::from_be_bytes([e[0], e[1], e[2], e[3]]);
+                        peer_base.map_or(n, |b| n.wrapping_sub(b).wrapping_add(1))
+                    };
+                    for b in blocks.chunks_exact(8) {
+                        let _ = write!(out, " SLE={} SRE={}", rel(&b[..4]), rel(&b[4..]));
+                    }
+                }
+            }
             (8, [a, b, c, d, e, f, g, h]) => {
                 if let Some(out) = out.as_deref_mut() {
                     let _ = write!(
@@ -179,8 +196,12 @@ pub struct SegmentContext {
 
 #[derive(Default)]
 struct Direction {
-    /// Sequence number of stream offset 0.
+    /// The sequence number relative numbers count from (as 1): the first byte after the SYN,
+    /// else the first seen, else the first the other side acknowledged (as tshark counts).
     base: Option<u32>,
+    /// Whether a segment of this direction was seen (a direction may be numbered before, from
+    /// the other side's acknowledgments).
+    seen: bool,
     /// Whether `base` follows a SYN (relative numbers then count the SYN as 1).
     syn_seen: bool,
     syn_seq: u32,
@@ -212,6 +233,10 @@ struct Connection {
 /// The TCP connections of a capture.
 pub struct TcpTracker {
     conns: LruMap<ConversationKey, Connection>,
+    /// Connections closed both ways, without held data: what comes after their last ACK (a
+    /// retransmitted FIN or segment) keeps its relative numbers and is not delivered again, as
+    /// tshark keeps the conversation. As many as `conns` at most; the oldest are forgotten.
+    closed: LruMap<ConversationKey, Connection>,
     limits: Limits,
     /// Out-of-order bytes held, all connections together.
     held: usize,
@@ -223,6 +248,7 @@ impl TcpTracker {
     pub fn new(limits: Limits) -> Self {
         TcpTracker {
             conns: LruMap::new(limits.conversations),
+            closed: LruMap::new(limits.conversations),
             limits,
             held: 0,
             info: true,
@@ -253,9 +279,15 @@ impl TcpTracker {
         let key = ConversationKey::new(Transport::Tcp, ctx.src, seg.sport, ctx.dst, seg.dport);
         let d = usize::from((ctx.src, seg.sport) != key.a);
         let mut freed = 0usize;
+        // A SYN after the close starts a new connection; anything else belongs to the old one.
+        let closed = &mut self.closed;
+        let reopen = || match closed.remove(&key) {
+            Some(old) if seg.flags & SYN == 0 => old,
+            _ => Connection::default(),
+        };
         let conn = self
             .conns
-            .get_or_insert_with(&key, Connection::default, |old: Connection| {
+            .get_or_insert_with(&key, reopen, |old: Connection| {
                 for dir in &old.dirs {
                     freed += dir.ooo_bytes;
                 }
@@ -283,18 +315,24 @@ impl TcpTracker {
                 counters.tcp_bytes_skipped += dir.ooo_bytes as u64;
                 *dir = Direction {
                     base: Some(seg.seq.wrapping_add(1)),
+                    seen: true,
                     syn_seen: true,
                     syn_seq: seg.seq,
                     next_seq: seg.seq.wrapping_add(1),
                     ..Direction::default()
                 };
             }
-            if dir.base.is_none() {
+            if !dir.seen {
                 // Picked up mid-stream: bytes before this one were not seen.
-                dir.base = Some(seg.seq);
+                dir.seen = true;
+                dir.base.get_or_insert(seg.seq);
                 dir.next_seq = seg.seq;
                 dir.pending_gap = true;
             }
+        }
+        if seg.flags & ACK != 0 && conn.dirs[1 - d].base.is_none() {
+            // The other side not seen yet: tshark numbers it from what this one acknowledges.
+            conn.dirs[1 - d].base = Some(seg.ack);
         }
         // Relative numbers as tshark shows them: the SYN is 0, the first byte after it 1; a
         // direction picked up mid-stream starts at 1 too.
@@ -306,26 +344,26 @@ impl TcpTracker {
             let _ = write!(info, " Seq={}", rel(&conn.dirs[d], seg.seq));
         }
         if self.info && seg.flags & ACK != 0 {
-            let other = &conn.dirs[1 - d];
-            let a = if other.base.is_some() {
-                rel(other, seg.ack)
-            } else {
-                seg.ack
-            };
-            let _ = write!(info, " Ack={a}");
+            let _ = write!(info, " Ack={}", rel(&conn.dirs[1 - d], seg.ack));
         }
         // The options matter to the analysis only on a SYN (the window scale); otherwise they
         // are read only for the Info text.
         let mut opts = String::new();
         if syn || self.info {
-            let ws = options_text(seg.options, self.info.then_some(&mut opts));
+            let peer_base = conn.dirs[1 - d].base;
+            let ws = options_text(seg.options, self.info.then_some(&mut opts), peer_base);
             if syn {
                 conn.dirs[d].wscale = ws;
             }
         }
-        let window = match (syn, conn.dirs[d].wscale, conn.dirs[1 - d].wscale) {
-            // Scaling applies once both sides offered it, and never to the SYNs themselves.
-            (false, Some(s), Some(_)) => u32::from(seg.window) << s,
+        // A side's window is scaled by the shift its SYN offered, unless the other side's SYN
+        // was seen without one (then neither is: RFC 7323); never on the SYNs themselves. A
+        // side whose SYN was not seen is not scaled: its shift is unknown. (tshark 4.0's rule:
+        // it scales by the one shift known while the other side's SYN is unseen.)
+        let other = &conn.dirs[1 - d];
+        let declined = other.syn_seen && other.wscale.is_none();
+        let window = match (syn, conn.dirs[d].wscale) {
+            (false, Some(s)) if !declined => u32::from(seg.window) << s,
             _ => u32::from(seg.window),
         };
         if self.info {
@@ -447,11 +485,15 @@ impl TcpTracker {
         }
         if conn.dirs.iter().all(|x| x.fin_acked) {
             // Closed both ways (this ACK was the last segment): nothing more can be delivered.
-            if let Some(old) = self.conns.remove(&key) {
-                for dir in &old.dirs {
+            if let Some(mut old) = self.conns.remove(&key) {
+                for dir in &mut old.dirs {
                     self.held = self.held.saturating_sub(dir.ooo_bytes);
                     counters.tcp_bytes_skipped += dir.ooo_bytes as u64;
+                    dir.ooo.clear();
+                    dir.ooo_bytes = 0;
+                    dir.hole_since = None;
                 }
+                self.closed.get_or_insert_with(&key, || old, |_| {});
             }
         }
         info
@@ -943,6 +985,10 @@ mod tests {
             "numbered as before"
         );
         assert_eq!(r.t.conns.len(), 0, "forgotten");
+        // A FIN retransmitted after the last ACK keeps its numbers (tshark's conversation
+        // goes on) and delivers nothing.
+        let info = r.feed_acked(false, 501, 102, FIN | ACK, &[]);
+        assert_eq!(info, "647 → 40000 [FIN, ACK] Seq=1 Ack=2 Win=100 Len=0");
         // One FIN only, or a FIN not acknowledged, keeps the connection.
         r.feed_acked(true, 100, 0, SYN, &[]);
         r.feed_acked(true, 101, 0, FIN | ACK, &[]);
@@ -1009,17 +1055,36 @@ mod tests {
             2, 4, 5, 0xb4, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 10,
         ];
         let mut s = String::new();
-        let ws = options_text(&options, Some(&mut s));
+        let ws = options_text(&options, Some(&mut s), None);
         assert_eq!(s, " MSS=1460 SACK_PERM TSval=1 TSecr=0 WS=1024");
         assert_eq!(ws, Some(10));
         // Without the text (no Info column), the window scale all the same.
-        assert_eq!(options_text(&options, None), Some(10));
-        assert_eq!(options_text(&options[..16], None), None);
+        assert_eq!(options_text(&options, None, None), Some(10));
+        assert_eq!(options_text(&options[..16], None, None), None);
         // Garbage lengths end the walk without panicking.
-        options_text(&[2, 0, 3], Some(&mut s));
-        options_text(&[8, 200, 1], Some(&mut s));
-        options_text(&[8, 200, 1], None);
+        options_text(&[2, 0, 3], Some(&mut s), None);
+        options_text(&[8, 200, 1], Some(&mut s), None);
+        options_text(&[8, 200, 1], None, None);
         assert_eq!(flags_text(SYN | ACK), "SYN, ACK");
         assert_eq!(flags_text(FIN | PSH | ACK), "FIN, PSH, ACK");
+    }
+
+    #[test]
+    fn sack_blocks_relative_to_the_peer() {
+        // NOP, NOP, SACK of two blocks.
+        let mut options = vec![1, 1, 5, 18];
+        for edge in [5000u32, 5913, 7000, 7100] {
+            options.extend_from_slice(&edge.to_be_bytes());
+        }
+        let mut s = String::new();
+        options_text(&options, Some(&mut s), Some(644));
+        assert_eq!(s, " SLE=4357 SRE=5270 SLE=6357 SRE=6457");
+        s.clear();
+        options_text(&options, Some(&mut s), None);
+        assert_eq!(s, " SLE=5000 SRE=5913 SLE=7000 SRE=7100");
+        // A block cut short is left out.
+        s.clear();
+        options_text(&[5, 6, 0, 0, 0, 1], Some(&mut s), None);
+        assert_eq!(s, "");
     }
 }

@@ -1,5 +1,5 @@
 //! Tunnel headers: GRE (RFC 2784 with RFC 2890's key and sequence number), VXLAN (RFC 7348),
-//! Geneve (RFC 8926) and MPLS label stacks (RFC 3032). Each parser reads its header at the start
+//! Geneve (RFC 8926), Teredo (RFC 4380) and MPLS label stacks (RFC 3032). Each parser reads its header at the start
 //! of a buffer (errors relative to it) and says where the encapsulated packet starts and what it
 //! is; the dissector decodes that packet as it decodes a frame's, to a bounded depth
 //! ([`MAX_ENCAPSULATIONS`]).
@@ -13,12 +13,16 @@ pub const PROTO_GRE: u8 = 47;
 /// UDP destination ports (IANA): VXLAN and Geneve.
 pub const VXLAN_PORT: u16 = 4789;
 pub const GENEVE_PORT: u16 = 6081;
+/// Teredo's server and relay port (IANA): its datagrams come from it or go to it.
+pub const TEREDO_PORT: u16 = 3544;
 
 /// The tunnels carried over UDP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UdpTunnel {
     Vxlan,
     Geneve,
+    /// IPv6 over UDP (RFC 4380), on its port as source or destination.
+    Teredo,
 }
 
 impl UdpTunnel {
@@ -27,6 +31,7 @@ impl UdpTunnel {
         match self {
             UdpTunnel::Vxlan => "vxlan",
             UdpTunnel::Geneve => "geneve",
+            UdpTunnel::Teredo => "teredo",
         }
     }
 
@@ -35,21 +40,23 @@ impl UdpTunnel {
         match self {
             UdpTunnel::Vxlan => "VXLAN",
             UdpTunnel::Geneve => "Geneve",
+            UdpTunnel::Teredo => "Teredo",
         }
     }
 
-    /// The protocol named `s` (`vxlan`, `geneve`, any case), if it is a UDP tunnel.
+    /// The protocol named `s` (`vxlan`, `geneve`, `teredo`, any case), if it is a UDP tunnel.
     pub fn from_name(s: &str) -> Option<UdpTunnel> {
         match s.to_ascii_lowercase().as_str() {
             "vxlan" => Some(UdpTunnel::Vxlan),
             "geneve" => Some(UdpTunnel::Geneve),
+            "teredo" => Some(UdpTunnel::Teredo),
             _ => None,
         }
     }
 }
 
-/// Which UDP destination ports carry which tunnel: 4789 VXLAN and 6081 Geneve, as tshark decodes
-/// them, and those of the user's decode-as rules (which may move a tunnel to another port, such as
+/// Which UDP destination ports carry which tunnel: 4789 VXLAN, 6081 Geneve and 3544 Teredo (as
+/// source port too), as tshark decodes them, and those of the user's decode-as rules (which may move a tunnel to another port, such as
 /// Linux's old VXLAN port 8472, or give a default port to the other tunnel, as `-d` does in tshark).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TunnelPorts {
@@ -67,6 +74,7 @@ impl Default for TunnelPorts {
         };
         t.set(VXLAN_PORT, UdpTunnel::Vxlan);
         t.set(GENEVE_PORT, UdpTunnel::Geneve);
+        t.set(TEREDO_PORT, UdpTunnel::Teredo);
         t
     }
 }
@@ -94,6 +102,14 @@ impl TunnelPorts {
             return None;
         }
         self.ports.iter().find(|(p, _)| *p == port).map(|&(_, t)| t)
+    }
+
+    /// The tunnel a datagram from `sport` to `dport` carries: its destination port's, else Teredo
+    /// when it comes from Teredo's port (a server's or relay's answer).
+    #[inline]
+    pub fn by_ports(&self, sport: u16, dport: u16) -> Option<UdpTunnel> {
+        self.by_port(dport)
+            .or_else(|| self.by_port(sport).filter(|t| *t == UdpTunnel::Teredo))
     }
 
     /// Every port that carries a tunnel.
@@ -233,6 +249,27 @@ pub fn parse_geneve(data: &[u8]) -> Result<Overlay, DecodeError> {
     })
 }
 
+/// Finds the IPv6 packet of a Teredo datagram after its optional headers (RFC 4380 5.1.1: the
+/// authentication header, `00 01`, then the origin indication, `00 00`). `None` when no IPv6
+/// header (version 6, 40 bytes) follows them: the datagram is not Teredo, whatever its port.
+pub fn parse_teredo(data: &[u8]) -> Option<Overlay> {
+    let mut at = 0;
+    if data.get(..2) == Some(&[0, 1]) {
+        // Client identifier and authentication value lengths; the nonce (8) and confirmation (1).
+        let (id, au) = (usize::from(*data.get(2)?), usize::from(*data.get(3)?));
+        at = 4 + id + au + 9;
+    }
+    if data.get(at..at + 2) == Some(&[0, 0]) {
+        at += 8;
+    }
+    let ipv6 = data.get(at..at.checked_add(40)?)?;
+    (ipv6[0] >> 4 == 6).then_some(Overlay {
+        vni: None,
+        protocol: crate::dissect::link::ETHERTYPE_IPV6,
+        header_len: at,
+    })
+}
+
 /// Walks an MPLS label stack to its bottom; returns where the payload starts and the labels.
 pub fn parse_mpls(data: &[u8]) -> Result<(usize, u32), DecodeError> {
     let mut at = 0;
@@ -305,6 +342,29 @@ mod tests {
             .unwrap_err()
             .what
             .contains("routing"));
+    }
+
+    #[test]
+    fn teredo_headers_before_ipv6() {
+        let mut ipv6 = vec![0x60, 0, 0, 0, 0, 0, 59, 21];
+        ipv6.extend_from_slice(&[0; 32]);
+        assert_eq!(parse_teredo(&ipv6).map(|o| o.header_len), Some(0));
+        // Origin indication, then the packet.
+        let mut origin = vec![0, 0, 0xf3, 0xfd, 1, 2, 3, 4];
+        origin.extend_from_slice(&ipv6);
+        assert_eq!(parse_teredo(&origin).map(|o| o.header_len), Some(8));
+        // Authentication (client id of 2 bytes, no value), origin indication, the packet.
+        let mut auth = vec![0, 1, 2, 0, 9, 9];
+        auth.extend_from_slice(&[0; 9]);
+        auth.extend_from_slice(&origin);
+        let o = parse_teredo(&auth).expect("teredo");
+        assert_eq!((o.header_len, o.protocol, o.vni), (23, 0x86dd, None));
+        // Not IPv6, or too short to be: not Teredo.
+        assert_eq!(parse_teredo(&[0x45; 40]), None);
+        assert_eq!(parse_teredo(&ipv6[..39]), None);
+        for cut in 0..auth.len() {
+            assert!(parse_teredo(&auth[..cut]).is_none_or(|o| o.header_len <= cut));
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub fn display_filter(data: &[u8]) {
     let message = rest.get(1..).unwrap_or_default();
     let record = |protocol: &'static str, fields| Record {
         frame: 1,
-        time: Timestamp::new(1_700_000_001, 5),
+        time: Some(Timestamp::new(1_700_000_001, 5)),
         src: String::new(),
         dst: String::new(),
         protocol,
@@ -28,6 +28,7 @@ pub fn display_filter(data: &[u8]) {
         fields,
         errors: Vec::new(),
         reassembled_from: Vec::new(),
+        quoted: false,
     };
     let records = [
         record("dhcpv6", dhcpv6::parse(message).0.fields()),
@@ -52,6 +53,7 @@ pub fn display_filter(data: &[u8]) {
         first: Timestamp::new(1_700_000_000, 0),
         prev: Timestamp::new(1_700_000_000, 500_000_000),
         prev_displayed: Timestamp::new(1_700_000_000, 0),
+        has_time: true,
         summary: &summary,
         records: &records,
         layers: &layers,

@@ -91,6 +91,8 @@ pub fn encapsulate(
         Network::Arp => return Some(vec![as_ethernet(0x0806)]),
         Network::Other(t) => return Some(vec![as_ethernet(t)]),
         Network::Llc => return Some(vec![as_ethernet(rest.len().min(1500) as u16)]),
+        // No EtherType says what it is.
+        Network::Ppp(_) => return None,
     };
     // The original Ethernet frame, for the layers that carry one.
     let own_ethernet = (linktype == crate::source::linktype::ETHERNET).then(|| data.to_vec());

@@ -6,6 +6,7 @@
 //! input's interface name and description, so the frames keep their link type, their time to the
 //! nanosecond and the interface tshark names. A packet keeps its comments and its flags word
 //! (`epb_flags`: direction, reception type, link-layer errors); its other options are left out.
+//! A pcapng Custom Block, which Wireshark numbers as a frame, holds no packet and is not written.
 //!
 //! A message reassembled from several frames (IP fragments, SCTP fragments, TCP segments) is
 //! decoded in the frame that completes it; a filter that keeps that frame would leave out the
@@ -138,7 +139,9 @@ impl CaptureFile {
         keep: bool,
         depends_on: impl IntoIterator<Item = u64>,
     ) {
-        if self.error.is_some() {
+        // A pcapng custom block is numbered as a frame but holds no packet: there is nothing to
+        // write (the frames after it are renumbered, as when editcap drops it).
+        if self.error.is_some() || frame.custom_block().is_some() {
             return;
         }
         let key = input_interface(frame);
@@ -398,6 +401,7 @@ mod tests {
         }
         let pcapng = |section, names, options| Pcapng {
             section,
+            block: crate::source::Block::Packet,
             names,
             options,
             big_endian: false,
@@ -491,6 +495,7 @@ mod tests {
             let mut f = frame(i, 0, 1, &[1]);
             f.pcapng = Some(Pcapng {
                 section: 1,
+                block: crate::source::Block::Packet,
                 names: &names,
                 options: &options,
                 big_endian: false,

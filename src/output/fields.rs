@@ -262,7 +262,7 @@ mod tests {
     fn record(fields: Vec<Field>) -> Record {
         Record {
             frame: 3,
-            time: Timestamp::new(100, 0),
+            time: Some(Timestamp::new(100, 0)),
             src: String::new(),
             dst: String::new(),
             protocol: "asap",
@@ -270,6 +270,7 @@ mod tests {
             fields,
             errors: Vec::new(),
             reassembled_from: Vec::new(),
+            quoted: false,
         }
     }
 
@@ -290,6 +291,7 @@ mod tests {
             first: Timestamp::new(99, 0),
             prev: Timestamp::new(99, 0),
             prev_displayed: Timestamp::new(99, 0),
+            has_time: true,
             summary: &summary,
             records: &records,
             layers: &[],
@@ -382,6 +384,7 @@ mod tests {
             first: Timestamp::default(),
             prev: Timestamp::default(),
             prev_displayed: Timestamp::default(),
+            has_time: true,
             summary: &summary,
             records: &records,
             layers: &[],

@@ -73,7 +73,7 @@ use crate::source::Timestamp;
 
 /// What a name may start with: poolshark's protocols (`dhcp` is Wireshark's name for DHCPv4), the
 /// frame and its lower layers, and `poolshark` for the fields Wireshark lacks.
-pub const PROTOCOLS: [&str; 24] = [
+pub const PROTOCOLS: [&str; 27] = [
     "asap",
     "enrp",
     "dhcp",
@@ -82,9 +82,11 @@ pub const PROTOCOLS: [&str; 24] = [
     "dhcpfo",
     "frame",
     "eth",
+    "cfp",
     "vlan",
     "ieee8021ad",
     "sll",
+    "ppp",
     "arp",
     "ip",
     "ipv6",
@@ -96,6 +98,7 @@ pub const PROTOCOLS: [&str; 24] = [
     "gre",
     "vxlan",
     "geneve",
+    "teredo",
     "mpls",
     "poolshark",
 ];
@@ -411,6 +414,17 @@ enum FrameField {
     TimeUtc,
 }
 
+impl FrameField {
+    /// Whether the field is one of the frame's times, which a frame without a time lacks
+    /// ([`FrameView::has_time`]).
+    fn is_time(self) -> bool {
+        !matches!(
+            self,
+            FrameField::Number | FrameField::Len | FrameField::CapLen
+        )
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Which {
     Src,
@@ -465,6 +479,10 @@ pub struct FrameView<'a> {
     /// there was none, as tshark gives 0 then.
     pub prev: Timestamp,
     pub prev_displayed: Timestamp,
+    /// Whether the frame has a time of its own ([`crate::source::Frame::has_time`]): without
+    /// one it has none of the time fields, as in tshark (`time` is still what the next frame's
+    /// differences count from).
+    pub has_time: bool,
     pub summary: &'a FrameSummary,
     pub records: &'a [Record],
     /// The lower layers' trees, `frame` first ([`crate::dissect::layers`]); empty unless the
@@ -735,6 +753,7 @@ impl Column {
                     each(self.name.clone());
                 }
             }
+            Subject::Frame(ff) if ff.is_time() && !f.has_time => {}
             Subject::Frame(FrameField::TimeEpoch) => each(f.time.to_string()),
             Subject::Frame(FrameField::TimeRelative) => each(seconds_between(f.first, f.time)),
             Subject::Frame(FrameField::TimeDelta) => each(seconds_between(f.prev, f.time)),
@@ -2225,7 +2244,7 @@ fn present(s: &Subject, f: &FrameView<'_>) -> bool {
                     || (*p == "UDP" && f.summary.outer.iter().any(|o| o.udp.is_some()))
             }
         },
-        Subject::Frame(_) => true,
+        Subject::Frame(ff) => f.has_time || !ff.is_time(),
         Subject::Addr { .. } | Subject::Port { .. } | Subject::Derived(_) => {
             each(s, f, &mut |_, _, _| true)
         }
@@ -2271,6 +2290,7 @@ fn each(
 fn lower_values(s: &Subject, f: &FrameView<'_>, each: &mut impl FnMut(Value)) {
     let sum = f.summary;
     match *s {
+        Subject::Frame(ff) if ff.is_time() && !f.has_time => {}
         Subject::Frame(ff) => each(match ff {
             FrameField::Number => Value::Uint(f.number),
             FrameField::Len => Value::Uint(f.len),
@@ -2548,7 +2568,7 @@ mod tests {
     fn record(protocol: &'static str, fields: Vec<Field>) -> Record {
         Record {
             frame: 7,
-            time: Timestamp::default(),
+            time: Some(Timestamp::default()),
             src: String::new(),
             dst: String::new(),
             protocol,
@@ -2556,6 +2576,7 @@ mod tests {
             fields,
             errors: Vec::new(),
             reassembled_from: Vec::new(),
+            quoted: false,
         }
     }
 
@@ -2581,6 +2602,7 @@ mod tests {
             first: Timestamp::new(1_700_000_000, 0),
             prev: Timestamp::new(1_700_000_000, 0),
             prev_displayed: Timestamp::new(1_700_000_000, 0),
+            has_time: true,
             summary,
             records,
             layers: &[],

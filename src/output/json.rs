@@ -1,5 +1,5 @@
 //! JSON records: `{"frame": N, "time": EPOCH_SECONDS, "src": ..., "dst": ..., "protocol": ...,
-//! "fields": {...}, "errors": [...]}`.
+//! "fields": {...}, "errors": [...]}` (`"time": null` for a frame without a time).
 //!
 //! `fields` is flat: every field with a value, in tree order, under its display-filter name; a name
 //! that occurs several times in one message becomes an array in order. Integers are numbers, byte
@@ -16,7 +16,10 @@ pub fn write_record(out: &mut Vec<u8>, r: &Record) {
     out.extend_from_slice(b"{\"frame\":");
     push_u64(out, r.frame);
     out.extend_from_slice(b",\"time\":");
-    push_time(out, r.time.secs, r.time.nanos);
+    match r.time {
+        Some(t) => push_time(out, t.secs, t.nanos),
+        None => out.extend_from_slice(b"null"),
+    }
     out.extend_from_slice(b",\"src\":");
     push_str(out, &r.src);
     out.extend_from_slice(b",\"dst\":");
@@ -46,6 +49,9 @@ pub fn write_record(out: &mut Vec<u8>, r: &Record) {
             push_u64(out, *f);
         }
         out.push(b']');
+    }
+    if r.quoted {
+        out.extend_from_slice(b",\"quoted\":true");
     }
     out.push(b'}');
 }
@@ -384,7 +390,7 @@ mod tests {
     fn record_shape_parses_back() {
         let r = Record {
             frame: 3,
-            time: Timestamp::new(1_796_010_890, 774_912_000),
+            time: Some(Timestamp::new(1_796_010_890, 774_912_000)),
             src: "192.0.2.2".into(),
             dst: "192.0.2.2".into(),
             protocol: "asap",
@@ -408,6 +414,7 @@ mod tests {
                 .child(Field::string("poolshark.note", "N", "a \"q\"\n", 0, 0))],
             errors: vec![DecodeError::new(12, "bad length")],
             reassembled_from: vec![],
+            quoted: false,
         };
         let mut out = Vec::new();
         write_record(&mut out, &r);

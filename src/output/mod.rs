@@ -18,7 +18,8 @@ use crate::source::Timestamp;
 pub struct Record {
     /// 1-based frame number (the frame that completed the message when it was reassembled).
     pub frame: u64,
-    pub time: Timestamp,
+    /// `None` for a frame without a time (a pcapng simple packet block): JSON's `"time": null`.
+    pub time: Option<Timestamp>,
     pub src: String,
     pub dst: String,
     /// `asap`, `enrp`, `dhcpv4`, `dhcpv6`, `dhcpfo`; for a frame that carried no message of ours but
@@ -31,6 +32,9 @@ pub struct Record {
     pub errors: Vec<DecodeError>,
     /// Frames a reassembled message was built from (empty when it sat in one frame).
     pub reassembled_from: Vec<u64>,
+    /// The message of a datagram quoted in an ICMP error ([`crate::dissect::Payload::quoted`]):
+    /// in `frame.protocols`, `-V` and JSON (`"quoted": true`), not in the listing's columns.
+    pub quoted: bool,
 }
 
 /// Output formats of `read`.

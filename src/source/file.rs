@@ -20,7 +20,10 @@ use std::path::Path;
 use pcap_parser::traits::PcapReaderIterator;
 use pcap_parser::{create_reader, Block, PcapBlockOwned, PcapError};
 
-use super::{Frame, FrameMeta, FrameSource, InterfaceNames, Pcapng, SourceError, Timestamp};
+use super::{
+    Block as PcapngBlock, Frame, FrameMeta, FrameSource, InterfaceNames, Pcapng, SourceError,
+    Timestamp,
+};
 use input::ErrorSlot;
 
 /// The buffer a reader starts with; it grows when a record needs more.
@@ -42,6 +45,9 @@ const BYTE_ORDER_MAGIC: u32 = 0x1A2B_3C4D;
 const PB_TYPE: u32 = 0x0000_0002;
 const SPB_TYPE: u32 = 0x0000_0003;
 const EPB_TYPE: u32 = 0x0000_0006;
+/// Custom Blocks, which may be copied to another file or not: Wireshark numbers them as frames.
+const CB_TYPE: u32 = 0x0000_0BAD;
+const DCB_TYPE: u32 = 0x4000_0BAD;
 
 /// What kind of file is being read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +79,9 @@ pub struct FileSource {
     /// borrowed it is gone.
     pending: usize,
     next_number: u64,
+    /// The time of the last packet read (0 for a simple packet block, which has none, and before
+    /// the first): the time Wireshark counts with for a custom block, which has none either.
+    last_ts: Timestamp,
     finished: bool,
     read_error: ErrorSlot,
 }
@@ -230,6 +239,7 @@ impl FileSource {
             capacity,
             pending: 0,
             next_number: 1,
+            last_ts: Timestamp::default(),
             finished: false,
             read_error: slot,
         };
@@ -365,7 +375,7 @@ impl FileSource {
                     ));
                 }
                 let kind = match block_type {
-                    EPB_TYPE | SPB_TYPE | PB_TYPE => RecordKind::Packet,
+                    EPB_TYPE | SPB_TYPE | PB_TYPE | CB_TYPE | DCB_TYPE => RecordKind::Packet,
                     _ => RecordKind::Other,
                 };
                 Ok(Ok((len as usize, kind)))
@@ -553,6 +563,33 @@ impl FrameSource for FileSource {
         if let Some(what) = packet_block_problem(self.reader.data().get(..len), big_endian) {
             return Err(nonfatal(number, offset, format!("{what}: skipped")));
         }
+        let block_type = u32_at(self.reader.data(), 0, big_endian);
+        if let Some(block_type @ (CB_TYPE | DCB_TYPE)) = block_type {
+            // Type, length, Private Enterprise Number; the trailing length (checked above).
+            let record = self.reader.data().get(..len).unwrap_or_default();
+            let pen = u32_at(record, 8, big_endian).unwrap_or_default();
+            let data = record.get(12..len - 4).unwrap_or_default();
+            return Ok(Some(Frame {
+                number,
+                ts: self.last_ts,
+                ts_digits: 9,
+                // No link layer: the dissector tells a custom block by its `block`.
+                linktype: u32::MAX,
+                orig_len: u32::try_from(data.len()).unwrap_or(u32::MAX),
+                interface: 0,
+                data,
+                pcapng: Some(Pcapng {
+                    section: self.section,
+                    block: PcapngBlock::Custom {
+                        pen,
+                        copy: block_type == CB_TYPE,
+                    },
+                    names: &NO_NAMES,
+                    options: &[],
+                    big_endian,
+                }),
+            }));
+        }
         let block = match self.reader.next() {
             Ok((_, b)) => b,
             Err(e) => {
@@ -577,7 +614,7 @@ impl FrameSource for FileSource {
         };
         // The frame's fields, and where its data and its options lie in the record: the block
         // borrows the reader, so the slices are taken from the record once it is dropped.
-        let (frame, data, options) = match block {
+        let (frame, data, options, block) = match block {
             PcapBlockOwned::NG(Block::EnhancedPacket(epb)) => {
                 let i = iface(epb.if_id)?;
                 let caplen = epb.caplen as usize;
@@ -594,6 +631,7 @@ impl FrameSource for FileSource {
                     frame,
                     28..28 + caplen,
                     28 + caplen.next_multiple_of(4)..len - 4,
+                    PcapngBlock::Packet,
                 )
             }
             PcapBlockOwned::NG(Block::SimplePacket(spb)) => {
@@ -606,7 +644,8 @@ impl FrameSource for FileSource {
                 }
                 let frame = FrameMeta {
                     number,
-                    // A simple packet block has no timestamp.
+                    // A simple packet block has no timestamp: Wireshark counts with 0 (and
+                    // shows none, `Frame::has_time`).
                     ts: Timestamp::default(),
                     ts_digits: super::ts_digits(i.units_per_sec),
                     linktype: i.linktype,
@@ -614,7 +653,7 @@ impl FrameSource for FileSource {
                     interface: 0,
                 };
                 // Type, length, original length: 12 bytes; no options.
-                (frame, 12..12 + caplen, 0..0)
+                (frame, 12..12 + caplen, 0..0, PcapngBlock::Simple)
             }
             PcapBlockOwned::NG(Block::Unknown(ub))
                 if ub.block_type == PB_TYPE || ub.block_type.swap_bytes() == PB_TYPE =>
@@ -657,6 +696,7 @@ impl FrameSource for FileSource {
                     frame,
                     28..28 + caplen,
                     28 + caplen.next_multiple_of(4)..len - 4,
+                    PcapngBlock::Packet,
                 )
             }
             _ => {
@@ -667,10 +707,12 @@ impl FrameSource for FileSource {
                 ))
             }
         };
+        self.last_ts = frame.ts;
         let record = self.reader.data().get(..len).unwrap_or_default();
         let mut frame = frame.with_data(record.get(data).unwrap_or_default());
         frame.pcapng = Some(Pcapng {
             section: self.section,
+            block,
             names: self
                 .names
                 .get(frame.interface as usize)
@@ -702,6 +744,11 @@ fn packet_block_problem(block: Option<&[u8]>, big_endian: bool) -> Option<String
         SPB_TYPE => {
             return (len < 16).then(|| {
                 format!("simple packet block of {len} bytes is shorter than its 16-byte minimum")
+            })
+        }
+        CB_TYPE | DCB_TYPE => {
+            return (len < 16).then(|| {
+                format!("custom block of {len} bytes is shorter than its 16-byte minimum")
             })
         }
         _ => return None,

@@ -61,6 +61,9 @@ pub fn ts_digits(units_per_sec: u64) -> u8 {
 pub mod linktype {
     pub const NULL: u32 = 0;
     pub const ETHERNET: u32 = 1;
+    pub const PPP: u32 = 9;
+    /// PPP in HDLC-like framing (RFC 1662), the framing undone: address, control, protocol.
+    pub const PPP_HDLC: u32 = 50;
     pub const RAW: u32 = 101;
     pub const LOOP: u32 = 108;
     pub const LINUX_SLL: u32 = 113;
@@ -74,6 +77,7 @@ pub mod linktype {
         Some(match linktype {
             NULL => (15, "NULL/Loopback"),
             ETHERNET => (1, "Ethernet"),
+            PPP | PPP_HDLC => (4, "PPP"),
             // DLT_RAW as BSDs and OpenBSD number it, and LINKTYPE_RAW.
             12 | 14 | RAW => (7, "Raw IP"),
             LOOP => (174, "OpenBSD loopback"),
@@ -114,12 +118,28 @@ pub struct Frame<'a> {
 pub struct Pcapng<'a> {
     /// Section of the file, from 1.
     pub section: u32,
+    /// The block the frame was read from.
+    pub block: Block,
     /// The names its interface description gives.
     pub names: &'a InterfaceNames,
     /// The packet block's options, undecoded (`opt_comment`, `epb_flags`, ...), and their byte
     /// order.
     pub options: &'a [u8],
     pub big_endian: bool,
+}
+
+/// The pcapng blocks that Wireshark makes frames of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Block {
+    /// An Enhanced Packet Block, or the obsolete Packet Block: a packet and its time.
+    Packet,
+    /// A Simple Packet Block: a packet without a time.
+    Simple,
+    /// A Custom Block (`0x00000BAD`, or `0x40000BAD` when it may not be copied to another file):
+    /// no packet and no time, but Wireshark numbers it as a frame, its bytes after the Private
+    /// Enterprise Number `pen` (its custom data and options, which only the enterprise can tell
+    /// apart) as the frame's data.
+    Custom { pen: u32, copy: bool },
 }
 
 /// An interface's `if_name` and `if_description`.
@@ -202,6 +222,23 @@ pub struct FrameMeta {
 }
 
 impl Frame<'_> {
+    /// Whether the frame has a time of its own. A pcapng Simple Packet Block and a Custom Block
+    /// have none: tshark shows no time for them (an empty time column, no `frame.time` fields),
+    /// though it counts with one: 0 for a simple packet, the time of the record before for a
+    /// custom block, which is what [`Frame::ts`] holds then (the next frame's `frame.time_delta`
+    /// counts from it).
+    pub fn has_time(&self) -> bool {
+        self.pcapng.is_none_or(|p| matches!(p.block, Block::Packet))
+    }
+
+    /// The Private Enterprise Number of a pcapng Custom Block, and whether it may be copied.
+    pub fn custom_block(&self) -> Option<(u32, bool)> {
+        match self.pcapng?.block {
+            Block::Custom { pen, copy } => Some((pen, copy)),
+            _ => None,
+        }
+    }
+
     pub fn meta(&self) -> FrameMeta {
         FrameMeta {
             number: self.number,
@@ -272,6 +309,7 @@ mod tests {
         };
         Pcapng {
             section: 1,
+            block: Block::Packet,
             names: &NAMES,
             options,
             big_endian,

@@ -147,6 +147,27 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "frame.protocols",
         "tshark decodes option 43's Aruba vendor data as a second DHCP item ('dhcp:dhcp')",
     ),
+    (
+        "gopacket_gopacket_be_test202.pcapng",
+        "frame.interface_name",
+        "tshark 4.0 names an interface of a later pcapng section after the first section's \
+         interface of the same index: section 2's interface 0 is 'silly ethernet interface 2', \
+         tshark says 'eth0'",
+    ),
+];
+
+/// Fields of the Cisco FabricPath capture's IP packets that tshark leaves out: its FabricPath
+/// dissector takes the frame's last 4 bytes for an FCS, which the capture does not have (each
+/// packet ends where its IP length says, or in the Ethernet padding): it cuts the UDP, TCP and
+/// SCTP headers 4 bytes short and leaves out the fields in those bytes.
+const FABRICPATH_FCS: &[&str] = &[
+    "udp.length",
+    "udp.checksum",
+    "tcp.len",
+    "tcp.checksum",
+    "tcp.urgent_pointer",
+    "sctp.verification_tag",
+    "sctp.checksum",
 ];
 
 /// Encapsulations whose frames differ from tshark's, and why.
@@ -206,7 +227,10 @@ fn compare(
     let unexplained: Vec<String> = differ
         .iter()
         .filter(|(name, _)| {
-            !known_encapsulation && !KNOWN.iter().any(|(c, f, _)| *c == file && f == *name)
+            let fcs_misread =
+                file == "zeek_zeek_cisco-fabric-path.pcap" && FABRICPATH_FCS.contains(name);
+            let known = KNOWN.iter().any(|(c, f, _)| *c == file && f == *name);
+            !(known_encapsulation || known || fcs_misread)
         })
         .map(|(name, (n, x, y))| format!("{name}: {n} frames, e.g. ours {x:?}, tshark {y:?}"))
         .collect();

@@ -43,6 +43,16 @@ const KNOWN: &[(&str, u64, &str)] = &[
     ),
 ];
 
+/// (capture file name, fields, why tshark's are not what the bytes say): those columns are left
+/// out of the comparison in that capture.
+const KNOWN_FIELDS: &[(&str, &[&str], &str)] = &[(
+    "zeek_zeek_cisco-fabric-path.pcap",
+    &["tcp.nxtseq", "tcp.len", "udp.stream"],
+    "tshark's FabricPath dissector takes each frame's last 4 bytes for an FCS, which the capture \
+     does not have: it cuts every UDP and TCP header inside 4 bytes short, so it knows no TCP \
+     segment length (no tcp.len, no tcp.nxtseq) and its UDP dissector stops before the stream",
+)];
+
 /// Encapsulations whose frames differ from tshark's, and why.
 const KNOWN_ENCAPSULATIONS: &[(&str, &str)] = &[(
     "vxlan-fragmented",
@@ -64,10 +74,22 @@ fn compare(capture: &Path, within: &str, known_all: bool) -> (usize, usize, usiz
     );
     let mut unexplained = Vec::new();
     let (mut streams, mut known) = (0, 0);
+    let left_out = KNOWN_FIELDS
+        .iter()
+        .find(|(c, ..)| *c == file)
+        .map_or(&[][..], |(_, fields, _)| *fields);
+    let compared = |line: &str| -> String {
+        line.split('\t')
+            .zip(FIELDS)
+            .map(|(v, f)| if left_out.contains(f) { "" } else { v })
+            .collect::<Vec<_>>()
+            .join("\t")
+    };
     for (a, b) in ours.iter().zip(&theirs) {
         let cols: Vec<&str> = b.split('\t').collect();
         streams += usize::from(cols.get(1).is_some_and(|c| !c.is_empty()));
         streams += usize::from(cols.get(6).is_some_and(|c| !c.is_empty()));
+        let (a, b) = (&compared(a), &compared(b));
         if a == b {
             continue;
         }

@@ -104,19 +104,27 @@ fn u32_at(b: &[u8], at: usize, big: bool) -> Option<usize> {
 }
 
 /// The record boundaries, read straight from the file's framing (pcap record headers, pcapng
-/// block lengths), independently of the reader under test.
+/// block lengths, in each section's byte order), independently of the reader under test. The
+/// pcapng records that are frames: packet blocks (obsolete, simple, enhanced) and custom blocks
+/// (`0x00000BAD`, `0x40000BAD`), which Wireshark numbers as frames too.
 fn records(b: &[u8]) -> Vec<(usize, bool)> {
     let mut out = Vec::new();
     match b.get(..4) {
         Some([0x0a, 0x0d, 0x0d, 0x0a]) => {
-            let big = b.get(8..12) == Some(&[0x1a, 0x2b, 0x3c, 0x4d]);
+            let mut big = false;
             let mut at = 0;
-            while let (Some(kind), Some(len)) = (u32_at(b, at, big), u32_at(b, at + 4, big)) {
+            loop {
+                if b.get(at..at + 4) == Some(&[0x0a, 0x0d, 0x0d, 0x0a]) {
+                    big = b.get(at + 8..at + 12) == Some(&[0x1a, 0x2b, 0x3c, 0x4d]);
+                }
+                let (Some(kind), Some(len)) = (u32_at(b, at, big), u32_at(b, at + 4, big)) else {
+                    break;
+                };
                 if len < 12 || at + len > b.len() {
                     break;
                 }
                 at += len;
-                out.push((at, matches!(kind, 2 | 3 | 6)));
+                out.push((at, matches!(kind, 2 | 3 | 6 | 0xbad | 0x4000_0bad)));
             }
         }
         Some(m) => {

@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{linktype, Frame, FrameSource, InterfaceNames, Pcapng, SourceError, Timestamp};
+use super::{linktype, Block, Frame, FrameSource, InterfaceNames, Pcapng, SourceError, Timestamp};
 use crate::dissect::dispatch::DecodeAs;
 
 /// libpcap's and tshark's default snap length: whole packets.
@@ -411,6 +411,7 @@ impl LiveSource {
     fn pcapng(&self) -> Pcapng<'_> {
         Pcapng {
             section: 1,
+            block: Block::Packet,
             names: &self.names,
             options: &[],
             big_endian: false,
