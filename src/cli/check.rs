@@ -240,7 +240,7 @@ impl CheckSink {
     }
 
     /// Ends its analysers' run, once (more calls do nothing).
-    fn finish(&mut self, last: Option<crate::source::Timestamp>) {
+    pub fn finish(&mut self, last: Option<crate::source::Timestamp>) {
         if std::mem::replace(&mut self.finished, true) {
             return;
         }

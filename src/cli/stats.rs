@@ -242,6 +242,7 @@ fn stats_file(
         report: Report {
             findings: crate::analyse::finding::Findings::new(args.analysis.max_findings),
             timeline: Timeline::new(args.interval),
+            observer: None,
         },
         messages: MessageStats::new(),
     };

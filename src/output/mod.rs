@@ -5,6 +5,7 @@ pub mod fields;
 pub mod filter;
 pub mod json;
 pub mod metrics;
+pub mod parquet;
 pub mod stats;
 pub mod text;
 pub mod time;

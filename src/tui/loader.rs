@@ -414,6 +414,7 @@ fn analyse(
         report: Report {
             findings: Findings::new(cfg.max_findings),
             timeline: Timeline::new(cfg.interval_ns),
+            observer: None,
         },
         recent,
         source_errors: 0,

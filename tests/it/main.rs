@@ -25,6 +25,7 @@ mod display_filter;
 mod dissect_vs_tshark;
 #[path = "../e2e/mod.rs"]
 mod e2e;
+mod export_parquet;
 mod failover_balance_logs;
 mod failover_crafted_tshark;
 mod failover_throughput;
