@@ -89,6 +89,19 @@ pub struct Report {
     pub findings: Findings,
     pub timeline: Timeline,
     pub observer: Option<Box<dyn observe::Observer>>,
+    /// While set, findings outside its agreed set are held back rather than recorded.
+    hold: Option<Hold>,
+}
+
+/// Findings an analyser has not decided on: while a [`Report`] holds, it records only the
+/// findings in `agreed` (by rule and frame) and keeps the others aside. The DHCP analyser holds
+/// when the evidence does not decide between two profiles: only what every tied profile flags
+/// is recorded.
+#[derive(Debug, Default)]
+struct Hold {
+    agreed: std::collections::BTreeSet<(&'static str, u64)>,
+    held: Vec<finding::Finding>,
+    recorded: Vec<(&'static str, u64)>,
 }
 
 impl Report {
@@ -97,6 +110,7 @@ impl Report {
             findings: Findings::new(max_findings),
             timeline: Timeline::new(interval_ns),
             observer: None,
+            hold: None,
         }
     }
 
@@ -108,6 +122,39 @@ impl Report {
             findings: Findings::new(max_findings),
             timeline: Timeline::new(60_000_000_000).not_recording(),
             observer: None,
+            hold: None,
+        }
+    }
+
+    /// From now on, records only the findings in `agreed` until [`Report::release`].
+    pub fn hold(&mut self, agreed: std::collections::BTreeSet<(&'static str, u64)>) {
+        self.hold = Some(Hold {
+            agreed,
+            ..Hold::default()
+        });
+    }
+
+    /// Ends a [`Report::hold`]: the findings held back, and the rule and frame of those
+    /// recorded meanwhile.
+    pub fn release(&mut self) -> (Vec<finding::Finding>, Vec<(&'static str, u64)>) {
+        self.hold
+            .take()
+            .map(|h| (h.held, h.recorded))
+            .unwrap_or_default()
+    }
+
+    /// `f` when it is to be recorded, `None` when a hold keeps it aside.
+    fn held(&mut self, f: finding::Finding) -> Option<finding::Finding> {
+        match &mut self.hold {
+            Some(h) if !h.agreed.contains(&(f.rule, f.frame)) => {
+                h.held.push(f);
+                None
+            }
+            Some(h) => {
+                h.recorded.push((f.rule, f.frame));
+                Some(f)
+            }
+            None => Some(f),
         }
     }
 
@@ -125,6 +172,7 @@ impl Report {
     /// Records a finding and counts it in its subject's window.
     pub fn push(&mut self, mut f: finding::Finding, t: Timestamp) {
         f.time = Some(t);
+        let Some(f) = self.held(f) else { return };
         self.timeline.finding(t, &f.subject);
         if let Some(o) = &mut self.observer {
             o.finding(&f);
@@ -143,6 +191,7 @@ impl Report {
         member: Option<&str>,
     ) {
         f.time = Some(t);
+        let Some(f) = self.held(f) else { return };
         self.timeline.member_finding(t, series, member);
         if let Some(o) = &mut self.observer {
             o.finding(&f);

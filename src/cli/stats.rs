@@ -11,7 +11,6 @@ use super::files::{for_each_ordered, run_file};
 use super::input::CaptureFilesArgs;
 use super::progress::Bars;
 use crate::analyse::msgstats::MessageStats;
-use crate::analyse::timeline::Timeline;
 use crate::analyse::{Analyser, Report};
 use crate::dissect::FrameSummary;
 use crate::output::stats as out;
@@ -239,11 +238,7 @@ fn stats_file(
     let input = args.input.capture(file);
     let mut sink = StatsSink {
         analysers: analysers(&args.analysis)?,
-        report: Report {
-            findings: crate::analyse::finding::Findings::new(args.analysis.max_findings),
-            timeline: Timeline::new(args.interval),
-            observer: None,
-        },
+        report: Report::new(args.analysis.max_findings, args.interval),
         messages: MessageStats::new(),
     };
     let (stats, fatal) = run_file(file, &input, opts, bars, label, &mut sink)?;

@@ -19,8 +19,6 @@ use std::time::{Duration, Instant};
 
 use super::detail::RecentFrames;
 use super::snapshot::{Data, LoadState, Progress, Update};
-use crate::analyse::finding::Findings;
-use crate::analyse::timeline::Timeline;
 use crate::analyse::{Analyser, Report};
 use crate::dissect::FrameSummary;
 use crate::pipeline::{Decoded, Options, Pipeline, Sink};
@@ -411,11 +409,7 @@ fn analyse(
 ) {
     let mut sink = LoaderSink {
         analysers,
-        report: Report {
-            findings: Findings::new(cfg.max_findings),
-            timeline: Timeline::new(cfg.interval_ns),
-            observer: None,
-        },
+        report: Report::new(cfg.max_findings, cfg.interval_ns),
         recent,
         source_errors: 0,
         last_source_error: None,

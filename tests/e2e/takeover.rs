@@ -315,5 +315,64 @@ fn kea_v4_takeover_is_reported_with_its_times() {
             context()
         );
     }
+    // The pair's episodes follow what the test did: balancing, the victim silent from its
+    // death, the survivor serving its buckets from partner-down until the victim is back, its
+    // resync, balancing again; each named by the server it is about.
+    let episodes: Vec<(&str, Option<&str>, f64, f64)> = run.check["episodes"]
+        .as_array()
+        .expect("episodes")
+        .iter()
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap_or_default(),
+                e["server"].as_str(),
+                e["start_time"].as_f64().unwrap_or_default(),
+                e["end_time"].as_f64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let listed = || format!("{episodes:#?}\n{}", context());
+    let kinds: Vec<&str> = episodes.iter().map(|e| e.0).collect();
+    assert_eq!(kinds.first(), Some(&"normal"), "{}", listed());
+    assert_eq!(kinds.last(), Some(&"normal"), "{}", listed());
+    let one = |kind: &str| {
+        let of: Vec<_> = episodes.iter().filter(|e| e.0 == kind).collect();
+        assert_eq!(of.len(), 1, "one {kind} episode: {}", listed());
+        *of[0]
+    };
+    let silent = one("peer-silent");
+    assert_eq!(silent.1, Some("server2"), "{}", listed());
+    assert!(
+        silent.2 >= t.killed && silent.2 <= t.killed + 3.0,
+        "peer-silent from {:.3}: {}",
+        silent.2,
+        listed()
+    );
+    let takeover = one("takeover");
+    assert_eq!(takeover.1, Some("server1"), "{}", listed());
+    assert!(
+        takeover.2 >= t.partner_down - 1.0 && takeover.2 <= t.partner_down + 3.0,
+        "takeover from {:.3}: {}",
+        takeover.2,
+        listed()
+    );
+    assert!(
+        takeover.3 >= t.restarted && takeover.3 <= t.balancing_again + 3.0,
+        "takeover until {:.3}: {}",
+        takeover.3,
+        listed()
+    );
+    for e in episodes.iter().filter(|e| e.0 == "recovery") {
+        assert_eq!(e.1, Some("server2"), "{}", listed());
+        assert!(
+            e.2 >= t.restarted && e.3 <= t.balancing_again + 3.0,
+            "recovery {:.3}-{:.3}: {}",
+            e.2,
+            e.3,
+            listed()
+        );
+    }
+    let last = episodes.last().expect("episodes");
+    assert!(last.2 <= t.balancing_again + 3.0, "{}", listed());
     assert!(run.file.is_file());
 }

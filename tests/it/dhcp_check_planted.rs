@@ -996,3 +996,167 @@ fn hash_and_check_give_the_same_bucket_for_keys_of_1_to_64_bytes_under_every_pro
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// DHCPv6: evidence that does not decide between Kea and the draft (issue: a tie in the profile
+// inference was silently resolved in favour of the first profile tried).
+
+/// A v6 pair balancing by Kea's map (hash % 2), whose answers score Kea and the draft alike:
+/// clean exchanges (both profiles balance them); one SOLICIT answered by the server that does not
+/// own its client (every profile flags it); and three that the profiles judge apart, which
+/// leave the scores tied: a leasequery by client id answered by the target's owner alone (the
+/// draft balances it, Kea does not: +1 for the draft), an INFORMATION-REQUEST answered by both
+/// servers (Kea does not balance it, the draft flags the second answer: +1 for Kea, -1 for the
+/// draft), and a SOLICIT of a client that has waited 10 s answered by the non-owner alone (the
+/// draft's delayed service, a wrong server for Kea: -1 for Kea). Returns the frames of the wrong
+/// answer and of the disputed ones (the draft's, Kea's).
+fn build_tie(path: &Path) -> (u64, u64, u64) {
+    let p = V6Pair {
+        hba: Hba::kea(),
+        ..V6Pair::new()
+    };
+    let mut cap = Capture::new(path);
+    let mut xid = 0x300;
+    // The first client three times, so that its bucket's owner is clear even after the plant.
+    for i in 0..30 {
+        let duid = client_duid(&p, i % 2, if i < 3 { 0 } else { i / 2 });
+        clean_exchange(&mut cap, &p, &duid, xid, Path6::Direct);
+        xid += 2;
+    }
+    let owned_by_a = client_duid(&p, 0, 0);
+    send6(&mut cap, &p, solicit(&owned_by_a, xid, 0), Path6::Direct);
+    let wrong = answer6(
+        &mut cap,
+        &p,
+        1,
+        v6t::ADVERTISE,
+        xid,
+        Some(&owned_by_a),
+        Path6::Direct,
+    );
+    cap.wait(5);
+    let requestor = Duid::en(9, b"lq-requestor").0.into_owned();
+    xid += 1;
+    let target = client_duid(&p, 1, 4);
+    let lq = ClientMessage::new(
+        v6t::LEASEQUERY,
+        xid,
+        vec![
+            Opt6::client_id(Duid(requestor.clone().into())),
+            Opt6::lq_query(
+                dhcpv6::QUERY_BY_CLIENTID,
+                Ipv6Addr::UNSPECIFIED,
+                vec![Opt6::client_id(Duid(target.into()))],
+            ),
+        ],
+    );
+    send6(&mut cap, &p, lq, Path6::Direct);
+    let (t, r) = (v6t::LEASEQUERY_REPLY, Some(&requestor[..]));
+    answer6(&mut cap, &p, 1, t, xid, r, Path6::Direct);
+    cap.wait(5);
+    xid += 1;
+    let c = client_duid(&p, 0, 5);
+    let info = ClientMessage::new(
+        v6t::INFORMATION_REQUEST,
+        xid,
+        vec![
+            Opt6::client_id(Duid(c.clone().into())),
+            Opt6::elapsed_time(0),
+        ],
+    );
+    send6(&mut cap, &p, info, Path6::Direct);
+    answer6(&mut cap, &p, 0, v6t::REPLY, xid, Some(&c), Path6::Direct);
+    let disputed = answer6(&mut cap, &p, 1, v6t::REPLY, xid, Some(&c), Path6::Direct);
+    cap.wait(5);
+    xid += 1;
+    let late = client_duid(&p, 0, 6);
+    send6(&mut cap, &p, solicit(&late, xid, 1000), Path6::Direct);
+    let kea_only = answer6(
+        &mut cap,
+        &p,
+        1,
+        v6t::ADVERTISE,
+        xid,
+        Some(&late),
+        Path6::Direct,
+    );
+    cap.finish();
+    (wrong, disputed, kea_only)
+}
+
+fn rule_frames(j: &serde_json::Value) -> BTreeSet<(String, u64)> {
+    findings(j).into_iter().map(|e| (e.rule, e.frame)).collect()
+}
+
+#[test]
+fn a_tied_inference_says_undecided_and_flags_only_what_every_tied_profile_flags() {
+    let dir = std::env::temp_dir().join(format!("poolshark-dhcp-tie-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("tie.pcap");
+    let (wrong, disputed, kea_only) = build_tie(&file);
+
+    let kea = rule_frames(&check(&file, &["--profile", "kea"]));
+    let draft = rule_frames(&check(&file, &["--profile", "draft"]));
+    // The capture has teeth: the two profiles disagree on the disputed answer, and agree on the
+    // wrong one.
+    let wrong_server = ("dhcp.lb.wrong-server".to_string(), wrong);
+    assert!(
+        kea.contains(&wrong_server) && draft.contains(&wrong_server),
+        "{kea:?} {draft:?}"
+    );
+    assert!(
+        draft.iter().any(|(_, f)| *f == disputed) && !kea.iter().any(|(_, f)| *f == disputed),
+        "kea {kea:?}, draft {draft:?}"
+    );
+    assert!(
+        kea.contains(&("dhcp.lb.wrong-server".to_string(), kea_only))
+            && !draft
+                .iter()
+                .any(|(r, f)| *f == kea_only && r == "dhcp.lb.wrong-server"),
+        "kea {kea:?}, draft {draft:?}"
+    );
+
+    let j = check(&file, &[]);
+    let pair = &j["dhcp_lb"]["pairs"][0];
+    let scores: Vec<i64> = pair["profile_scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["score"].as_i64().unwrap())
+        .collect();
+    assert_eq!(scores.len(), 2, "{pair}");
+    assert_eq!(scores[0], scores[1], "the capture must tie: {pair}");
+    let between: BTreeSet<&str> = pair["undecided"]["between"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no undecided: {pair}"))
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(between, BTreeSet::from(["kea", "draft"]));
+    let agreed: BTreeSet<(String, u64)> = kea.intersection(&draft).cloned().collect();
+    assert_eq!(rule_frames(&j), agreed, "only what both profiles flag");
+    let deciding: BTreeSet<u64> = pair["undecided"]["deciding_frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    let differ: BTreeSet<u64> = kea.symmetric_difference(&draft).map(|k| k.1).collect();
+    assert_eq!(deciding, differ, "the answers that would decide are named");
+    assert!(deciding.contains(&disputed) && deciding.contains(&kea_only));
+
+    let text = common::poolshark()
+        .arg("check")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("profile undecided between kea and draft")
+            && text.contains(&format!(
+                "the answers that would decide: frames {disputed}, {kea_only}"
+            )),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

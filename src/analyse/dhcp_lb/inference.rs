@@ -66,6 +66,9 @@ pub struct FamilyReport {
     pub candidates: Vec<(String, HbaCandidate)>,
     pub threshold_range: Option<(u32, u32)>,
     pub connect_hba: Option<(Hba, usize)>,
+    /// The models of the profiles that scored as high as the chosen one (empty when the
+    /// evidence decided): the pair is flagged only where they all agree.
+    pub undecided: Vec<Pair>,
 }
 
 /// The result: pairs to check, and what was inferred.
@@ -460,7 +463,9 @@ fn infer_family(
             return (None, report);
         }
     }
-    let mut best: Option<(i64, &'static Profile, Option<HbaChoice>)> = None;
+    // Every candidate's score and map; the first of the highest wins, and the others with as
+    // high a score are the profiles the evidence does not decide between.
+    let mut tried: Vec<(i64, &'static Profile, Option<HbaChoice>)> = Vec::new();
     let eligible = eligible(r, settings, ab, family, excluded);
     for p in candidates_for(family, settings, failover_present) {
         let items = informative(r, &eligible, p, ab);
@@ -469,14 +474,16 @@ fn infer_family(
             .as_ref()
             .map_or(0, |c| score_profile(settings, p, &items, c, ab));
         report.profile_scores.push((p.name, score));
-        if best.as_ref().is_none_or(|b| score > b.0) {
-            best = Some((score, p, choice));
-        }
+        tried.push((score, p, choice));
     }
-    let Some((_, profile, Some(choice))) = best else {
+    let top = tried.iter().map(|t| t.0).max();
+    let mut tied = tried.into_iter().filter(|t| Some(t.0) == top);
+    let Some((_, profile, Some(choice))) = tied.next() else {
         report.no_pair = Some("no profile balances this family".into());
         return (None, report);
     };
+    let others: Vec<(&'static Profile, HbaChoice)> =
+        tied.filter_map(|(_, p, c)| c.map(|c| (p, c))).collect();
     report.samples = choice.samples;
     report.best = Some(choice.best.clone());
     report.candidates = choice.candidates.clone();
@@ -495,22 +502,44 @@ fn infer_family(
             return (None, report);
         }
     }
+    let pair = model(
+        r,
+        settings,
+        &eligible,
+        (family, ab),
+        profile,
+        &choice,
+        &mut report,
+    );
+    // The tied profiles' own models, judged alongside: the pair is flagged only where all agree
+    // (`super::undecided`). Their threshold ranges are not the report's.
+    let mut scratch = FamilyReport::default();
+    report.undecided = others
+        .iter()
+        .map(|(p, c)| model(r, settings, &eligible, (family, ab), p, c, &mut scratch))
+        .collect();
+    (Some(pair), report)
+}
+
+/// The pair under `profile` with the map it chose.
+#[allow(clippy::too_many_arguments)]
+fn model(
+    r: &Replayed,
+    settings: &Settings,
+    eligible: &[&Transmission],
+    (family, ab): (Family, [usize; 2]),
+    profile: &'static Profile,
+    choice: &HbaChoice,
+    report: &mut FamilyReport,
+) -> Pair {
     let primary = choice.best.primary;
     let secondary = if primary == ab[0] { ab[1] } else { ab[0] };
     let (hba, hba_source) = (choice.best.hba, choice.source);
     let profile_source = settings.profile.map_or(Source::Inferred, |p| p.1);
     let (threshold, threshold_source) = threshold_for(
-        r,
-        &eligible,
-        settings,
-        profile,
-        family,
-        &hba,
-        primary,
-        secondary,
-        &mut report,
+        r, eligible, settings, profile, family, &hba, primary, secondary, report,
     );
-    let pair = Pair {
+    Pair {
         family,
         primary,
         secondary,
@@ -521,8 +550,7 @@ fn infer_family(
         threshold,
         threshold_source,
         name: Pair::subject_name(&r.registry, family, primary, secondary),
-    };
-    (Some(pair), report)
+    }
 }
 
 struct HbaChoice {

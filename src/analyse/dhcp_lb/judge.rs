@@ -101,6 +101,8 @@ pub struct PairStats {
     pub first16_frame: [Option<u64>; 2],
     /// The pair's episodes, each with its shares.
     pub episodes: PairEpisodes,
+    /// When the evidence did not decide the profile: the other tied profiles, judged beside.
+    pub undecided: Option<Box<super::undecided::Undecided>>,
 }
 
 impl PairStats {

@@ -27,6 +27,7 @@ pub mod servers;
 pub mod share;
 pub mod state;
 pub mod transactions;
+pub mod undecided;
 
 pub use config::{ConfigFile, Overrides, Settings};
 pub use hash::bucket;

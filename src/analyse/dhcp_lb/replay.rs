@@ -22,6 +22,7 @@ use super::model::Pair;
 use super::servers::Registry;
 use super::state::{FailoverTimeline, Silences};
 use super::transactions::{Counters, Tracker};
+use super::undecided::{self, Undecided};
 use crate::analyse::finding::Subject;
 use crate::analyse::{Analyser, Report};
 use crate::pipeline::Decoded;
@@ -110,7 +111,17 @@ impl DhcpLbAnalyser {
                 .inferred
                 .pairs
                 .iter()
-                .map(|p| (p.clone(), PairStats::new(self.settings.max_pending)))
+                .map(|p| {
+                    let mut stats = PairStats::new(self.settings.max_pending);
+                    let tied = self
+                        .inferred
+                        .reports
+                        .iter()
+                        .find(|r| r.family == Some(p.family));
+                    stats.undecided =
+                        tied.and_then(|r| Undecided::new(&r.undecided, self.settings.max_pending));
+                    (p.clone(), stats)
+                })
                 .collect(),
             connects: BTreeMap::new(),
             now: Timestamp::default(),
@@ -243,6 +254,11 @@ impl Run {
             if let Some(role) = pair.role_of(owner) {
                 stats.episodes.answered_by_other(role, time);
             }
+            for (p, st) in stats.undecided.iter_mut().flat_map(|u| u.others.iter_mut()) {
+                if let Some(role) = p.role_of(owner) {
+                    st.episodes.answered_by_other(role, time);
+                }
+            }
         }
     }
 
@@ -266,7 +282,7 @@ impl Run {
         let (ctx, pairs, tracker) = self.judging(settings);
         tracker.judge_ready(all, |t| {
             for (pair, stats) in pairs.iter_mut() {
-                judge::judge(&ctx, pair, stats, t, report);
+                undecided::judge(&ctx, pair, stats, t, report);
             }
         });
     }
@@ -275,8 +291,7 @@ impl Run {
         self.judge_ready(settings, report, true);
         let (ctx, pairs, _) = self.judging(settings);
         for (pair, stats) in pairs.iter_mut() {
-            judge::end_episodes(&ctx, pair, stats, report);
-            judge::aggregate(&ctx, pair, stats, report);
+            undecided::finish(&ctx, pair, stats, report);
             let subject = Subject::Server(pair.name.clone());
             for r in [super::hba::Role::Primary, super::hba::Role::Secondary] {
                 let buckets = match r {

@@ -187,6 +187,12 @@ pub fn json(a: &DhcpLbAnalyser, out: &mut Map<String, Value>) {
             "profile": p.profile.name,
             "profile_source": p.profile_source.name(),
             "profile_scores": rep.map(|r| r.profile_scores.iter().map(|(n, s)| json!({"profile": n, "score": s})).collect::<Vec<_>>()),
+            "undecided": st.undecided.as_ref().map(|u| json!({
+                "between": u.between(p),
+                "held": u.held,
+                "deciding_frames": u.deciding,
+                "deciding": u.deciding_total,
+            })),
             "threshold_seconds": p.threshold,
             "threshold_source": p.threshold_source.name(),
             "threshold_range": rep.and_then(|r| r.threshold_range),
@@ -251,10 +257,14 @@ pub fn text(a: &DhcpLbAnalyser, out: &mut String) {
                     .join(", ")
             })
             .unwrap_or_default();
+        let profile = match &st.undecided {
+            Some(u) => format!("undecided between {}", and_list(&u.between(p))),
+            None => p.profile.name.to_string(),
+        };
         out.push_str(&format!(
             "DHCP load balancing ({}): profile {} ({}{}), hba {} ({}), primary {}, secondary {}",
             p.family.name(),
-            p.profile.name,
+            profile,
             p.profile_source.name(),
             if scores.is_empty() {
                 String::new()
@@ -272,6 +282,33 @@ pub fn text(a: &DhcpLbAnalyser, out: &mut String) {
                 p.threshold_source.name()
             )),
             None => out.push('\n'),
+        }
+        if let Some(u) = &st.undecided {
+            let more = u.deciding_total.saturating_sub(u.deciding.len() as u64);
+            out.push_str(&format!(
+                "  judged only by what {} agree on ({} finding{} of one but not all held back); {}\n",
+                and_list(&u.between(p)),
+                u.held,
+                if u.held == 1 { "" } else { "s" },
+                if u.deciding.is_empty() {
+                    "no message here is judged differently by them".to_string()
+                } else {
+                    format!(
+                        "the answers that would decide: frame{} {}{}",
+                        if u.deciding_total == 1 { "" } else { "s" },
+                        u.deciding
+                            .iter()
+                            .map(u64::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        if more > 0 {
+                            format!(" and {more} more")
+                        } else {
+                            String::new()
+                        }
+                    )
+                }
+            ));
         }
         if let Some(r) = rep {
             let c: Vec<String> = r
@@ -343,5 +380,14 @@ pub fn text(a: &DhcpLbAnalyser, out: &mut String) {
                 ));
             }
         }
+    }
+}
+
+/// "a and b", "a, b and c".
+fn and_list(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }

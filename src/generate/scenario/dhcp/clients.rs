@@ -33,8 +33,20 @@ impl Client {
             0 => None,
             1 => Some([&[1u8][..], &mac].concat()),
             2 => Some([&[0u8][..], format!("client-{k}").as_bytes()].concat()),
-            // RFC 4361: type 255, IAID, then a DUID.
-            _ => Some([&[255u8][..], &kb, &[0, 3, 0, 1], &mac].concat()),
+            // RFC 4361: type 255, IAID, then a DUID: a DUID-LLT, as most clients that send one
+            // make it, which takes the identifier past RFC 3074's 16 bytes (19): Kea and ISC
+            // hash it whole, the draft's rule its first 16 bytes, so such answers tell the
+            // profiles apart.
+            _ => Some(
+                [
+                    &[255u8][..],
+                    &kb,
+                    &[0, 1, 0, 1],
+                    &(0x2a00_0000 + k32).to_be_bytes(),
+                    &mac,
+                ]
+                .concat(),
+            ),
         };
         let duid = match k % 5 {
             0 => Duid::llt(1, 0x2a00_0000 + k32, &mac),
