@@ -135,6 +135,7 @@ pub struct Table {
     rows: u64,
     /// The column after the one set last.
     next: usize,
+    scratch: String,
 }
 
 impl Table {
@@ -171,6 +172,7 @@ impl Table {
             writer: Some(writer),
             rows: 0,
             next: 0,
+            scratch: String::new(),
         })
     }
 
@@ -194,6 +196,23 @@ impl Table {
         let i = self.index(name);
         if let Builder::Str(b) = &mut self.builders[i] {
             b.append_option(v);
+        }
+    }
+
+    /// A value written as text (an address, a pool handle), formatted into a buffer kept
+    /// between rows rather than a new string each time.
+    pub fn display(&mut self, name: &str, v: Option<&dyn std::fmt::Display>) {
+        let i = self.index(name);
+        if let Builder::Str(b) = &mut self.builders[i] {
+            match v {
+                Some(v) => {
+                    use std::fmt::Write as _;
+                    self.scratch.clear();
+                    let _ = write!(self.scratch, "{v}");
+                    b.append_value(&self.scratch);
+                }
+                None => b.append_null(),
+            }
         }
     }
 

@@ -96,8 +96,8 @@ pub fn message(t: &mut Table, file: &str, d: &Decoded<'_>) -> std::io::Result<()
     t.str("file", Some(file));
     t.u64("frame", Some(d.frame.number));
     t.time("time", Some(d.frame.ts));
-    t.str("src", Some(&d.payload.src.to_string()));
-    t.str("dst", Some(&d.payload.dst.to_string()));
+    t.display("src", Some(&d.payload.src));
+    t.display("dst", Some(&d.payload.dst));
     t.u32("src_port", Some(u32::from(d.payload.src_port)));
     t.u32("dst_port", Some(u32::from(d.payload.dst_port)));
     t.str("protocol", Some(d.protocol.name()));
@@ -110,9 +110,10 @@ pub fn message(t: &mut Table, file: &str, d: &Decoded<'_>) -> std::io::Result<()
                 None => m.chaddr().map(hex).unwrap_or_default(),
             };
             t.str("client_key", Some(&key));
-            t.str(
+            let server = m.server_identifier();
+            t.display(
                 "server_id",
-                m.server_identifier().map(|a| a.to_string()).as_deref(),
+                server.as_ref().map(|a| a as &dyn std::fmt::Display),
             );
         }
         Message::Dhcpv6(m) => {
@@ -128,11 +129,10 @@ pub fn message(t: &mut Table, file: &str, d: &Decoded<'_>) -> std::io::Result<()
         }
         Message::Failover(m) => t.u32("transaction_id", Some(m.xid)),
         Message::Rserpool(m) => {
-            t.str(
+            let handle = m.pool_handle().map(PoolHandle::new);
+            t.display(
                 "pool_handle",
-                m.pool_handle()
-                    .map(|h| PoolHandle::new(h).to_string())
-                    .as_deref(),
+                handle.as_ref().map(|h| h as &dyn std::fmt::Display),
             );
             t.u32("pe_id", m.pe_identifiers().next());
         }
