@@ -182,6 +182,8 @@ fn count_subject(
 pub struct Findings {
     limit: usize,
     kept: Vec<Finding>,
+    /// Bumped by each [`Findings::rewrite`] that changed a kept finding.
+    revision: u64,
     dropped: u64,
     by_rule: BTreeMap<&'static str, u64>,
     by_severity: BTreeMap<Severity, u64>,
@@ -196,6 +198,7 @@ impl Findings {
         Findings {
             limit,
             kept: Vec::new(),
+            revision: 0,
             dropped: 0,
             by_rule: BTreeMap::new(),
             by_severity: BTreeMap::new(),
@@ -239,6 +242,25 @@ impl Findings {
 
     pub fn list(&self) -> &[Finding] {
         &self.kept
+    }
+
+    /// Changes kept findings in place: `f` returns whether it changed one (an analyser that
+    /// learnt a better name for what its earlier findings named, so that a report names it one
+    /// way). Counts are not affected.
+    pub fn rewrite(&mut self, mut f: impl FnMut(&mut Finding) -> bool) {
+        let mut changed = false;
+        for x in &mut self.kept {
+            changed |= f(x);
+        }
+        if changed {
+            self.revision += 1;
+        }
+    }
+
+    /// How many [`Findings::rewrite`]s changed kept findings: a viewer holding copies of them
+    /// takes them all again when it changes.
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// Findings not kept because the bound was reached (still counted per rule).

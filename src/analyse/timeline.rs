@@ -19,6 +19,10 @@ use super::episodes::{Episode, MAX_EPISODES};
 use super::finding::Subject;
 use crate::source::Timestamp;
 
+/// Sources ([`Series::answers_by`]) counted per series; answers of others are counted in the
+/// windows only.
+const MAX_SOURCES: usize = 64;
+
 /// Counts of one member in one window.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MemberCounts {
@@ -33,10 +37,34 @@ pub struct MemberCounts {
     pub expected_any: f64,
     /// Findings about this member (a DHCP server of a pair: counted in the pair's window too).
     pub findings: u64,
+    /// Of `first` and `any`, those in answers the reference could not judge
+    /// ([`Window::unjudged`]).
+    pub unjudged_first: u64,
+    pub unjudged_any: u64,
 }
 
 impl MemberCounts {
+    /// The share of `answers` with this member first.
+    pub fn share(&self, answers: u64) -> Option<f64> {
+        (answers > 0).then(|| self.first as f64 / answers as f64)
+    }
+
+    /// The share of first places of this member in the answers the reference judged
+    /// (`judged`: [`Window::judged`]): what [`MemberCounts::expected_share`] is to be compared
+    /// with.
+    pub fn judged_share(&self, judged: u64) -> Option<f64> {
+        (judged > 0).then(|| self.first.saturating_sub(self.unjudged_first) as f64 / judged as f64)
+    }
+
+    /// The share of first places the reference expected of this member over the answers it
+    /// judged: the one expected share per window that `check`, `stats` and the TUI show.
+    pub fn expected_share(&self, judged: u64) -> Option<f64> {
+        (judged > 0).then(|| self.expected_first / judged as f64)
+    }
+
     pub fn add(&mut self, o: &MemberCounts) {
+        self.unjudged_first = self.unjudged_first.saturating_add(o.unjudged_first);
+        self.unjudged_any = self.unjudged_any.saturating_add(o.unjudged_any);
         self.first = self.first.saturating_add(o.first);
         self.any = self.any.saturating_add(o.any);
         self.expected_first += o.expected_first;
@@ -71,6 +99,10 @@ pub struct Window {
     pub index: u64,
     /// Answers (resolutions, DHCP replies) in the window.
     pub answers: u64,
+    /// Of those, answers the reference could not judge (an RSerPool pool the registrar was not
+    /// seen to hold, a policy not modelled): none of the members' expected counts come from
+    /// them, so expected shares are of the others ([`Window::judged`]).
+    pub unjudged: u64,
     pub members: BTreeMap<String, MemberCounts>,
     /// Last value in the window of each gauge (e.g. "free", "backup"): the value at its end.
     pub gauges: BTreeMap<String, f64>,
@@ -102,9 +134,55 @@ impl Window {
         self.gauges.keys().map(String::as_str).chain(registered)
     }
 
+    /// The answers the reference judged: what its expected counts are counts of.
+    pub fn judged(&self) -> u64 {
+        self.answers.saturating_sub(self.unjudged)
+    }
+
+    /// Counts one answer: `chosen` in the order given (first place first) and, when the
+    /// reference judged it, per member the probability it gave of being first and of being in
+    /// the answer. `max_members`: members counted at most (others are not, the answer is).
+    pub fn count_answer(
+        &mut self,
+        chosen: &[String],
+        expected: Option<&[(String, f64, f64)]>,
+        max_members: usize,
+    ) {
+        self.answers += 1;
+        let room = |members: &BTreeMap<String, MemberCounts>, m: &str| {
+            members.len() < max_members || members.contains_key(m)
+        };
+        let judged = expected.is_some();
+        for (i, m) in chosen.iter().enumerate() {
+            if room(&self.members, m) {
+                bump(&mut self.members, m, |c| {
+                    c.any += 1;
+                    c.unjudged_any += u64::from(!judged);
+                    if i == 0 {
+                        c.first += 1;
+                        c.unjudged_first += u64::from(!judged);
+                    }
+                });
+            }
+        }
+        let Some(expected) = expected else {
+            self.unjudged += 1;
+            return;
+        };
+        for (m, first, any) in expected {
+            if room(&self.members, m) {
+                bump(&mut self.members, m, |c| {
+                    c.expected_first += first;
+                    c.expected_any += any;
+                });
+            }
+        }
+    }
+
     /// Adds `o`, the window that follows this one.
     pub fn merge(&mut self, o: Window) {
         self.answers = self.answers.saturating_add(o.answers);
+        self.unjudged = self.unjudged.saturating_add(o.unjudged);
         for (k, v) in o.members {
             self.members.entry(k).or_default().add(&v);
         }
@@ -128,6 +206,26 @@ pub struct Former {
     pub expected_share: Option<f64>,
 }
 
+/// Something that happened to a subject at one instant, marked on its chart and listed with it
+/// (an RSerPool pool: a PE deregistering or registering again at a registrar, a registrar
+/// taking over a peer's PEs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeriesEvent {
+    pub time: Timestamp,
+    /// Nanoseconds from the timeline's origin to `time` (set by [`Timeline::mark`]).
+    pub offset_ns: u64,
+    pub frame: u64,
+    /// What kind of thing ("deregistration", "reregistration", "takeover").
+    pub kind: &'static str,
+    /// Who it happened at (the registrar).
+    pub source: String,
+    /// What happened, in words.
+    pub text: String,
+}
+
+/// Marks kept per series (the rest are counted in [`Series::marks_dropped`]).
+const MAX_MARKS: usize = 256;
+
 /// The series of one subject.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Series {
@@ -146,6 +244,11 @@ pub struct Series {
     /// The members registered now, for a subject whose membership is tracked
     /// ([`Timeline::set_members`]); `None` for the others.
     pub registered: Option<BTreeSet<String>>,
+    /// Answers by who gave them (an RSerPool pool's registrars), over the whole series.
+    pub answers_by: BTreeMap<String, u64>,
+    /// What happened to the subject, in time order.
+    pub marks: Vec<SeriesEvent>,
+    pub marks_dropped: u64,
     /// Its episodes in time order (a DHCP pair's: normal, peer-silent, takeover, recovery), as
     /// its analyser last told them (up to [`MAX_EPISODES`]).
     pub episodes: Vec<Episode>,
@@ -375,23 +478,65 @@ impl Timeline {
         chosen: &[String],
         expected: &[(String, f64, f64)],
     ) {
+        if let Some(w) = self.at(t, subject, kind) {
+            w.count_answer(chosen, Some(expected), usize::MAX);
+        }
+    }
+
+    /// Records one answer given by `source` (an RSerPool pool's registrar): as
+    /// [`Timeline::answer`], `expected` `None` for an answer the reference could not judge.
+    #[allow(clippy::too_many_arguments)]
+    pub fn answer_from(
+        &mut self,
+        t: Timestamp,
+        subject: &Subject,
+        kind: &str,
+        source: &str,
+        chosen: &[String],
+        expected: Option<&[(String, f64, f64)]>,
+    ) {
         let Some(w) = self.at(t, subject, kind) else {
             return;
         };
-        w.answers += 1;
-        for (i, m) in chosen.iter().enumerate() {
-            bump(&mut w.members, m, |c| {
-                c.any += 1;
-                if i == 0 {
-                    c.first += 1;
-                }
-            });
+        w.count_answer(chosen, expected, usize::MAX);
+        if let Some(s) = self.series.get_mut(subject) {
+            if let Some(n) = s.answers_by.get_mut(source) {
+                *n += 1;
+            } else if s.answers_by.len() < MAX_SOURCES {
+                s.answers_by.insert(source.to_string(), 1);
+            }
         }
-        for (m, first, any) in expected {
-            bump(&mut w.members, m, |c| {
-                c.expected_first += first;
-                c.expected_any += any;
-            });
+    }
+
+    /// A source named `was` is now named `now` (an RSerPool registrar whose server id became
+    /// known): its answers and marks so far go under the new name.
+    pub fn rename_source(&mut self, was: &str, now: &str) {
+        for s in self.series.values_mut() {
+            if let Some(n) = s.answers_by.remove(was) {
+                *s.answers_by.entry(now.to_string()).or_default() += n;
+            }
+            for m in s.marks.iter_mut().filter(|m| m.source == was) {
+                m.source = now.to_string();
+            }
+        }
+    }
+
+    /// Marks something that happened to `subject` (see [`SeriesEvent`]).
+    pub fn mark(&mut self, subject: &Subject, kind: &str, mut mark: SeriesEvent) {
+        if self.at(mark.time, subject, kind).is_none() {
+            return;
+        }
+        if let Some(origin) = self.origin {
+            mark.offset_ns = elapsed_ns(origin, mark.time);
+        }
+        if let Some(s) = self.series.get_mut(subject) {
+            if s.marks.len() < MAX_MARKS {
+                // Marks come in frame order; one reported late goes to its place.
+                let at = s.marks.partition_point(|m| m.frame <= mark.frame);
+                s.marks.insert(at, mark);
+            } else {
+                s.marks_dropped += 1;
+            }
         }
     }
 

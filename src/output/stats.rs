@@ -169,12 +169,19 @@ pub fn series_text(tl: &Timeline, out: &mut String) {
         } else {
             format!(" ({})", s.kind)
         };
+        // Answers the reference could not judge (not in the expected counts) are said: the
+        // percentages below are of the others, seen and expected alike.
+        let unjudged = if totals.unjudged > 0 {
+            format!(" ({} not judged by the reference)", totals.unjudged)
+        } else {
+            String::new()
+        };
         let answers = match (answering, subject) {
             (false, _) => String::new(),
             (true, Subject::Server(_)) => {
                 format!("{} to balanced requests, ", count(totals.answers, "answer"))
             }
-            (true, _) => format!("{}, ", count(totals.answers, "answer")),
+            (true, _) => format!("{}{unjudged}, ", count(totals.answers, "answer")),
         };
         let _ = writeln!(
             out,
@@ -182,12 +189,34 @@ pub fn series_text(tl: &Timeline, out: &mut String) {
             count(totals.findings, "finding"),
             format_float(secs(s.interval_ns))
         );
+        if matches!(subject, Subject::Pool(_)) && !s.answers_by.is_empty() {
+            let by: Vec<String> = s
+                .answers_by
+                .iter()
+                .map(|(r, n)| format!("{r} {n}"))
+                .collect();
+            let _ = writeln!(out, "  answers by registrar: {}", by.join(", "));
+        }
         for m in member_ids(s, &totals) {
             let _ = writeln!(
                 out,
                 "  member {m}: {}",
                 member_line(s, &totals, &m, member_findings)
             );
+        }
+        for m in &s.marks {
+            let at = tl.origin().map_or(0.0, |o| m.time.since(o).max(0.0));
+            let _ = writeln!(
+                out,
+                "  event at {}s (frame {}): registrar {}: {}",
+                format_float((at * 1000.0).round() / 1000.0),
+                m.frame,
+                m.source,
+                m.text
+            );
+        }
+        if s.marks_dropped > 0 {
+            let _ = writeln!(out, "  ... and {} more events", s.marks_dropped);
         }
         if !s.episodes.is_empty() {
             let _ = writeln!(out, "  episodes (UTC):");
@@ -261,15 +290,26 @@ pub fn series_text(tl: &Timeline, out: &mut String) {
                 continue;
             }
             for (m, c) in &w.members {
-                let n = w.answers;
+                // Seen against expected over the same answers: those the reference judged (all
+                // of them but where the window says otherwise).
+                let judged = w.judged();
+                let (n, first, any) = if judged > 0 {
+                    (
+                        judged,
+                        c.first.saturating_sub(c.unjudged_first),
+                        c.any.saturating_sub(c.unjudged_any),
+                    )
+                } else {
+                    (w.answers, c.first, c.any)
+                };
                 let mut line = format!(
                     "      {m:<24} first {:>6} ({:>6} exp {:>6})  any {:>6} ({:>6} exp {:>6})",
                     c.first,
-                    share_of(c.first as f64, n),
-                    share_of(c.expected_first, n),
+                    share_of(first as f64, n),
+                    share_of(c.expected_first, judged),
                     c.any,
-                    share_of(c.any as f64, n),
-                    share_of(c.expected_any, n)
+                    share_of(any as f64, n),
+                    share_of(c.expected_any, judged)
                 );
                 if member_findings {
                     let _ = write!(line, "  findings {:>4}", c.findings);
@@ -340,9 +380,9 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
                         .iter()
                         .map(|(m, c)| {
                             // The window's shares as `check` computes them over a span: of
-                            // first places (a DHCP pair: of its balanced answers), and the
-                            // reference's expectation.
-                            let of = |x: f64| (w.answers > 0).then(|| x / w.answers as f64);
+                            // first places in the answers the reference judged (a DHCP pair:
+                            // its balanced answers), and the reference's expectation.
+                            let judged = w.judged();
                             (
                                 m.clone(),
                                 serde_json::json!({
@@ -350,8 +390,10 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
                                     "any": c.any,
                                     "expected_first": c.expected_first,
                                     "expected_any": c.expected_any,
-                                    "share": of(c.first as f64),
-                                    "expected_share": of(c.expected_first),
+                                    "unjudged_first": c.unjudged_first,
+                                    "unjudged_any": c.unjudged_any,
+                                    "share": c.judged_share(judged),
+                                    "expected_share": c.expected_share(judged),
                                     "findings": c.findings,
                                 }),
                             )
@@ -361,6 +403,7 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
                         "start": a,
                         "end": b,
                         "answers": w.answers,
+                        "unjudged": w.unjudged,
                         "findings": w.findings,
                         "gauges": w.gauges,
                         "members": members,
@@ -387,15 +430,32 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
                     )
                 })
                 .collect();
+            let events: Vec<serde_json::Value> = s
+                .marks
+                .iter()
+                .map(|m| {
+                    serde_json::json!({
+                        "kind": m.kind,
+                        "frame": m.frame,
+                        "time": m.time.as_f64(),
+                        "at": since_origin(origin, m.time),
+                        "registrar": m.source,
+                        "text": m.text,
+                    })
+                })
+                .collect();
             let episodes: Vec<serde_json::Value> =
                 s.episodes.iter().map(|e| e.to_json(kind, name)).collect();
             serde_json::json!({
                 kind: name,
                 "kind": s.kind,
+                "events": events,
+                "events_dropped": s.marks_dropped,
                 "interval": secs(s.interval_ns),
                 "members": s.members,
                 "expected_share": s.expected_share,
                 "members_left": left,
+                "answers_by": s.answers_by,
                 "windows": windows,
                 "episodes": episodes,
             })
@@ -413,7 +473,7 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
 /// the README's `stats` section).
 pub const CSV_HEADER: &str = "kind,subject_kind,subject,start_s,end_s,start_epoch,end_epoch,\
 answers,findings,pes_start,pes_end,pes_max,member,first,any,expected_first,expected_any,\
-gauge,end_value,protocol,type,count,share,bytes,rate_per_s,malformed";
+gauge,end_value,protocol,type,count,share,bytes,rate_per_s,malformed,unjudged";
 
 /// The columns of [`CSV_HEADER`] a row fills, by name; the others stay empty.
 #[derive(Default)]
@@ -423,6 +483,7 @@ struct CsvRow<'a> {
     subject: &'a str,
     span: Option<(String, String, String, String)>,
     answers: Option<u64>,
+    unjudged: Option<u64>,
     findings: Option<u64>,
     pes: Option<Registered>,
     member: Option<(&'a str, &'a MemberCounts)>,
@@ -471,6 +532,7 @@ impl CsvRow<'_> {
             ]),
             None => f.extend(std::iter::repeat_n(String::new(), 7)),
         }
+        f.push(num(self.unjudged));
         out.push_str(&f.join(","));
         out.push('\n');
     }
@@ -519,6 +581,7 @@ pub fn csv(rows: &[Row], tl: &Timeline, out: &mut String) {
             CsvRow {
                 kind: "window",
                 answers: Some(w.answers),
+                unjudged: Some(w.unjudged),
                 findings: Some(w.findings),
                 pes: w.registered,
                 ..base()

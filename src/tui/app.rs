@@ -323,7 +323,10 @@ impl App {
                 series,
             })
             .collect();
-        if !d.new_findings.is_empty() {
+        if d.all_findings {
+            self.findings.clear();
+        }
+        if !d.new_findings.is_empty() || d.all_findings {
             self.findings.extend(d.new_findings);
             // Analysers may report late; a stable sort keeps their order within a frame.
             self.findings.sort_by_key(|f| f.frame);

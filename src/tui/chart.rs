@@ -74,6 +74,7 @@ pub fn effective_interval(series_ns: u64, display_ns: u64) -> u64 {
 /// the members registered run from the earlier start to the later end.
 fn add_window(into: &mut Window, w: &Window) {
     into.answers = into.answers.saturating_add(w.answers);
+    into.unjudged = into.unjudged.saturating_add(w.unjudged);
     into.findings = into.findings.saturating_add(w.findings);
     for (m, c) in &w.members {
         into.members.entry(m.clone()).or_default().add(c);
@@ -152,6 +153,49 @@ pub struct Plot {
     /// There are columns before the first drawn / after the last drawn.
     pub earlier: bool,
     pub later: bool,
+    /// What happened to the subject in the columns drawn ([`Series::marks`]): per column, the
+    /// symbol of its events ([`mark_symbol`]).
+    pub marks: Vec<(usize, char)>,
+}
+
+/// How the chart marks events at the top of their column (no letter, which would read as a
+/// member): `▼` a PE deregistering, `▲` one registering again, `◆` a registrar taking over a
+/// peer's PEs, `◇` several kinds in one column.
+pub fn mark_symbol(kind: &str) -> char {
+    match kind {
+        "deregistration" => '▼',
+        "reregistration" => '▲',
+        "takeover" => '◆',
+        _ => SEVERAL_MARKS,
+    }
+}
+
+const SEVERAL_MARKS: char = '◇';
+
+/// The marks of `series` in the columns `first` to `first + columns - 1` of `interval_ns`.
+fn column_marks(
+    series: &Series,
+    interval_ns: u64,
+    first: u64,
+    columns: usize,
+) -> Vec<(usize, char)> {
+    let mut out: Vec<(usize, char)> = Vec::new();
+    for m in &series.marks {
+        let col = m.offset_ns / interval_ns.max(1);
+        let Some(c) = col.checked_sub(first).and_then(|c| usize::try_from(c).ok()) else {
+            continue;
+        };
+        if c >= columns {
+            continue;
+        }
+        let sym = mark_symbol(m.kind);
+        match out.iter_mut().find(|(x, _)| *x == c) {
+            Some((_, s)) if *s != sym => *s = SEVERAL_MARKS,
+            Some(_) => {}
+            None => out.push((c, sym)),
+        }
+    }
+    out
 }
 
 /// The letter of series `i`: A to Z, then `#`.
@@ -270,6 +314,7 @@ pub fn plot(series: &Series, display_ns: u64, max_columns: usize, back: u64) -> 
         hi,
         earlier: first > first_i,
         later: end < last_i,
+        marks: column_marks(series, interval_ns, first, columns),
     })
 }
 
@@ -283,13 +328,17 @@ fn share_traces(series: &Series, visible: &[Option<&Window>]) -> Vec<Trace> {
             for w in visible {
                 let (v, e) = match w {
                     Some(w) if w.answers > 0 => {
-                        let n = w.answers as f64;
-                        let c = w.members.get(&id);
-                        let first = c.map_or(0, |c| c.first) as f64;
-                        // An expectation is drawn where the reference gave one for this window.
+                        let c = w.members.get(&id).cloned().unwrap_or_default();
+                        // An expectation is drawn where the reference gave one for this window,
+                        // of the answers it judged.
                         let has_reference = w.members.values().any(|c| c.expected_first > 0.0);
-                        let exp = c.map_or(0.0, |c| c.expected_first);
-                        (Some(first / n), has_reference.then_some(exp / n))
+                        let exp = c.expected_share(w.judged()).filter(|_| has_reference);
+                        // Compared with the expectation: the share of the answers it judged.
+                        let seen = match exp {
+                            Some(_) => c.judged_share(w.judged()),
+                            None => c.share(w.answers),
+                        };
+                        (seen, exp)
                     }
                     _ => (None, None),
                 };
@@ -427,7 +476,7 @@ mod tests {
             any: first,
             expected_first,
             expected_any: expected_first,
-            findings: 0,
+            ..MemberCounts::default()
         }
     }
 

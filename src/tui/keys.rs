@@ -54,10 +54,10 @@ pub fn help_lines(width: usize, colour: bool) -> Vec<String> {
     }
     let mut notes = vec![
         String::new(),
-        "Chart: A-Z each member's share (of first places in a pool, of the balanced answers \
-         in a DHCP pair), a-z what the reference expected; subjects without answers plot \
-         their gauges (leases, PEs registered). Members at the same height alternate their \
-         letters (ABAB), * where the column is too narrow for all of them."
+        "Chart: A-Z each member's share (of first places in a pool, of balanced answers in \
+         a DHCP pair), a-z what the reference expected; without answers, the gauges (leases, \
+         PEs registered). Letters at one height alternate (ABAB), * if a column is too narrow. \
+         Pool events on top: ▼ deregistration, ▲ re-registration, ◆ takeover, ◇ several."
             .to_string(),
     ];
     if !colour {

@@ -340,6 +340,8 @@ struct Outbox {
     next_progress: Instant,
     next_data: Instant,
     findings_sent: usize,
+    /// The findings' revision when they were sent.
+    findings_revision: u64,
     /// Frames when the last copy of the results was made.
     data_frames: u64,
 }
@@ -386,8 +388,9 @@ impl Outbox {
         let progress = self.progress(pipeline, sink, self.running_state());
         let data = data_due.then(|| {
             let started = Instant::now();
-            let d = Data::from_report(&sink.report, self.findings_sent);
+            let d = Data::from_report(&sink.report, self.findings_sent, self.findings_revision);
             self.findings_sent = sink.report.findings.list().len();
+            self.findings_revision = sink.report.findings.revision();
             self.data_frames = frames;
             let cost = started.elapsed();
             self.next_data = Instant::now() + DATA_EVERY.max(cost.saturating_mul(10));
@@ -422,6 +425,7 @@ fn analyse(
         next_progress: Instant::now(),
         next_data: Instant::now(),
         findings_sent: 0,
+        findings_revision: 0,
         data_frames: 0,
     };
     let mut pipeline = Pipeline::new(cfg.options.clone());
@@ -459,7 +463,7 @@ fn analyse(
         None => LoadState::Done,
     };
     let progress = out.progress(&pipeline, &sink, state);
-    let data = Data::from_report(&sink.report, out.findings_sent);
+    let data = Data::from_report(&sink.report, out.findings_sent, out.findings_revision);
     let _ = out.tx.send(Update {
         progress,
         data: Some(data),

@@ -57,8 +57,10 @@ impl Progress {
 pub struct Data {
     /// Every subject's series (the whole set: it replaces the previous copy).
     pub series: Vec<(Subject, Series)>,
-    /// Findings reported since the previous copy, in the order reported.
+    /// Findings reported since the previous copy, in the order reported; every finding kept
+    /// when `all_findings` (some were rewritten since, e.g. a registrar's name).
     pub new_findings: Vec<Finding>,
+    pub all_findings: bool,
     /// Findings reported in all, kept or not.
     pub findings_total: u64,
     /// Findings not kept because of `--max-findings`.
@@ -72,8 +74,12 @@ pub struct Data {
 
 impl Data {
     /// A copy of `report`, with the findings from index `sent` of its list on.
-    pub fn from_report(report: &Report, sent: usize) -> Data {
+    /// The results now; `sent` findings were sent before, `revision` their
+    /// [`crate::analyse::finding::Findings::revision`] then.
+    pub fn from_report(report: &Report, sent: usize, revision: u64) -> Data {
         let list = report.findings.list();
+        let all = report.findings.revision() != revision;
+        let sent = if all { 0 } else { sent };
         Data {
             series: report
                 .timeline
@@ -82,6 +88,7 @@ impl Data {
                 .map(|(s, v)| (s.clone(), v.clone()))
                 .collect(),
             new_findings: list.get(sent..).unwrap_or_default().to_vec(),
+            all_findings: all,
             findings_total: report.findings.total(),
             findings_dropped: report.findings.dropped(),
             dropped_subjects: report.timeline.dropped_subjects(),

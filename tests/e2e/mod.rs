@@ -7,8 +7,8 @@
 //!   bucket by bucket, and a pair configured wrongly is reported with the exact wrong buckets.
 //! * `takeover`: `poolshark capture --check` on the clients' link while clients (built from
 //!   the project's emitters) do whole exchanges, one server is killed, its partner takes over,
-//!   the server comes back; the report on the captured file is checked against the times the
-//!   test saw.
+//!   the server comes back, with a Kea pair and with a dhcpd pair; the report on the captured
+//!   file (the takeover finding, the episodes) is checked against the times the test saw.
 //!
 //! They need root (namespaces, AF_PACKET), iproute2, kea-dhcp4-server, kea-dhcp6-server and
 //! isc-dhcp-server; without them they skip and say why, unless `POOLSHARK_REQUIRE_E2E=1`

@@ -230,6 +230,8 @@ pub fn kea_wait_balancing(pair: &mut [Daemon; 2]) {
 
 /// The line dhcpd logs when both servers of the pair are in the NORMAL state.
 pub const ISC_NORMAL: &str = "Both servers normal";
+/// The line dhcpd logs when it takes over its partner's clients (`auto-partner-down`).
+pub const ISC_PARTNER_DOWN: &str = "I move from communications-interrupted to partner-down";
 
 /// Starts an ISC dhcpd failover pair (primary on s1 with `balance`, a `split N;` or `hba
 /// ...;` statement; secondary on s2), and waits until both are normal.

@@ -1,10 +1,11 @@
-//! A Kea DHCPv4 HA pair loses a server and gets it back while `poolshark capture --check` runs
-//! on the clients' link and clients do whole exchanges; `check` then reads the captured file.
+//! A Kea DHCPv4 HA pair, and an ISC dhcpd failover pair, each lose a server and get it back while
+//! `poolshark capture --check` runs on the clients' link and clients do whole exchanges; `check`
+//! then reads the captured file.
 //!
-//! The scenario ([`kea_v4_takeover`]) returns what the capture and `check` said with the times
-//! the test saw (kill, partner-down in the survivor's log, restart, both balancing again), so
-//! that an assertion on another part of the report (the episodes of `check --format json`, the
-//! metrics of `capture --metrics`, through `capture_args`) is a few lines of a new test.
+//! The scenario ([`takeover`]) returns what the capture and `check` said with the times the test
+//! saw (kill, partner-down in the survivor's log, restart, both balancing again), so that an
+//! assertion on another part of the report (the episodes of `check --format json`, the metrics
+//! of `capture --metrics`, through `capture_args`) is a few lines of a new test.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
@@ -16,12 +17,17 @@ use serde_json::Value;
 
 use super::client::{Clients, Exchange};
 use super::lab::{now, Lab};
-use super::servers::{kea_pair, kea_wait_balancing, KEA_BALANCING, KEA_PARTNER_DOWN, V};
+use super::servers::{
+    isc_pair, kea_pair, kea_wait_balancing, ISC_NORMAL, ISC_PARTNER_DOWN, KEA_BALANCING,
+    KEA_PARTNER_DOWN, V,
+};
 
 const SURVIVOR: &str = "192.0.2.1";
 const VICTIM: &str = "192.0.2.2";
 /// How long each calm phase lasts.
 const CALM: Duration = Duration::from_secs(6);
+/// How long the victim stays down at least.
+const OUTAGE: Duration = Duration::from_secs(13);
 
 /// When things happened (Unix seconds, as the capture's times).
 #[derive(Clone, Copy, Debug)]
@@ -118,24 +124,86 @@ impl Drop for Capture {
     }
 }
 
-/// The scenario: balancing, server2 killed, server1 takes over, server2 back, balancing.
+/// Which real pair plays the scenario.
+#[derive(Clone, Copy, Debug)]
+pub enum Servers {
+    /// Kea 2.2 HA load balancing (DHCPv4): partner-down after max-unacked-clients and the
+    /// heartbeat; load-balancing again after the restarted server's sync.
+    Kea,
+    /// ISC dhcpd 4.4.3 failover with `split 128`: communications-interrupted after
+    /// max-response-delay, partner-down by `auto-partner-down`; normal again after the restarted
+    /// server's RECOVER and MCLT.
+    Isc,
+}
+
+impl Servers {
+    /// The log line of the survivor's move to partner-down, and of both balancing.
+    fn lines(self) -> (&'static str, &'static str) {
+        match self {
+            Servers::Kea => (KEA_PARTNER_DOWN, KEA_BALANCING),
+            Servers::Isc => (ISC_PARTNER_DOWN, ISC_NORMAL),
+        }
+    }
+
+    /// From when the survivor may serve the victim's clients: Kea from partner-down (the log
+    /// line, within a second); dhcpd as soon as it sees the connection close, when it moves to
+    /// communications-interrupted, where it answers every client from its own free leases
+    /// (dhcpd.conf(5)), before `auto-partner-down` moves it on.
+    fn serves_all_from(self, t: &Times) -> f64 {
+        match self {
+            Servers::Kea => t.partner_down - 1.0,
+            Servers::Isc => t.killed,
+        }
+    }
+
+    /// What the report calls the survivor and the victim.
+    pub fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Servers::Kea => ("server1", "server2"),
+            Servers::Isc => (SURVIVOR, VICTIM),
+        }
+    }
+}
+
+/// The scenario: balancing, the secondary killed, the primary takes over, the secondary back,
+/// balancing.
 pub fn kea_v4_takeover(lab: &Lab, capture_args: &[&str]) -> TakeoverRun {
-    let mut pair = kea_pair(lab, V::Four, false);
-    kea_wait_balancing(&mut pair);
+    takeover(lab, Servers::Kea, capture_args)
+}
+
+/// [`kea_v4_takeover`] with either pair.
+pub fn takeover(lab: &Lab, servers: Servers, capture_args: &[&str]) -> TakeoverRun {
+    let (config, mut pair) = match servers {
+        Servers::Kea => {
+            let mut pair = kea_pair(lab, V::Four, false);
+            kea_wait_balancing(&mut pair);
+            // What the operator knows of the pair, for capture --check and check alike.
+            let config = lab.file("pair.toml");
+            std::fs::write(
+                &config,
+                format!(
+                    "profile = \"kea\"\n\
+                     [[server]]\nname = \"server1\"\nrole = \"primary\"\nidentifiers = [\"{SURVIVOR}\"]\n\
+                     [[server]]\nname = \"server2\"\nrole = \"secondary\"\nidentifiers = [\"{VICTIM}\"]\n"
+                ),
+            )
+            .expect("config written");
+            (vec![config.display().to_string()], pair)
+        }
+        Servers::Isc => {
+            let pair = isc_pair(lab, "split 128;");
+            // The servers' own dhcpd.conf files.
+            let files =
+                ["primary.conf", "secondary.conf"].map(|f| lab.file(f).display().to_string());
+            (files.to_vec(), pair)
+        }
+    };
+    let (down_line, balancing_line) = servers.lines();
     let file = lab.file("takeover.pcapng");
-    // What the operator knows of the pair, for capture --check and check alike.
-    let config = lab.file("pair.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "profile = \"kea\"\n\
-             [[server]]\nname = \"server1\"\nrole = \"primary\"\nidentifiers = [\"{SURVIVOR}\"]\n\
-             [[server]]\nname = \"server2\"\nrole = \"secondary\"\nidentifiers = [\"{VICTIM}\"]\n"
-        ),
-    )
-    .expect("config written");
-    let config = config.display().to_string();
-    let mut args = vec!["--config", config.as_str()];
+    let mut args: Vec<&str> = Vec::new();
+    for c in &config {
+        args.extend(["--config", c.as_str()]);
+    }
     args.extend_from_slice(capture_args);
     let capture = Capture::start(lab, &file, &args);
     let clients_started = now();
@@ -144,14 +212,20 @@ pub fn kea_v4_takeover(lab: &Lab, capture_args: &[&str]) -> TakeoverRun {
 
     let killed = now();
     pair[1].kill();
-    pair[0].wait_for(KEA_PARTNER_DOWN, 1, Duration::from_secs(30));
+    pair[0].wait_for(down_line, 1, Duration::from_secs(30));
     let partner_down = now();
-    std::thread::sleep(CALM);
+    // Down long enough for the analyser's rule to call it down (10 s and 3 messages it should
+    // have answered: README, episodes): dhcpd's survivor sees the connection close and serves
+    // every client 2 s after the kill, Kea's after its heartbeats fail.
+    std::thread::sleep(CALM.max(Duration::from_secs_f64(
+        (killed + OUTAGE.as_secs_f64() - partner_down).max(0.0),
+    )));
 
     let restarted = now();
+    let before: Vec<usize> = pair.iter().map(|d| d.count(balancing_line)).collect();
     pair[1].start(lab);
-    for d in pair.iter_mut() {
-        d.wait_for(KEA_BALANCING, 2, Duration::from_secs(30));
+    for (d, n) in pair.iter_mut().zip(before) {
+        d.wait_for(balancing_line, n + 1, Duration::from_secs(60));
     }
     let balancing_again = now();
     std::thread::sleep(CALM);
@@ -159,11 +233,12 @@ pub fn kea_v4_takeover(lab: &Lab, capture_args: &[&str]) -> TakeoverRun {
     let exchanges = clients.stop();
     let clients_stopped = now();
     let capture = capture.finish();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_poolshark"))
-        .args(["check", "--format", "json", "--config", &config])
-        .arg(&file)
-        .output()
-        .expect("check runs");
+    let mut check = std::process::Command::new(env!("CARGO_BIN_EXE_poolshark"));
+    check.args(["check", "--format", "json"]);
+    for c in &config {
+        check.args(["--config", c.as_str()]);
+    }
+    let out = check.arg(&file).output().expect("check runs");
     let check: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "check wrote no JSON ({e}): {}",
@@ -216,6 +291,21 @@ fn kea_v4_takeover_is_reported_with_its_times() {
         return;
     };
     let run = kea_v4_takeover(&lab, &[]);
+    assert_takeover(&run, Servers::Kea);
+}
+
+#[test]
+fn isc_takeover_is_reported_with_its_times() {
+    let Some(lab) = Lab::up() else {
+        return;
+    };
+    let run = takeover(&lab, Servers::Isc, &[]);
+    assert_takeover(&run, Servers::Isc);
+}
+
+/// What the report of either pair's takeover must say.
+fn assert_takeover(run: &TakeoverRun, servers: Servers) {
+    let (survivor, victim) = servers.names();
     let t = run.times;
     let context = || {
         format!(
@@ -267,11 +357,11 @@ fn kea_v4_takeover_is_reported_with_its_times() {
     assert_eq!(takeovers.len(), 1, "{}", context());
     let tk = takeovers[0];
     // The servers are named as the configuration names them.
-    assert_eq!(tk["server"], "server2", "{tk}");
-    assert_eq!(tk["observed"]["answer_from"][0], "server1", "{tk}");
+    assert_eq!(tk["server"], victim, "{tk}");
+    assert_eq!(tk["observed"]["answer_from"][0], survivor, "{tk}");
     let time = tk["time"].as_f64().unwrap();
     assert!(
-        time >= t.partner_down - 1.0 && time <= t.restarted,
+        time >= servers.serves_all_from(&t) && time <= t.restarted,
         "takeover at {time}: {}",
         context()
     );
@@ -340,18 +430,28 @@ fn kea_v4_takeover_is_reported_with_its_times() {
         assert_eq!(of.len(), 1, "one {kind} episode: {}", listed());
         *of[0]
     };
-    let silent = one("peer-silent");
-    assert_eq!(silent.1, Some("server2"), "{}", listed());
-    assert!(
-        silent.2 >= t.killed && silent.2 <= t.killed + 3.0,
-        "peer-silent from {:.3}: {}",
-        silent.2,
-        listed()
-    );
+    // Kea's survivor waits for its heartbeats to fail: the victim's clients go unserved for a
+    // while first. dhcpd's serves them from the connection's close: a silence, if any, ends
+    // before partner-down.
+    let silences: Vec<_> = episodes.iter().filter(|e| e.0 == "peer-silent").collect();
+    match servers {
+        Servers::Kea => assert_eq!(silences.len(), 1, "{}", listed()),
+        Servers::Isc => assert!(silences.len() <= 1, "{}", listed()),
+    }
+    for silent in silences {
+        assert_eq!(silent.1, Some(victim), "{}", listed());
+        assert!(
+            silent.2 >= t.killed && silent.2 <= t.killed + 3.0 && silent.3 <= t.partner_down + 3.0,
+            "peer-silent {:.3}-{:.3}: {}",
+            silent.2,
+            silent.3,
+            listed()
+        );
+    }
     let takeover = one("takeover");
-    assert_eq!(takeover.1, Some("server1"), "{}", listed());
+    assert_eq!(takeover.1, Some(survivor), "{}", listed());
     assert!(
-        takeover.2 >= t.partner_down - 1.0 && takeover.2 <= t.partner_down + 3.0,
+        takeover.2 >= servers.serves_all_from(&t) && takeover.2 <= t.partner_down + 3.0,
         "takeover from {:.3}: {}",
         takeover.2,
         listed()
@@ -363,7 +463,7 @@ fn kea_v4_takeover_is_reported_with_its_times() {
         listed()
     );
     for e in episodes.iter().filter(|e| e.0 == "recovery") {
-        assert_eq!(e.1, Some("server2"), "{}", listed());
+        assert_eq!(e.1, Some(victim), "{}", listed());
         assert!(
             e.2 >= t.restarted && e.3 <= t.balancing_again + 3.0,
             "recovery {:.3}-{:.3}: {}",

@@ -5,6 +5,10 @@ use crate::common;
 
 use std::process::Output;
 
+use poolshark::analyse::policy::{PeSettings, PolicyKind, Pool, Profile, Rng, DRAFT01, RFC5356};
+use proptest::collection::vec;
+use proptest::prelude::*;
+
 fn simulate(args: &[&str]) -> Output {
     common::poolshark()
         .arg("simulate")
@@ -114,13 +118,130 @@ fn wrr_3_1_2_per_profile() {
     let mut a = base.to_vec();
     a.extend(["--profile", "rsplib"]);
     assert_eq!(stdout_ok(&a), "3\n1\n2\n3\n1\n1\n");
-    // The texts' circular list, spread as evenly as possible (smooth weighted round robin): each
-    // step every PE gains its weight, the richest is handed out and pays the total (6).
-    // credits 3,1,2 -> 1; 0,2,4 -> 3; 3,3,0 -> 1 (tie, registered first); 0,4,2 -> 2;
-    // 3,-1,4 -> 3; 6,0,0 -> 1.
+    // The texts' circular list, maximally spread (README): of 6 slots, PE 1's three occurrences
+    // stand in slots 0-1, 2-3 and 4-5, PE 2's in 0-5, PE 3's in 0-2 and 3-5, and each slot takes
+    // the occurrence that must be placed soonest, ties to the heavier PE: 1, 3, 1, 3, 1, 2.
     let mut a = base.to_vec();
     a.extend(["--profile", "rfc5356"]);
-    assert_eq!(stdout_ok(&a), "1\n3\n1\n2\n3\n1\n");
+    assert_eq!(stdout_ok(&a), "1\n3\n1\n3\n1\n2\n");
+}
+
+/// `simulate`'s single answers under a profile: one PE id per line.
+fn wrr_heads(weights: &[u64], profile: &str, rounds: u64) -> Vec<u32> {
+    let mut args: Vec<String> = ["--policy", "wrr", "--items", "1", "--profile", profile]
+        .map(String::from)
+        .to_vec();
+    for (i, w) in weights.iter().enumerate() {
+        args.push("--pe".into());
+        args.push(format!("{}:weight={w}", i + 1));
+    }
+    let total: u64 = weights.iter().sum();
+    args.push("--resolutions".into());
+    args.push((total * rounds).to_string());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    stdout_ok(&args)
+        .lines()
+        .map(|l| l.trim().parse().expect("a PE id"))
+        .collect()
+}
+
+fn ids_and_weights(weights: &[u64]) -> Vec<(u32, u64)> {
+    (1..).zip(weights.iter().copied()).collect()
+}
+
+#[test]
+fn wrr_lists_of_the_texts_never_repeat_a_pe_they_can_spread() {
+    // The issue's case: weights 2, 1, 1 under draft-01, 8 answers: PE 1 every other answer,
+    // also across the end of the list (where the smooth sequence gave 1 2 3 1 1 2 3 1).
+    assert_eq!(
+        wrr_heads(&[2, 1, 1], "draft01", 2),
+        [1, 2, 1, 3, 1, 2, 1, 3]
+    );
+    // The other weight sets of the issue, under both texts, two rounds each: each round the
+    // same list, and that list maximally spread read from its first slot.
+    for weights in [
+        &[1, 1, 2][..],
+        &[4, 1, 1, 2],
+        &[3, 3, 2],
+        &[3, 1, 2],
+        &[1, 2, 7],
+    ] {
+        for profile in ["draft01", "rfc5356"] {
+            let heads = wrr_heads(weights, profile, 2);
+            let (first, second) = heads.split_at(heads.len() / 2);
+            assert_eq!(first, second, "{weights:?} {profile}");
+            let faults = common::wrr_spread::faults(first, &ids_and_weights(weights), Some(0));
+            assert!(
+                faults.is_empty(),
+                "{weights:?} {profile}: {first:?}: {faults:?}"
+            );
+        }
+    }
+}
+
+/// One round of the texts' list (the reference `simulate` runs), and whether the next round is
+/// the same.
+fn reference_round(profile: &'static Profile, weights: &[u64]) -> (Vec<u32>, bool) {
+    let mut pool = Pool::new(profile, PolicyKind::WeightedRoundRobin).expect("pool");
+    for (id, w) in ids_and_weights(weights) {
+        let s = PeSettings::new(PolicyKind::WeightedRoundRobin).with_weight(w as u32);
+        pool.register(id, s).expect("register");
+    }
+    let total = weights.iter().sum::<u64>() as usize;
+    let mut rng = Rng::new(1);
+    let heads: Vec<u32> = (0..2 * total)
+        .map(|_| pool.select(1, &mut rng).first().copied().unwrap_or(0))
+        .collect();
+    let (first, second) = heads.split_at(total);
+    (first.to_vec(), first == second)
+}
+
+#[test]
+fn wrr_lists_are_maximally_spread_for_every_weight_set_up_to_8_pes_and_weight_10() {
+    // Every multiset of 1 to 8 weights from 1 to 10 (43,757), registered in ascending and in
+    // descending order; the property test below tries other orders.
+    fn sets(k: usize, from: u64, acc: &mut Vec<u64>, f: &mut dyn FnMut(&[u64])) {
+        if !acc.is_empty() {
+            f(acc);
+        }
+        if k == 0 {
+            return;
+        }
+        for w in from..=10 {
+            acc.push(w);
+            sets(k - 1, w, acc, f);
+            acc.pop();
+        }
+    }
+    let mut tried = 0;
+    sets(8, 1, &mut Vec::new(), &mut |ws| {
+        let mut down = ws.to_vec();
+        down.reverse();
+        for weights in [ws.to_vec(), down] {
+            let (round, again) = reference_round(&RFC5356, &weights);
+            assert!(again, "{weights:?}: {round:?} is not repeated");
+            let faults = common::wrr_spread::faults(&round, &ids_and_weights(&weights), Some(0));
+            assert!(faults.is_empty(), "{weights:?}: {round:?}: {faults:?}");
+            tried += 1;
+        }
+    });
+    assert_eq!(tried, 2 * 43_757);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn wrr_lists_are_maximally_spread_in_any_registration_order(
+        weights in vec(1u64..=10, 1..=8),
+    ) {
+        for profile in [&DRAFT01, &RFC5356] {
+            let (round, again) = reference_round(profile, &weights);
+            prop_assert!(again, "{:?}: {:?} is not repeated", weights, round);
+            let faults = common::wrr_spread::faults(&round, &ids_and_weights(&weights), Some(0));
+            prop_assert!(faults.is_empty(), "{:?}: {:?}: {:?}", weights, round, faults);
+        }
+    }
 }
 
 #[test]

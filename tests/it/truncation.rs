@@ -283,5 +283,10 @@ fn the_json_summary_counts_what_could_not_be_read() {
     let (code, s) = summary(&whole[..whole.len() - 10], "cut.pcap");
     assert_ne!(code, Some(2), "{s}");
     assert_eq!(s["read_errors"], 1, "{s}");
-    assert_eq!(s["frames"], 299, "{s}");
+    let frames = crate::dhcp_support::pcap::frames(&whole).len();
+    assert_eq!(
+        s["frames"],
+        frames as u64 - 1,
+        "every frame but the cut one: {s}"
+    );
 }

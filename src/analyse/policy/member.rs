@@ -13,8 +13,12 @@ pub struct Member {
     pub round: u64,
     /// WRR (RSPLIB's rule): picks left in this round.
     pub virtual_counter: u32,
-    /// WRR (the texts' spread list): the member's credit in the smooth weighted sequence.
-    pub credit: i128,
+    /// WRR (the texts' spread list): this member's slots the head has passed in the current
+    /// round of the list.
+    pub spread_count: u64,
+    /// The range of slots of its next occurrence in the list (worked out once per occurrence:
+    /// `wrr::spread_advance` compares them at every answer).
+    pub spread_range: Option<(u128, u128)>,
     /// LUD and RSPLIB's degradation policies: accumulated degradation on the load scale
     /// (RFC 5356's "counter x load degradation", the draft's "counter += degradation").
     pub degradation: u64,
@@ -30,7 +34,8 @@ impl Member {
             seq,
             round: 0,
             virtual_counter: 0,
-            credit: 0,
+            spread_count: 0,
+            spread_range: None,
             degradation: 0,
             selections: 0,
         }

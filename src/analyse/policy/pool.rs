@@ -190,6 +190,7 @@ impl Pool {
                 }
             };
             let was_degraded = m.degradation != 0;
+            let reweighed = m.settings.weight != settings.weight;
             m.settings = settings;
             if reset {
                 m.degradation = 0;
@@ -198,6 +199,9 @@ impl Pool {
                 if profile.update_on_link {
                     dispatch::update(policy, profile, m);
                 }
+            }
+            if reweighed && self.spread_wrr() {
+                wrr::spread_restart(&mut self.members);
             }
             return Ok(Registration {
                 new: false,
@@ -220,6 +224,9 @@ impl Pool {
             dispatch::update(policy, profile, &mut m);
         }
         self.members.push(m);
+        if self.spread_wrr() {
+            wrr::spread_restart(&mut self.members);
+        }
         Ok(Registration {
             new: true,
             changes: Vec::new(),
@@ -230,7 +237,29 @@ impl Pool {
     /// Removes a member; `None` if it was not there.
     pub fn deregister(&mut self, pe_id: u32) -> Option<Member> {
         let i = self.index_of(pe_id)?;
-        Some(self.members.remove(i))
+        let gone = self.members.remove(i);
+        if self.spread_wrr() {
+            wrr::spread_restart(&mut self.members);
+        }
+        Some(gone)
+    }
+
+    /// Whether the pool is the texts' weighted round robin list, built anew (head at its first
+    /// slot) whenever its members or their weights change.
+    fn spread_wrr(&self) -> bool {
+        self.policy == PolicyKind::WeightedRoundRobin && self.profile.wrr == WrrRule::SpreadList
+    }
+
+    /// The texts' weighted round robin list from its first slot, as PE ids, for a list of at
+    /// most `max` slots (`None` for another policy or profile, or a longer list).
+    pub fn spread_cycle(&self, max: usize) -> Option<Vec<u32>> {
+        if !self.spread_wrr() {
+            return None;
+        }
+        let cycle = wrr::spread_cycle(&self.members, max)?;
+        let mut ids = Vec::with_capacity(cycle.len());
+        self.ids_into(&cycle, &mut ids);
+        Some(ids)
     }
 
     /// The reference answer of up to `items` members, without advancing any state. Draws from
@@ -255,8 +284,7 @@ impl Pool {
     }
 
     fn sorted_answer(&self, n: usize, scratch: &mut Scratch) {
-        if self.policy == PolicyKind::WeightedRoundRobin && self.profile.wrr == WrrRule::SpreadList
-        {
+        if self.spread_wrr() {
             scratch.picked = wrr::spread_answer(&self.members, n);
             return;
         }
@@ -312,6 +340,63 @@ impl Pool {
         report
     }
 
+    /// Makes `observed` (an answer that deviated) the answer this state gives, as far as the
+    /// order among equal keys can: the round-robin circle turned so that the answer's first
+    /// member is its head, the answer's other members next in the answer's order, the rest
+    /// behind them in the circle's order (fresh sequence numbers in that order). What the keys
+    /// themselves hold (loads, WRR rounds, degradation) a registrar does not show; it stays.
+    /// Ids that are not members are left out. Call before `commit` of the same answer.
+    pub fn resync_to(&mut self, observed: &[u32]) {
+        self.resync_with(observed, &mut Scratch::default());
+    }
+
+    /// `resync_to` working in `scratch` (kept between answers).
+    pub(crate) fn resync_with(&mut self, observed: &[u32], scratch: &mut Scratch) {
+        let Scratch {
+            circle,
+            reorder: order,
+            ..
+        } = scratch;
+        circle.clear();
+        circle.extend(0..self.members.len());
+        circle.sort_by_key(|&i| self.members.get(i).map_or(0, |m| m.seq));
+        order.clear();
+        for id in observed {
+            if let Some(i) = self.index_of(*id) {
+                if !order.contains(&i) {
+                    order.push(i);
+                }
+            }
+        }
+        let Some(&head) = order.first() else {
+            return;
+        };
+        let at = circle.iter().position(|&i| i == head).unwrap_or(0);
+        circle.rotate_left(at);
+        let listed = order.len();
+        for &i in circle.iter() {
+            if !order[..listed].contains(&i) {
+                order.push(i);
+            }
+        }
+        for &i in order.iter() {
+            let seq = self.fresh_seq();
+            if let Some(m) = self.members.get_mut(i) {
+                m.seq = seq;
+            }
+        }
+    }
+
+    /// Becomes a copy of `other`, in the memory it has (a state kept aside after every
+    /// deviation costs no allocation once it has grown to the pool's size).
+    pub fn copy_from(&mut self, other: &Pool) {
+        self.profile = other.profile;
+        self.policy = other.policy;
+        self.members.clone_from(&other.members);
+        self.next_seq = other.next_seq;
+        self.max_increment = other.max_increment;
+    }
+
     /// The PE ids of members given by index (an answer in `Scratch::picked`), into `out`.
     pub(crate) fn ids_into(&self, indices: &[usize], out: &mut Vec<u32>) {
         out.extend(
@@ -328,10 +413,8 @@ impl Pool {
         let max_inc = usize::try_from(self.max_increment).unwrap_or(usize::MAX);
         let spread_wrr =
             policy == PolicyKind::WeightedRoundRobin && profile.wrr == WrrRule::SpreadList;
-        if spread_wrr {
-            if let Some(&first) = indices.first() {
-                wrr::spread_advance(&mut self.members, first);
-            }
+        if spread_wrr && !indices.is_empty() {
+            wrr::spread_advance(&mut self.members);
         }
         let random = policy.method() == Method::Random;
         for (pos, &i) in indices.iter().enumerate() {
@@ -432,7 +515,7 @@ impl Pool {
                     seq_rank: seqs.binary_search(&m.seq).unwrap_or(0),
                     round: m.round.saturating_sub(first_round),
                     virtual_counter: m.virtual_counter,
-                    credit: m.credit,
+                    spread_count: m.spread_count,
                     degradation: m.degradation,
                 })
                 .collect(),
@@ -471,7 +554,7 @@ struct MemberKey {
     seq_rank: usize,
     round: u64,
     virtual_counter: u32,
-    credit: i128,
+    spread_count: u64,
     degradation: u64,
 }
 
@@ -524,4 +607,7 @@ pub(crate) struct Scratch {
     candidates: Vec<(u32, usize, u64)>,
     /// The answer, as member indices.
     pub(crate) picked: Vec<usize>,
+    /// `resync_with`'s round-robin circle and new order.
+    circle: Vec<usize>,
+    reorder: Vec<usize>,
 }

@@ -44,7 +44,9 @@ pub enum WrrRule {
     /// virtual counter while it is above 1, else starts the member's next round.
     RoundCounter,
     /// The RFC text: a circular list where each member occurs in proportion to its weight, spread
-    /// as evenly as possible (the smooth weighted round robin sequence), head advanced by one.
+    /// as evenly as possible (maximally spread, as `wrr.rs` defines it), head advanced by one.
+    /// A registrar may hold any such list, so `check` judges its answers by the list's
+    /// properties rather than by this one list's order.
     SpreadList,
 }
 

@@ -119,10 +119,16 @@ fn wrr_keeps_the_weight_ratio_and_lists_each_member_once() {
 
 #[test]
 fn wrr_text_spreads_each_member_over_the_list() {
-    // "Each pool element is inserted as distributed as possible in the circular list": the
-    // smooth sequence interleaves the members (RSPLIB's counter rule gives 3,1,2,3,1,1 instead).
+    // "Each pool element is inserted as distributed as possible in the circular list" (RSPLIB's
+    // counter rule gives 3,1,2,3,1,1 instead). Weights 3, 1, 2 in 6 slots: PE 1's occurrences
+    // stand in slots 0-1, 2-3, 4-5, PE 2's in 0-5, PE 3's in 0-2 and 3-5; each slot takes the
+    // occurrence that must be placed soonest, ties to the heavier: 1, 3, 1, 3 (deadline 5 like
+    // PE 2's, heavier), 1 (the same), 2. Round after round, with no PE twice in a row.
     let mut p = pool(&RFC5356, PolicyKind::WeightedRoundRobin, &wrr_pes());
-    assert_eq!(firsts(&run(&mut p, 1, 6, 0)), vec![1, 3, 1, 2, 3, 1]);
+    assert_eq!(
+        firsts(&run(&mut p, 1, 12, 0)),
+        vec![1, 3, 1, 3, 1, 2, 1, 3, 1, 3, 1, 2]
+    );
 }
 
 #[test]

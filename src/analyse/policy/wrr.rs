@@ -4,9 +4,34 @@
 //! * RSPLIB's round counter: key (round, virtual counter, sequence number). A member enters with
 //!   the current round and its weight as virtual counter; each update takes one off the virtual
 //!   counter while it is above 1, else starts the member's next round with a full counter.
-//! * The texts' circular list "as distributed as possible": the smooth weighted round robin
-//!   sequence (each step every member gains its weight in credit, the richest is picked and pays
-//!   the total). The head moves on by one step per answer.
+//! * The texts' circular list "as distributed as possible" (draft-01 3.2.2): a list of as many
+//!   slots as the weights add up to, built slot by slot so that it is maximally spread (below),
+//!   the head moving on by one slot per answer.
+//!
+//! # Maximally spread
+//!
+//! A circular list of `W` slots (`W` the sum of the weights) is *maximally spread* when
+//! 1. each member of weight `w` holds `w` slots (the ratio the text fixes);
+//! 2. no member holds two neighbouring slots (the last and the first are neighbours too) unless
+//!    its weight is over half of `W`, and such a member then holds only the `2w - W` neighbouring
+//!    pairs it cannot avoid (no avoidable repeat);
+//! 3. read from its first slot, every member's count in the first `n` slots is its quota
+//!    `n * w / W` rounded down or up, for every `n` (the quota property of apportionment); so any
+//!    `L` neighbouring slots hold a member within one of `L * w / W` (fewer than 2 away), and the
+//!    gap between two of its slots is under twice `W / w`.
+//!
+//! One spread for every member alike (every gap `W / w` rounded) is not always possible (weights
+//! 3, 2, 1: the member of weight 2 has gaps 2 and 4), which is why 3 allows one slot either way.
+//!
+//! The list is built as a schedule: occurrence `j` (from 0) of a member of weight `w` must stand
+//! in slots `ceil(j W / w)` to `ceil((j + 1) W / w) - 1`, and each slot takes, of the occurrences
+//! whose range has begun, the one whose range ends first (earliest deadline first; ties to the
+//! heavier member, then the earlier registration). Those ranges can always all be met (in any
+//! stretch of slots, the ranges that fit in it are no more than its slots), and earliest deadline
+//! first meets any ranges that can be met, so 1 and 3 hold for every weight set; 2 is what the
+//! tie rule gives, checked for every set of up to 8 members of weights up to 10 by the tests
+//! (`tests/it/simulate.rs`). Each slot costs one pass over the members, with no list kept, so
+//! weights of any size cost nothing more.
 
 use super::member::{Member, SortKey};
 
@@ -36,53 +61,88 @@ pub fn reweigh(m: &mut Member) {
     m.virtual_counter = m.virtual_counter.min(m.settings.weight);
 }
 
-// ---- The texts: spread list ----
+// ---- The texts: spread list (see the module docs) ----
 
 /// How many steps of the list an answer may look ahead for members it does not hold yet, per
-/// member and in all; beyond that the rest follow in the order of their credit. Keeps an
+/// member and in all; beyond that the rest follow in the order they would come next. Keeps an
 /// answer's cost bounded whatever the weights (a weight of 1 beside 0xffffffff would otherwise
 /// need billions of steps) and the pool size.
 const LOOKAHEAD_PER_MEMBER: usize = 64;
 const LOOKAHEAD_MAX: usize = 4096;
 
-fn total_weight(members: &[Member]) -> i128 {
-    members.iter().map(|m| i128::from(m.settings.weight)).sum()
+/// The slots of the list: the sum of the weights.
+pub fn total_weight(members: &[Member]) -> u128 {
+    members.iter().map(|m| u128::from(m.settings.weight)).sum()
 }
 
-/// The member the list holds at its head: the largest credit after this step's gain, ties to
-/// the earlier registration. `None` when no member has a weight.
-fn head(members: &[Member], credits: &[i128]) -> Option<usize> {
-    let mut best: Option<(usize, i128)> = None;
-    for (i, (m, c)) in members.iter().zip(credits).enumerate() {
-        if m.settings.weight == 0 {
+/// The first slot of occurrence `j` of a member of weight `w` in a list of `total` slots, and
+/// the last: `ceil(j total / w)` and `ceil((j + 1) total / w) - 1` (`w` > 0).
+fn range(j: u128, w: u128, total: u128) -> (u128, u128) {
+    let w = w.max(1);
+    // In 64 bits when the products fit (weights adding up to under 2^32: any real pool), which
+    // is several times quicker than 128-bit division.
+    if let (Ok(j), Ok(w), Ok(total)) = (u64::try_from(j), u64::try_from(w), u64::try_from(total)) {
+        if let Some(end) = j.checked_add(1).and_then(|n| n.checked_mul(total)) {
+            let release = (j * total).div_ceil(w);
+            let deadline = end.div_ceil(w).saturating_sub(1);
+            return (u128::from(release), u128::from(deadline));
+        }
+    }
+    let release = (j * total).div_ceil(w);
+    let deadline = ((j + 1) * total).div_ceil(w).saturating_sub(1);
+    (release, deadline)
+}
+
+/// The member the list holds at its head: of the members whose next occurrence's range has
+/// begun at the current slot (the occurrences handed out so far, `spread_count`, summed), the
+/// one whose range ends first; ties to the heavier, then the earlier registration. `None` when
+/// no member has a weight.
+fn head(members: &[Member], counts: &[u64], total: u128) -> Option<usize> {
+    let slot: u128 = counts.iter().map(|&c| u128::from(c)).sum();
+    let mut best: Option<(usize, (u128, std::cmp::Reverse<u32>))> = None;
+    let mut earliest: Option<(usize, u128)> = None;
+    for (i, (m, &c)) in members.iter().zip(counts).enumerate() {
+        let w = m.settings.weight;
+        if w == 0 || u128::from(c) >= u128::from(w) {
             continue;
         }
-        let v = c + i128::from(m.settings.weight);
-        let better = match best {
-            None => true,
-            Some((_, b)) => v > b,
-        };
-        if better {
-            best = Some((i, v));
+        let (release, deadline) = range(u128::from(c), u128::from(w), total);
+        if earliest.is_none_or(|(_, r)| release < r) {
+            earliest = Some((i, release));
+        }
+        if release > slot {
+            continue;
+        }
+        let key = (deadline, std::cmp::Reverse(w));
+        if best.is_none_or(|(_, b)| key < b) {
+            best = Some((i, key));
         }
     }
-    best.map(|(i, _)| i)
+    // Every occurrence's range can be met, so one has always begun; should the counts ever say
+    // otherwise (they cannot), the earliest to begin is the head rather than none.
+    best.map(|(i, _)| i).or(earliest.map(|(i, _)| i))
 }
 
-fn step(members: &[Member], credits: &mut [i128], picked: usize) {
-    let total = total_weight(members);
-    for (m, c) in members.iter().zip(credits.iter_mut()) {
-        *c += i128::from(m.settings.weight);
+/// The counts after the head moved on by one slot with member `picked`; a full list starts
+/// again from its first slot.
+fn step(members: &[Member], counts: &mut [u64], picked: usize) {
+    if let Some(c) = counts.get_mut(picked) {
+        *c = c.saturating_add(1);
     }
-    if let Some(c) = credits.get_mut(picked) {
-        *c -= total;
+    let full = members
+        .iter()
+        .zip(counts.iter())
+        .all(|(m, &c)| m.settings.weight == 0 || u64::from(m.settings.weight) <= c);
+    if full {
+        counts.iter_mut().for_each(|c| *c = 0);
     }
 }
 
 /// Up to `n` distinct members, in the order the list reaches them from its head. Members of
 /// weight 0 are not in the list.
 pub fn spread_answer(members: &[Member], n: usize) -> Vec<usize> {
-    let mut credits: Vec<i128> = members.iter().map(|m| m.credit).collect();
+    let total = total_weight(members);
+    let mut counts: Vec<u64> = members.iter().map(|m| m.spread_count).collect();
     let in_list = members.iter().filter(|m| m.settings.weight > 0).count();
     let want = n.min(in_list);
     let mut out = Vec::with_capacity(want);
@@ -93,34 +153,129 @@ pub fn spread_answer(members: &[Member], n: usize) -> Vec<usize> {
         if out.len() >= want {
             break;
         }
-        let Some(h) = head(members, &credits) else {
+        let Some(h) = head(members, &counts, total) else {
             break;
         };
         if !out.contains(&h) {
             out.push(h);
         }
-        step(members, &mut credits, h);
+        step(members, &mut counts, h);
     }
     if out.len() < want {
-        let mut rest: Vec<usize> = (0..members.len())
+        // Past the look-ahead: the others by where their next occurrence may begin.
+        let mut rest: Vec<(u128, usize)> = (0..members.len())
             .filter(|i| !out.contains(i))
-            .filter(|&i| members.get(i).is_some_and(|m| m.settings.weight > 0))
+            .filter_map(|i| {
+                let m = members.get(i)?;
+                let w = u128::from(m.settings.weight);
+                let c = u128::from(counts.get(i).copied().unwrap_or(0));
+                (w > 0).then(|| (range(c.min(w - 1), w, total).0, i))
+            })
             .collect();
-        rest.sort_by_key(|&i| {
-            let c = credits.get(i).copied().unwrap_or(0);
-            let w = members.get(i).map_or(0, |m| i128::from(m.settings.weight));
-            std::cmp::Reverse(c + w)
-        });
-        out.extend(rest.into_iter().take(want - out.len()));
+        rest.sort_unstable();
+        out.extend(rest.into_iter().map(|(_, i)| i).take(want - out.len()));
     }
     out
 }
 
-/// Moves the head on by one, with `picked` as the member handed out.
-pub fn spread_advance(members: &mut [Member], picked: usize) {
-    let mut credits: Vec<i128> = members.iter().map(|m| m.credit).collect();
-    step(members, &mut credits, picked);
-    for (m, c) in members.iter_mut().zip(credits) {
-        m.credit = c;
+/// Moves the head on by one slot: the member the list holds there is handed out, whoever the
+/// answer named ("then head SHOULD be advanced by one element"). The head as [`head`] finds it,
+/// from each member's range kept between answers (`Member::spread_range`).
+pub fn spread_advance(members: &mut [Member]) {
+    let total = total_weight(members);
+    let slot: u128 = members.iter().map(|m| u128::from(m.spread_count)).sum();
+    let mut best: Option<(usize, (u128, std::cmp::Reverse<u32>))> = None;
+    let mut earliest: Option<(usize, u128)> = None;
+    for (i, m) in members.iter_mut().enumerate() {
+        let w = m.settings.weight;
+        if w == 0 || m.spread_count >= u64::from(w) {
+            continue;
+        }
+        let count = m.spread_count;
+        let (release, deadline) = *m
+            .spread_range
+            .get_or_insert_with(|| range(u128::from(count), u128::from(w), total));
+        if earliest.is_none_or(|(_, r)| release < r) {
+            earliest = Some((i, release));
+        }
+        if release > slot {
+            continue;
+        }
+        let key = (deadline, std::cmp::Reverse(w));
+        if best.is_none_or(|(_, b)| key < b) {
+            best = Some((i, key));
+        }
+    }
+    let Some(h) = best.map(|(i, _)| i).or(earliest.map(|(i, _)| i)) else {
+        return;
+    };
+    if let Some(m) = members.get_mut(h) {
+        m.spread_count = m.spread_count.saturating_add(1);
+        m.spread_range = None;
+    }
+    let full = members
+        .iter()
+        .all(|m| m.settings.weight == 0 || u64::from(m.settings.weight) <= m.spread_count);
+    if full {
+        spread_restart(members);
+    }
+}
+
+/// The list is built anew (members or weights changed), or a round of it is over: the head at
+/// its first slot.
+pub fn spread_restart(members: &mut [Member]) {
+    for m in members {
+        m.spread_count = 0;
+        m.spread_range = None;
+    }
+}
+
+/// The whole list from its first slot, as member indices (`None` past `max` slots): what
+/// `simulate` and the tests read a cycle from.
+pub fn spread_cycle(members: &[Member], max: usize) -> Option<Vec<usize>> {
+    let total = total_weight(members);
+    let len = usize::try_from(total).ok().filter(|&l| l <= max)?;
+    let mut counts = vec![0u64; members.len()];
+    let mut out = Vec::with_capacity(len);
+    for _ in 0..len {
+        let h = head(members, &counts, total)?;
+        out.push(h);
+        step(members, &mut counts, h);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::policy::{PeSettings, PolicyKind};
+
+    #[test]
+    fn the_head_moves_through_the_list_as_it_is_built() {
+        for weights in [
+            &[2u32, 1, 1][..],
+            &[3, 1, 2],
+            &[6, 3, 2, 1],
+            &[1, 0, 5],
+            &[7],
+        ] {
+            let mut members: Vec<Member> = weights
+                .iter()
+                .enumerate()
+                .map(|(i, w)| {
+                    let s = PeSettings::new(PolicyKind::WeightedRoundRobin).with_weight(*w);
+                    Member::new(i as u32, s, i as u64)
+                })
+                .collect();
+            let cycle = spread_cycle(&members, 100).expect("short");
+            // Two rounds: each answer's head is the list's next slot, and the head then moves on.
+            let mut heads = Vec::new();
+            for _ in 0..2 * cycle.len() {
+                heads.extend(spread_answer(&members, 1));
+                spread_advance(&mut members);
+            }
+            let twice: Vec<usize> = cycle.iter().chain(&cycle).copied().collect();
+            assert_eq!(heads, twice, "{weights:?}");
+        }
     }
 }

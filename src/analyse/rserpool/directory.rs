@@ -44,14 +44,19 @@ pub struct Registrar {
     last_active: u64,
 }
 
-/// A change the replay must mirror in its own per-registrar state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A change the replay must mirror in its own per-registrar state (and in the names its
+/// findings gave so far: a report names each registrar one way).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Change {
-    /// `from` turned out to be `into`: its state joins `into`'s, `from` is gone.
+    /// `from` turned out to be `into`: its state joins `into`'s, `from` is gone. `was`: the name
+    /// `from` had.
     Merged {
         from: RegistrarId,
         into: RegistrarId,
+        was: String,
     },
+    /// An anonymous registrar learnt its server id; `was` the name it had.
+    Named { id: RegistrarId, was: String },
     /// Forgotten to stay within the bound.
     Evicted(RegistrarId),
 }
@@ -264,9 +269,11 @@ impl Directory {
             (Some(a), None) => {
                 let anonymous = self.records.get(&a).is_some_and(|r| r.server_id.is_none());
                 if anonymous {
+                    let was = self.name(a);
                     if let Some(r) = self.records.get_mut(&a) {
                         r.server_id = Some(server_id);
                     }
+                    self.changes.push(Change::Named { id: a, was });
                     self.by_server.insert(server_id, a);
                     self.generation += 1;
                 } else {
@@ -331,6 +338,7 @@ impl Directory {
 
     /// Moves everything `from` is known by to `into`.
     fn merge(&mut self, from: RegistrarId, into: RegistrarId) {
+        let was = self.name(from);
         let Some(r) = self.records.remove(&from) else {
             return;
         };
@@ -347,7 +355,7 @@ impl Directory {
         }
         self.merges += 1;
         self.generation += 1;
-        self.changes.push(Change::Merged { from, into });
+        self.changes.push(Change::Merged { from, into, was });
     }
 
     /// The tie by elimination (see the module docs), tried for an anonymous registrar once per
@@ -406,7 +414,8 @@ mod tests {
             d.take_changes(),
             vec![Change::Merged {
                 from: anon,
-                into: named
+                into: named,
+                was: "at 192.0.2.2:3863".into()
             }]
         );
         assert_eq!(d.asap(ep(3863)), named);

@@ -45,6 +45,9 @@ pub struct MemberInfo {
     pub policy: PolicyInfo,
     pub home_server_id: u32,
     pub origin: Origin,
+    /// Whether it registered at this registrar (an ASAP registration here, not a takeover that
+    /// made this registrar its home): its next registration here is a re-registration.
+    pub registered_here: bool,
     /// The frame of the registration or update that brought it in (first, not the latest).
     pub joined_frame: u64,
     /// Peer members: when the registration life runs out.
@@ -225,6 +228,7 @@ impl Membership {
             m.home_server_id = pe.home_server_id;
             if origin == Origin::Home {
                 m.origin = Origin::Home;
+                m.registered_here = true;
             }
             m.expires = if m.origin == Origin::Home {
                 None
@@ -243,6 +247,7 @@ impl Membership {
             policy,
             home_server_id: pe.home_server_id,
             origin,
+            registered_here: origin == Origin::Home,
             joined_frame: frame,
             expires,
             keep_alive_due: None,

@@ -10,7 +10,9 @@
 //! * `membership.rs`: who is in a pool at a registrar (registrations, updates, expiry,
 //!   keep-alives, unreachable reports);
 //! * `selection.rs`: the reference selection state per profile and the checks of an answer;
+//! * `spread.rs`: weighted round robin under the texts, judged by the list's properties;
 //! * `fit.rs`: the goodness-of-fit of randomised pools;
+//! * `registrar_events.rs`: deregistrations, re-registrations and takeovers per registrar;
 //! * `replay/`: the engine tying them together; `report.rs`: the tables and sentences.
 //!
 //! # Findings
@@ -26,6 +28,8 @@
 //! | `rserpool.not-least` | warning | the reference's answer | the answer |
 //! | `rserpool.rr-head-stuck` | warning | the reference's first PE | the answer's first PE |
 //! | `rserpool.sequence` | warning | the reference's answer | the answer |
+//! | `rserpool.wrr-ratio` | warning | weights by PE | first places by PE in one round |
+//! | `rserpool.wrr-repeat` | warning | `null`, or the repeats a heavy PE cannot avoid | the PE, or its repeats |
 //! | `rserpool.distribution` | warning | expected counts by PE | observed counts by PE |
 //! | `rserpool.policy-inconsistent` | error (accepted, or listed in an answer) / warning (rejected though consistent) | the pool's policy | the offered or listed policy |
 //! | `rserpool.not-found` | warning | the pool's members | the causes of the negative answer |
@@ -36,7 +40,10 @@
 //! else in hex. Each message names the registrar. Which checks run on an answer, and in which
 //! order, is in `selection.rs`: `sequence` is reported only when no more specific rule explains
 //! the difference, so one wrong answer gives one finding. After each answer the reference state
-//! follows what the registrar said (one deviation is not reported again in every later answer).
+//! follows what the registrar said, and after a deviation it resynchronises to the registrar's
+//! state as its answers show it (`selection.rs`), so one fault is not reported again in every
+//! later answer. Weighted round robin under the texts is judged by the properties of the list
+//! (`spread.rs`), not by one order.
 //!
 //! # Profiles
 //!
@@ -61,10 +68,12 @@ mod fit;
 mod handle;
 mod membership;
 mod pending;
+mod registrar_events;
 mod replay;
 mod report;
 mod rules;
 mod selection;
+mod spread;
 mod state;
 
 pub use directory::RegistrarId;

@@ -1,19 +1,25 @@
-//! What `check` prints of the replay besides the findings: a table per registrar and pool, and
-//! under `auto` which profile each registrar follows.
+//! What `check` prints of the replay besides the findings: a table per registrar and pool
+//! (every answer counted, those not checked said), the registrar's events, and under `auto`
+//! which profile each registrar follows.
 
 use std::fmt::Write as _;
 
 use serde_json::{json, Map, Value};
 
+use std::collections::BTreeSet;
+
 use super::directory::RegistrarId;
+use super::handle::PoolHandle;
 use super::replay::Replay;
 use super::selection::policy_name;
+use super::state::{PoolEntry, RegistrarState};
+use crate::analyse::timeline::Window;
 
 /// Registrars in a stable order: named ones by server id, then anonymous ones by endpoint.
 fn ordered(r: &Replay) -> Vec<RegistrarId> {
     let mut ids: Vec<RegistrarId> = r
         .registrars()
-        .filter(|(_, s)| !s.pools.is_empty() || !s.unknown_pools.is_empty())
+        .filter(|(_, s)| !s.pools.is_empty() || !s.unknown_pools.is_empty() || !s.events.is_empty())
         .map(|(id, _)| id)
         .collect();
     ids.sort_by_key(|id| {
@@ -79,6 +85,112 @@ pub fn follows_sentence(r: &Replay, id: RegistrarId) -> String {
     s
 }
 
+/// One line of a registrar's pool table: a pool it held, or one it answered for without being
+/// seen to hold it (then only counted).
+struct PoolRow<'a> {
+    handle: &'a PoolHandle,
+    policy: String,
+    pes: usize,
+    most_pes: usize,
+    /// Every answer for the pool here, checked or not.
+    resolutions: u64,
+    deviations: u64,
+    unmodelled: u64,
+    /// Answers not checked: given while the pool was not known here, or whose request was not
+    /// seen.
+    not_checked: u64,
+    entry: Option<&'a PoolEntry>,
+    /// The answers' counts per PE (`check`'s, which `stats` adds up per pool).
+    answers: Window,
+}
+
+fn pool_rows(state: &RegistrarState, shown: usize) -> Vec<PoolRow<'_>> {
+    let handles: BTreeSet<&PoolHandle> = state
+        .pools
+        .keys()
+        .chain(state.unknown_pools.keys())
+        .collect();
+    handles
+        .into_iter()
+        .map(|handle| {
+            let entry = state.pools.get(handle);
+            let unknown = state.unknown_pools.get(handle);
+            let mut tally = entry.map(|e| e.tally.clone()).unwrap_or_default();
+            if let Some(u) = unknown {
+                tally.add(u);
+            }
+            let not_checked = state.not_checked(handle);
+            PoolRow {
+                handle,
+                policy: policy_name(entry.and_then(|e| e.membership.last_policy())),
+                pes: entry.map_or(0, |e| e.membership.len()),
+                most_pes: entry.map_or(0, |e| e.most_members),
+                resolutions: entry.map_or(0, |e| e.resolutions) + not_checked,
+                deviations: entry.map_or(0, |e| e.deviations(shown)),
+                unmodelled: entry.map_or(0, |e| e.unmodelled(shown)),
+                not_checked,
+                entry,
+                answers: tally.window(),
+            }
+        })
+        .collect()
+}
+
+/// The answers' counts per PE, as `stats` gives them per window: first and anywhere, the
+/// expected counts, and the shares (of the answers, and of those the reference judged).
+fn members_json(w: &Window) -> Map<String, Value> {
+    let judged = w.judged();
+    w.members
+        .iter()
+        .map(|(pe, c)| {
+            (
+                pe.clone(),
+                json!({
+                    "first": c.first,
+                    "any": c.any,
+                    "expected_first": c.expected_first,
+                    "expected_any": c.expected_any,
+                    "unjudged_first": c.unjudged_first,
+                    "unjudged_any": c.unjudged_any,
+                    "share": c.share(w.answers),
+                    "judged_share": c.judged_share(judged),
+                    "expected_share": c.expected_share(judged),
+                }),
+            )
+        })
+        .collect()
+}
+
+/// Events listed in the text per registrar (JSON lists all it keeps).
+const EVENTS_IN_TEXT: usize = 20;
+
+/// A registrar's deregistrations, re-registrations and takeovers, a line each with the time
+/// (UTC) and frame.
+fn events_text(state: &RegistrarState, out: &mut String) {
+    let log = &state.events;
+    if log.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "  events:");
+    for e in log.list().iter().take(EVENTS_IN_TEXT) {
+        let _ = writeln!(
+            out,
+            "    {} UTC  frame {:>7}  {}",
+            e.time.utc(),
+            e.frame,
+            e.describe()
+        );
+    }
+    let more = (log.list().len().saturating_sub(EVENTS_IN_TEXT)) as u64 + log.dropped;
+    if more > 0 {
+        let _ = writeln!(
+            out,
+            "    ... and {more} more (the JSON lists up to {})",
+            super::registrar_events::MAX_EVENTS
+        );
+    }
+}
+
 /// The profile whose counts a registrar's table shows: the one it follows under `auto`.
 fn shown_profile(r: &Replay, id: RegistrarId) -> usize {
     if r.is_auto() {
@@ -130,18 +242,17 @@ pub fn text(r: &Replay, out: &mut String) {
                 String::new()
             }
         );
-        let width = state
-            .pools
-            .keys()
-            .map(|h| h.to_string().len())
+        let rows = pool_rows(state, shown);
+        let width = rows
+            .iter()
+            .map(|row| row.handle.to_string().len())
             .max()
             .unwrap_or(4)
             .clamp(4, 40);
         // A private policy's name ("policy 0x80000042") is wider than the standard ones.
-        let pwidth = state
-            .pools
-            .values()
-            .map(|e| policy_name(e.membership.last_policy()).len())
+        let pwidth = rows
+            .iter()
+            .map(|row| row.policy.len())
             .max()
             .unwrap_or(0)
             .max(9);
@@ -150,33 +261,25 @@ pub fn text(r: &Replay, out: &mut String) {
             "  {:<width$}  {:<pwidth$}  {:>9}  {:>11}  {:>10}",
             "pool", "policy", "PEs (max)", "resolutions", "deviations"
         );
-        for (handle, e) in &state.pools {
-            let mut dev = e.deviations(shown).to_string();
-            if e.unmodelled(shown) > 0 {
-                dev.push_str(&format!(" ({} not modelled)", e.unmodelled(shown)));
+        for row in &rows {
+            let mut dev = row.deviations.to_string();
+            if row.unmodelled > 0 {
+                dev.push_str(&format!(" ({} not modelled)", row.unmodelled));
+            }
+            if row.not_checked > 0 {
+                dev.push_str(&format!(" ({} not checked)", row.not_checked));
             }
             let _ = writeln!(
                 out,
                 "  {:<width$}  {:<pwidth$}  {:>9}  {:>11}  {:>10}",
-                handle.to_string(),
-                policy_name(e.membership.last_policy()),
-                format!("{} ({})", e.membership.len(), e.most_members),
-                e.resolutions,
+                row.handle.to_string(),
+                row.policy,
+                format!("{} ({})", row.pes, row.most_pes),
+                row.resolutions,
                 dev
             );
         }
-        if !state.unknown_pools.is_empty() {
-            let names: Vec<String> = state
-                .unknown_pools
-                .iter()
-                .map(ToString::to_string)
-                .collect();
-            let _ = writeln!(
-                out,
-                "  answered for pools never seen here (not checked): {}",
-                names.join(", ")
-            );
-        }
+        events_text(state, out);
     }
     if r.is_auto() {
         for id in &ids {
@@ -195,7 +298,9 @@ pub fn text(r: &Replay, out: &mut String) {
     }
     if c.answers_not_checked > 0 {
         notes.push(format!(
-            "{} answer(s) for pools never seen at their registrar",
+            "{} answer(s) not checked: the registrar was not seen to hold the pool when they \
+             came (counted in its table, \"not checked\", with the responses without their \
+             request)",
             c.answers_not_checked
         ));
     }
@@ -241,26 +346,38 @@ pub fn json(r: &Replay, out: &mut Map<String, Value>) {
         };
         let shown = shown_profile(r, *id);
         let name = r.directory().name(*id);
-        for (handle, e) in &state.pools {
+        let mut not_checked = 0;
+        for row in pool_rows(state, shown) {
+            not_checked += row.not_checked;
             let mut p = json!({
                 "registrar": name,
-                "handle": handle.to_string(),
-                "policy": policy_name(e.membership.last_policy()),
-                "pes": e.membership.len(),
-                "most_pes": e.most_members,
-                "resolutions": e.resolutions,
-                "deviations": e.deviations(shown),
+                "handle": row.handle.to_string(),
+                "policy": row.policy,
+                "pes": row.pes,
+                "most_pes": row.most_pes,
+                "resolutions": row.resolutions,
+                "deviations": row.deviations,
                 "profile": profiles.get(shown).map(|p| p.name),
-                "not_modelled": e.unmodelled(shown),
+                "not_modelled": row.unmodelled,
+                "not_checked": row.not_checked,
+                "unjudged": row.answers.unjudged,
+                "members": members_json(&row.answers),
             });
-            if let Some(why) = e.profiles.get(shown).and_then(|p| p.unmodelled()) {
+            if let Some(why) = row
+                .entry
+                .and_then(|e| e.profiles.get(shown))
+                .and_then(|p| p.unmodelled())
+            {
                 p["not_modelled_because"] = why.into();
             }
             if r.is_auto() {
                 let by: Map<String, Value> = profiles
                     .iter()
                     .enumerate()
-                    .map(|(i, pr)| (pr.name.to_string(), e.deviations(i).into()))
+                    .map(|(i, pr)| {
+                        let n = row.entry.map_or(0, |e| e.deviations(i));
+                        (pr.name.to_string(), n.into())
+                    })
                     .collect();
                 p["deviations_by_profile"] = by.into();
             }
@@ -279,11 +396,20 @@ pub fn json(r: &Replay, out: &mut Map<String, Value>) {
             "server_id": reg.and_then(|g| g.server_id).map(|s| format!("0x{s:08x}")),
             "asap": reg.map(|g| g.asap.iter().map(ToString::to_string).collect::<Vec<_>>()),
             "enrp": reg.map(|g| g.enrp.iter().map(ToString::to_string).collect::<Vec<_>>()),
-            "resolutions": r.totals(*id, 0).resolutions,
+            "resolutions": r.totals(*id, 0).resolutions + not_checked,
+            "not_checked": not_checked,
             "deviations": by(&|i| r.totals(*id, i).deviations),
             "not_modelled": by(&|i| r.totals(*id, i).unmodelled),
             "profile": profiles.get(shown).map(|p| p.name),
         });
+        g["events"] = state
+            .events
+            .list()
+            .iter()
+            .map(|e| e.to_json())
+            .collect::<Vec<_>>()
+            .into();
+        g["events_dropped"] = state.events.dropped.into();
         if r.is_auto() {
             g["follows"] = profiles.get(r.best_profile(*id)).map(|p| p.name).into();
             g["summary"] = follows_sentence(r, *id).into();

@@ -17,6 +17,10 @@ pub enum Rule {
     NotLeast,
     RrHeadStuck,
     Sequence,
+    /// Weighted round robin under the texts: a round of answers off the weights.
+    WrrRatio,
+    /// Weighted round robin under the texts: a PE first twice in a row where the list need not.
+    WrrRepeat,
     Distribution,
     /// A registration with another policy than the pool's was accepted.
     PolicyAccepted,
@@ -45,6 +49,8 @@ impl Rule {
             Rule::NotLeast => "rserpool.not-least",
             Rule::RrHeadStuck => "rserpool.rr-head-stuck",
             Rule::Sequence => "rserpool.sequence",
+            Rule::WrrRatio => "rserpool.wrr-ratio",
+            Rule::WrrRepeat => "rserpool.wrr-repeat",
             Rule::Distribution => "rserpool.distribution",
             Rule::PolicyAccepted | Rule::PolicyRejected | Rule::PolicyInAnswer => {
                 "rserpool.policy-inconsistent"
@@ -75,6 +81,8 @@ impl Rule {
             | Rule::NotLeast
             | Rule::RrHeadStuck
             | Rule::Sequence
+            | Rule::WrrRatio
+            | Rule::WrrRepeat
             | Rule::Distribution
             | Rule::PolicyRejected
             | Rule::NotFound => Severity::Warning,
@@ -105,6 +113,8 @@ impl Rule {
                 | Rule::NotLeast
                 | Rule::RrHeadStuck
                 | Rule::Sequence
+                | Rule::WrrRatio
+                | Rule::WrrRepeat
                 | Rule::Distribution
         )
     }

@@ -16,17 +16,27 @@
 //!   or more) where the reference moves on;
 //! * sorted policies: `sequence`, the answer differs from the reference's, when none of the above
 //!   explains it;
+//! * weighted round robin under the texts (`rfc5356`, `draft01`): no `sequence`; the answer's
+//!   head is judged by the properties of a maximally spread list (`spread.rs`: `wrr-ratio`,
+//!   `wrr-repeat`);
 //! * randomised policies: the answer joins the goodness-of-fit tally (`fit.rs`), unless an error
 //!   above makes it impossible under the policy.
 //!
 //! Then the state follows what the registrar said (`Pool::commit`), so one deviation is reported
-//! once and not again in every later answer.
+//! once and not again in every later answer. After a deviation of a sorted policy the reference
+//! resynchronises: its state is turned to the one the answer shows (`Pool::resync_to`: the
+//! round-robin circle with the answer's first PE as head) before the answer is committed, and
+//! the state the registrar would hold had only the answer on the wire differed (the reference's
+//! own answer committed) is kept as an alternative. The next answer is judged against the first;
+//! if it deviates there but fits the alternative exactly, the alternative is taken and nothing is
+//! reported: one fault, one finding, whichever way the registrar's state went.
 
 use super::event::PolicyInfo;
 use super::fit::Fit;
 use super::handle::{pe_hex, pe_list, pe_text};
 use super::membership::{MemberInfo, Membership};
 use super::rules::{Draft, Rule};
+use super::spread::SpreadJudge;
 use crate::analyse::policy::pool::Scratch;
 use crate::analyse::policy::profile::WrrRule;
 use crate::analyse::policy::{
@@ -44,6 +54,9 @@ pub struct ProfilePool {
     last_first: Option<u32>,
     /// Shares of a randomised pool, for (membership generation, items).
     shares: Option<(u64, usize, Vec<Share>)>,
+    /// Shares for other numbers of items of the same membership (answers of one and of three
+    /// alternate), so that alternating does not work them out again each time.
+    other_shares: Vec<(u64, usize, Vec<Share>)>,
     pub fit: Fit,
     /// The frame of the last answer that joined the tally.
     pub fit_frame: u64,
@@ -55,6 +68,16 @@ pub struct ProfilePool {
     scratch: Scratch,
     /// Buffers an answer is checked in, kept between answers.
     bufs: CheckBuffers,
+    /// After a deviation: the state the registrar may be in if only its answer on the wire
+    /// differed (the next answer tells).
+    alternative: Option<Box<Alternative>>,
+    /// Weighted round robin under the texts: the heads judged so far.
+    spread: SpreadJudge,
+    /// Answers after a deviation that showed the registrar's state had moved on as the
+    /// reference's would have (no new fault).
+    pub resynced: u64,
+    /// How the last answer was judged (`None`: it was not).
+    last_judging: Option<Judging>,
 }
 
 /// The buffers [`ProfilePool::check_with`] works in.
@@ -88,6 +111,7 @@ impl ProfilePool {
             unmodelled: None,
             last_first: None,
             shares: None,
+            other_shares: Vec::new(),
             fit: Fit::default(),
             fit_frame: 0,
             resolutions: 0,
@@ -95,7 +119,20 @@ impl ProfilePool {
             unmodelled_resolutions: 0,
             scratch: Scratch::default(),
             bufs: CheckBuffers::default(),
+            alternative: None,
+            spread: SpreadJudge::default(),
+            resynced: 0,
+            last_judging: None,
         }
+    }
+
+    /// The members changed: the state after a deviation is no longer to be chosen from, and the
+    /// spread list is built anew.
+    fn members_changed(&mut self) {
+        if let Some(alt) = self.alternative.as_deref_mut() {
+            alt.live = false;
+        }
+        self.spread.restart();
     }
 
     pub fn pool(&self) -> Option<&Pool> {
@@ -128,10 +165,17 @@ impl ProfilePool {
                 }
             }
         }
-        if let Some(pool) = &mut self.pool {
-            if let Err(e) = pool.register(member.pe_id, settings) {
+        let Some(pool) = &mut self.pool else {
+            return;
+        };
+        match pool.register(member.pe_id, settings) {
+            // A re-registration that changed nothing leaves the selection as it was.
+            Ok(r) if !r.new && r.changes.is_empty() && !r.degradation_reset => {}
+            Ok(_) => self.members_changed(),
+            Err(e) => {
                 self.pool = None;
                 self.unmodelled = Some(e.to_string());
+                self.members_changed();
             }
         }
     }
@@ -139,6 +183,7 @@ impl ProfilePool {
     /// A member left; `empty` when the pool has no members left (a new first registration may
     /// bring another policy).
     pub fn removed(&mut self, pe_id: u32, empty: bool) {
+        self.members_changed();
         if let Some(pool) = &mut self.pool {
             pool.deregister(pe_id);
         }
@@ -152,6 +197,7 @@ impl ProfilePool {
 
     /// Starts again from the membership (after registrars were merged).
     pub fn rebuild(&mut self, membership: &Membership) {
+        self.members_changed();
         self.pool = None;
         self.unmodelled = None;
         self.last_first = None;
@@ -169,6 +215,25 @@ impl ProfilePool {
             if *g == generation && *i == items {
                 return;
             }
+        }
+        self.other_shares.retain(|(g, _, _)| *g == generation);
+        let kept = self.other_shares.iter().position(|(_, i, _)| *i == items);
+        if let Some(at) = kept {
+            let found = self.other_shares.swap_remove(at);
+            if let Some(old) = self
+                .shares
+                .replace(found)
+                .filter(|(g, _, _)| *g == generation)
+            {
+                self.other_shares.push(old);
+            }
+            return;
+        }
+        if let Some(old) = self.shares.take().filter(|(g, _, _)| *g == generation) {
+            if self.other_shares.len() >= MAX_OTHER_SHARES {
+                self.other_shares.remove(0);
+            }
+            self.other_shares.push(old);
         }
         let s = self
             .pool
@@ -203,252 +268,110 @@ impl ProfilePool {
         detail: bool,
     ) -> Option<Checked> {
         self.resolutions += 1;
+        self.last_judging = None;
         if self.pool.is_none() {
             if self.unmodelled.is_none() && membership.is_empty() {
+                self.bufs.expected.clear();
+                self.last_judging = Some(Judging::Sequence);
                 return Some(self.answer_from_empty_pool(membership, observed));
             }
             self.unmodelled_resolutions += 1;
             return None;
         }
         let generation = membership.generation();
-        let (policy, items, random) = {
+        let (items, method) = {
             let pool = self.pool.as_ref()?;
             let policy = pool.policy();
-            (
-                policy,
-                pool.items_for(requested),
-                policy.method() == Method::Random,
-            )
+            let method = if policy.method() == Method::Random {
+                Judging::Draws
+            } else if policy == PolicyKind::WeightedRoundRobin
+                && self.profile.wrr == WrrRule::SpreadList
+            {
+                Judging::Spread
+            } else {
+                Judging::Sequence
+            };
+            (pool.items_for(requested), method)
         };
-        if random {
+        if method != Judging::Sequence {
             self.refresh_shares(generation, items);
         }
         let shares: &[Share] = match &self.shares {
-            Some((_, _, s)) if random => s,
+            Some((_, _, s)) if method != Judging::Sequence => s,
             _ => &[],
         };
         let pool = self.pool.as_mut()?;
-        let cap = self.profile.items_for(requested, usize::MAX);
-        // In the buffer kept for it, given back below.
-        let mut expected = std::mem::take(&mut self.bufs.expected);
-        expected.clear();
-        if !random {
-            pool.answer_indices(items, &mut Rng::new(0), &mut self.scratch);
-            pool.ids_into(&self.scratch.picked, &mut expected);
-        }
-        let expected_len = if random {
-            shares.iter().filter(|s| s.first > 0.0).count().min(items)
-        } else {
-            expected.len()
+        let ask = Ask {
+            membership,
+            requested,
+            observed,
+            items,
+            method,
+            shares,
         };
-
-        let mut drafts = Vec::new();
-        let (distinct, repeated) = distinct_and_repeated(observed);
-        if !repeated.is_empty() {
-            drafts.push(Draft::new(
-                Rule::DuplicatePe,
-                pe_list(&distinct),
-                pe_list(&repeated),
-                format!(
-                    "answer lists {} more than once ({})",
-                    pe_text(&repeated),
-                    pe_text(observed)
-                ),
-            ));
-        }
-        let unknown: Vec<u32> = distinct
-            .iter()
-            .copied()
-            .filter(|id| pool.member(*id).is_none())
-            .collect();
-        if !unknown.is_empty() {
-            let members: Vec<u32> = pool.members().iter().map(|m| m.pe_id).collect();
-            drafts.push(Draft::new(
-                Rule::UnknownPe,
-                pe_list(&members),
-                pe_list(&unknown),
-                format!(
-                    "answer lists PEs that are not members: {}; members are {}",
-                    unknown_reasons(membership, &unknown),
-                    pe_text(&members)
-                ),
-            ));
-        }
-        if observed.len() > cap {
-            drafts.push(Draft::new(
-                Rule::TooMany,
-                cap.into(),
-                observed.len().into(),
-                format!(
-                    "answer lists {} PEs, {} asked for at most {cap}",
-                    observed.len(),
-                    asked(requested)
-                ),
-            ));
-        } else if observed.len() < expected_len {
-            drafts.push(Draft::new(
-                Rule::TooFew,
-                expected_len.into(),
-                observed.len().into(),
-                format!(
-                    "answer lists {} PEs where the reference lists {expected_len} ({}, {} member(s))",
-                    observed.len(),
-                    asked(requested),
-                    pool.len()
-                ),
-            ));
-        }
-        // RSPLIB's weighted round robin sorts a weight-0 member like any other (its virtual
-        // counter 0 puts it first in its round): only the texts' list leaves it out.
-        let uses_weight = policy.uses().weight
-            && !(policy == PolicyKind::WeightedRoundRobin
-                && self.profile.wrr == WrrRule::RoundCounter);
-        let zero: Vec<u32> = distinct
-            .iter()
-            .copied()
-            .filter(|id| {
-                let weightless =
-                    uses_weight && pool.member(*id).is_some_and(|m| m.settings.weight == 0);
-                let undrawable = random && shares.iter().any(|s| s.pe_id == *id && s.first <= 0.0);
-                weightless || undrawable
-            })
-            .collect();
-        if !zero.is_empty() {
-            drafts.push(Draft::new(
-                Rule::ZeroWeight,
-                serde_json::json!([]),
-                pe_list(&zero),
-                format!(
-                    "answer lists {} which {} never picks (selection weight 0)",
-                    pe_text(&zero),
-                    policy.name().to_ascii_uppercase()
-                ),
-            ));
-        }
-        if !random {
-            let CheckBuffers {
-                known, keys, seen, ..
-            } = &mut self.bufs;
-            known.clear();
-            known.extend(
-                distinct
-                    .iter()
-                    .copied()
-                    .filter(|id| pool.member(*id).is_some()),
-            );
-            keys.clear();
-            let mut keyed = true;
-            for id in known.iter() {
-                match pool.order_key(*id) {
-                    Some(k) => keys.push(k),
-                    None => {
-                        keyed = false;
-                        break;
+        let mut drafts = judge(
+            pool,
+            self.profile,
+            self.last_first,
+            &ask,
+            &mut self.scratch,
+            &mut self.bufs,
+        );
+        let mut resynced = false;
+        if method == Judging::Sequence && drafts.iter().any(|d| d.rule.deviation()) {
+            // The first answer after a deviation may show that the registrar's state moved on as
+            // the reference's would have, the deviating answer aside: then it is no new fault.
+            if let Some(alt) = self.alternative.as_deref_mut().filter(|a| a.live) {
+                // Its answer first (cheap), the whole judgement only when that matches.
+                alt.pool
+                    .answer_indices(items, &mut Rng::new(0), &mut self.scratch);
+                let bufs = &mut alt.bufs;
+                bufs.expected.clear();
+                alt.pool.ids_into(&self.scratch.picked, &mut bufs.expected);
+                if bufs.expected.as_slice() == observed {
+                    let theirs = judge(
+                        &alt.pool,
+                        self.profile,
+                        alt.last_first,
+                        &ask,
+                        &mut self.scratch,
+                        bufs,
+                    );
+                    if theirs.is_empty() {
+                        std::mem::swap(pool, &mut alt.pool);
+                        std::mem::swap(&mut self.bufs.expected, &mut bufs.expected);
+                        drafts = theirs;
+                        resynced = true;
                     }
                 }
             }
-            if keyed && !keys.is_empty() {
-                if keys.windows(2).any(|w| matches!(w, [a, b] if a > b)) {
-                    let mut sorted: Vec<(u64, u32)> =
-                        keys.iter().copied().zip(known.iter().copied()).collect();
-                    sorted.sort_by_key(|(k, _)| *k);
-                    let listed: Vec<String> = known
-                        .iter()
-                        .zip(keys.iter())
-                        .map(|(id, k)| format!("{} ({})", pe_hex(*id), key_text(policy, *k)))
-                        .collect();
-                    drafts.push(Draft::new(
-                        Rule::Order,
-                        pe_list(&sorted.iter().map(|(_, id)| *id).collect::<Vec<_>>()),
-                        pe_list(observed),
-                        format!(
-                            "{} answer is not in order: {}",
-                            policy.name().to_ascii_uppercase(),
-                            listed.join(", ")
-                        ),
-                    ));
-                }
-                let highest = keys.iter().copied().max().unwrap_or(0);
-                let (worst_id, _) = known
-                    .iter()
-                    .zip(keys.iter())
-                    .max_by_key(|(_, k)| **k)
-                    .map(|(id, k)| (*id, *k))
-                    .unwrap_or((0, 0));
-                seen.clear();
-                seen.extend_from_slice(&distinct);
-                seen.sort_unstable();
-                let lower: Vec<(u32, u64)> = pool
-                    .members()
-                    .iter()
-                    .filter(|m| seen.binary_search(&m.pe_id).is_err())
-                    .filter_map(|m| pool.order_key(m.pe_id).map(|k| (m.pe_id, k)))
-                    .filter(|(_, k)| *k < highest)
-                    .collect();
-                if !lower.is_empty() {
-                    let left: Vec<String> = lower
-                        .iter()
-                        .map(|(id, k)| format!("{} ({})", pe_hex(*id), key_text(policy, *k)))
-                        .collect();
-                    drafts.push(Draft::new(
-                        Rule::NotLeast,
-                        pe_list(&expected),
-                        pe_list(observed),
-                        format!(
-                            "{} left out while {} ({}) is listed",
-                            left.join(", "),
-                            pe_hex(worst_id),
-                            key_text(policy, highest)
-                        ),
-                    ));
-                }
-            }
-            // Only a member can be a stuck head (an unknown one is reported as such).
-            let first = observed
+        }
+        if let Some(alt) = self.alternative.as_deref_mut() {
+            alt.live = false;
+        }
+        if method == Judging::Spread {
+            let head = observed
                 .first()
                 .copied()
                 .filter(|id| pool.member(*id).is_some());
-            if policy == PolicyKind::RoundRobin
-                && pool.len() >= 2
-                && first.is_some()
-                && first == self.last_first
-                && expected.first().copied() != first
-            {
-                drafts.push(Draft::new(
-                    Rule::RrHeadStuck,
-                    expected.first().map(|id| pe_hex(*id)).into(),
-                    first.map(pe_hex).into(),
-                    format!(
-                        "round robin head did not advance: {} first again, the reference moves on to {}",
-                        pe_text(&first.into_iter().collect::<Vec<_>>()),
-                        pe_text(&expected.iter().take(1).copied().collect::<Vec<_>>())
-                    ),
-                ));
-            }
-            if drafts.is_empty() && observed != expected.as_slice() {
-                drafts.push(Draft::new(
-                    Rule::Sequence,
-                    pe_list(&expected),
-                    pe_list(observed),
-                    format!(
-                        "{} answer {} differs from the reference's {}",
-                        policy.name().to_ascii_uppercase(),
-                        pe_text(observed),
-                        pe_text(&expected)
-                    ),
-                ));
+            let structural = drafts.iter().any(|d| d.rule.deviation());
+            match self.spread.judge(pool, head.filter(|_| !structural)) {
+                Some(d) => drafts.push(d),
+                None if structural => self.spread.restart(),
+                None => {}
             }
         }
+        let expected = std::mem::take(&mut self.bufs.expected);
         let impossible = drafts
             .iter()
             .any(|d| d.rule.severity() == crate::analyse::finding::Severity::Error);
-        if random && !impossible {
+        if method == Judging::Draws && !impossible {
             self.fit.add(shares, observed, pool.len());
             self.fit_frame = frame;
         }
         let probabilities = if !detail {
             Vec::new()
-        } else if random {
+        } else if method != Judging::Sequence {
             shares
                 .iter()
                 .map(|s| (s.pe_id, s.first, s.included))
@@ -460,20 +383,351 @@ impl ProfilePool {
                 .map(|(i, id)| (*id, if i == 0 { 1.0 } else { 0.0 }, 1.0))
                 .collect()
         };
+        let deviations = drafts.iter().filter(|d| d.rule.deviation()).count();
+        if method == Judging::Sequence && deviations > 0 {
+            // Resynchronised: from here on the reference follows the registrar's state as this
+            // answer shows it (`Pool::resync_to`), and keeps the state it would have had had the
+            // registrar answered as the reference did, for the next answer to choose between.
+            // The alternative's buffers are kept from one deviation to the next.
+            let alt = self.alternative.get_or_insert_with(|| {
+                Box::new(Alternative {
+                    pool: pool.clone(),
+                    last_first: None,
+                    live: false,
+                    bufs: CheckBuffers::default(),
+                })
+            });
+            alt.pool.copy_from(pool);
+            alt.pool.commit_with(&expected, &mut self.scratch);
+            alt.last_first = expected.first().copied();
+            alt.live = true;
+            pool.resync_with(observed, &mut self.scratch);
+            // Said once per answer, and only where there is a state to follow (one member has
+            // no order to keep).
+            if pool.len() >= 2 {
+                if let Some(d) = drafts.iter_mut().rev().find(|d| d.rule.deviation()) {
+                    d.message.push_str(RESYNC_NOTE);
+                }
+            }
+        }
         pool.commit_with(observed, &mut self.scratch);
         self.last_first = observed.first().copied();
-        let deviations = drafts.iter().filter(|d| d.rule.deviation()).count();
         self.deviations = self
             .deviations
             .saturating_add(u64::try_from(deviations).unwrap_or(u64::MAX));
-        let reference = (detail && !random).then(|| expected.clone());
+        if resynced {
+            self.resynced = self.resynced.saturating_add(1);
+        }
+        let reference = (detail && method == Judging::Sequence).then(|| expected.clone());
         self.bufs.expected = expected;
+        self.last_judging = Some(method);
         Some(Checked {
             drafts,
             expected: reference,
             probabilities,
         })
     }
+}
+
+/// The reference's expectation of the answer [`ProfilePool::check_with`] last judged: the exact
+/// answer of a deterministic policy (first place certain, every member listed), or the members'
+/// long-run shares (draws, the spread list).
+#[derive(Clone, Copy, Debug)]
+pub enum Expectation<'a> {
+    Answer(&'a [u32]),
+    Shares(&'a [Share]),
+}
+
+impl ProfilePool {
+    /// What the reference expected of the answer last checked (`None` when it could not judge
+    /// it): read without copying, so that `check` counts every answer's expectation for free.
+    pub fn expectation(&self) -> Option<Expectation<'_>> {
+        match self.last_judging? {
+            Judging::Sequence => Some(Expectation::Answer(&self.bufs.expected)),
+            _ => match &self.shares {
+                Some((_, _, s)) => Some(Expectation::Shares(s)),
+                None => Some(Expectation::Shares(&[])),
+            },
+        }
+    }
+}
+
+/// What the deviating answer's findings say of the reference's state after them.
+pub const RESYNC_NOTE: &str =
+    "; the reference resynchronised to the registrar's state as its answers show it";
+
+/// Numbers of items whose shares are kept besides the current one.
+const MAX_OTHER_SHARES: usize = 3;
+
+/// How a policy's answers are judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Judging {
+    /// Deterministic: against the reference's exact answer.
+    Sequence,
+    /// Randomised: by the goodness of fit of many answers.
+    Draws,
+    /// Weighted round robin under the texts: by the properties of the list (`spread.rs`).
+    Spread,
+}
+
+/// One answer to judge, and what it is judged with.
+struct Ask<'a> {
+    membership: &'a Membership,
+    requested: Option<u32>,
+    observed: &'a [u32],
+    items: usize,
+    method: Judging,
+    /// The members' long-run shares (draws and the spread list).
+    shares: &'a [Share],
+}
+
+/// A state the registrar may be in after a deviation, besides the one its answer showed.
+#[derive(Clone, Debug)]
+struct Alternative {
+    pool: Pool,
+    last_first: Option<u32>,
+    /// Whether the last answer deviated, so that the next may choose this state.
+    live: bool,
+    bufs: CheckBuffers,
+}
+
+/// The findings of one answer from `pool`'s state (see the module docs), changing nothing but
+/// the buffers; the reference's answer is left in `bufs.expected`.
+fn judge(
+    pool: &Pool,
+    profile: &'static Profile,
+    last_first: Option<u32>,
+    ask: &Ask<'_>,
+    scratch: &mut Scratch,
+    bufs: &mut CheckBuffers,
+) -> Vec<Draft> {
+    let Ask {
+        membership,
+        requested,
+        observed,
+        items,
+        method,
+        shares,
+    } = *ask;
+    let policy = pool.policy();
+    let random = method == Judging::Draws;
+    let cap = profile.items_for(requested, usize::MAX);
+    let expected = &mut bufs.expected;
+    expected.clear();
+    if method == Judging::Sequence {
+        pool.answer_indices(items, &mut Rng::new(0), scratch);
+        pool.ids_into(&scratch.picked, expected);
+    }
+    // The members the reference could list: those a draw can pick, the spread list's (a
+    // weight), or its exact answer.
+    let expected_len = match method {
+        Judging::Sequence => expected.len(),
+        Judging::Draws | Judging::Spread => {
+            shares.iter().filter(|s| s.first > 0.0).count().min(items)
+        }
+    };
+
+    let mut drafts = Vec::new();
+    let (distinct, repeated) = distinct_and_repeated(observed);
+    if !repeated.is_empty() {
+        drafts.push(Draft::new(
+            Rule::DuplicatePe,
+            pe_list(&distinct),
+            pe_list(&repeated),
+            format!(
+                "answer lists {} more than once ({})",
+                pe_text(&repeated),
+                pe_text(observed)
+            ),
+        ));
+    }
+    let unknown: Vec<u32> = distinct
+        .iter()
+        .copied()
+        .filter(|id| pool.member(*id).is_none())
+        .collect();
+    if !unknown.is_empty() {
+        let members: Vec<u32> = pool.members().iter().map(|m| m.pe_id).collect();
+        drafts.push(Draft::new(
+            Rule::UnknownPe,
+            pe_list(&members),
+            pe_list(&unknown),
+            format!(
+                "answer lists PEs that are not members: {}; members are {}",
+                unknown_reasons(membership, &unknown),
+                pe_text(&members)
+            ),
+        ));
+    }
+    if observed.len() > cap {
+        drafts.push(Draft::new(
+            Rule::TooMany,
+            cap.into(),
+            observed.len().into(),
+            format!(
+                "answer lists {} PEs, {} asked for at most {cap}",
+                observed.len(),
+                asked(requested)
+            ),
+        ));
+    } else if observed.len() < expected_len {
+        drafts.push(Draft::new(
+            Rule::TooFew,
+            expected_len.into(),
+            observed.len().into(),
+            format!(
+                "answer lists {} PEs where the reference lists {expected_len} ({}, {} member(s))",
+                observed.len(),
+                asked(requested),
+                pool.len()
+            ),
+        ));
+    }
+    // RSPLIB's weighted round robin sorts a weight-0 member like any other (its virtual
+    // counter 0 puts it first in its round): only the texts' list leaves it out.
+    let uses_weight = policy.uses().weight
+        && !(policy == PolicyKind::WeightedRoundRobin && profile.wrr == WrrRule::RoundCounter);
+    let zero: Vec<u32> = distinct
+        .iter()
+        .copied()
+        .filter(|id| {
+            let weightless =
+                uses_weight && pool.member(*id).is_some_and(|m| m.settings.weight == 0);
+            let undrawable = random && shares.iter().any(|s| s.pe_id == *id && s.first <= 0.0);
+            weightless || undrawable
+        })
+        .collect();
+    if !zero.is_empty() {
+        drafts.push(Draft::new(
+            Rule::ZeroWeight,
+            serde_json::json!([]),
+            pe_list(&zero),
+            format!(
+                "answer lists {} which {} never picks (selection weight 0)",
+                pe_text(&zero),
+                policy.name().to_ascii_uppercase()
+            ),
+        ));
+    }
+    if method != Judging::Sequence {
+        return drafts;
+    }
+    let CheckBuffers {
+        known,
+        keys,
+        seen,
+        expected,
+    } = bufs;
+    known.clear();
+    known.extend(
+        distinct
+            .iter()
+            .copied()
+            .filter(|id| pool.member(*id).is_some()),
+    );
+    keys.clear();
+    let mut keyed = true;
+    for id in known.iter() {
+        match pool.order_key(*id) {
+            Some(k) => keys.push(k),
+            None => {
+                keyed = false;
+                break;
+            }
+        }
+    }
+    if keyed && !keys.is_empty() {
+        if keys.windows(2).any(|w| matches!(w, [a, b] if a > b)) {
+            let mut sorted: Vec<(u64, u32)> =
+                keys.iter().copied().zip(known.iter().copied()).collect();
+            sorted.sort_by_key(|(k, _)| *k);
+            let listed: Vec<String> = known
+                .iter()
+                .zip(keys.iter())
+                .map(|(id, k)| format!("{} ({})", pe_hex(*id), key_text(policy, *k)))
+                .collect();
+            drafts.push(Draft::new(
+                Rule::Order,
+                pe_list(&sorted.iter().map(|(_, id)| *id).collect::<Vec<_>>()),
+                pe_list(observed),
+                format!(
+                    "{} answer is not in order: {}",
+                    policy.name().to_ascii_uppercase(),
+                    listed.join(", ")
+                ),
+            ));
+        }
+        let highest = keys.iter().copied().max().unwrap_or(0);
+        let (worst_id, _) = known
+            .iter()
+            .zip(keys.iter())
+            .max_by_key(|(_, k)| **k)
+            .map(|(id, k)| (*id, *k))
+            .unwrap_or((0, 0));
+        seen.clear();
+        seen.extend_from_slice(&distinct);
+        seen.sort_unstable();
+        let lower: Vec<(u32, u64)> = pool
+            .members()
+            .iter()
+            .filter(|m| seen.binary_search(&m.pe_id).is_err())
+            .filter_map(|m| pool.order_key(m.pe_id).map(|k| (m.pe_id, k)))
+            .filter(|(_, k)| *k < highest)
+            .collect();
+        if !lower.is_empty() {
+            let left: Vec<String> = lower
+                .iter()
+                .map(|(id, k)| format!("{} ({})", pe_hex(*id), key_text(policy, *k)))
+                .collect();
+            drafts.push(Draft::new(
+                Rule::NotLeast,
+                pe_list(expected),
+                pe_list(observed),
+                format!(
+                    "{} left out while {} ({}) is listed",
+                    left.join(", "),
+                    pe_hex(worst_id),
+                    key_text(policy, highest)
+                ),
+            ));
+        }
+    }
+    // Only a member can be a stuck head (an unknown one is reported as such).
+    let first = observed
+        .first()
+        .copied()
+        .filter(|id| pool.member(*id).is_some());
+    if policy == PolicyKind::RoundRobin
+        && pool.len() >= 2
+        && first.is_some()
+        && first == last_first
+        && expected.first().copied() != first
+    {
+        drafts.push(Draft::new(
+            Rule::RrHeadStuck,
+            expected.first().map(|id| pe_hex(*id)).into(),
+            first.map(pe_hex).into(),
+            format!(
+                "round robin head did not advance: {} first again, the reference moves on to {}",
+                pe_text(&first.into_iter().collect::<Vec<_>>()),
+                pe_text(&expected.iter().take(1).copied().collect::<Vec<_>>())
+            ),
+        ));
+    }
+    if drafts.is_empty() && observed != expected.as_slice() {
+        drafts.push(Draft::new(
+            Rule::Sequence,
+            pe_list(expected),
+            pe_list(observed),
+            format!(
+                "{} answer {} differs from the reference's {}",
+                policy.name().to_ascii_uppercase(),
+                pe_text(observed),
+                pe_text(expected)
+            ),
+        ));
+    }
+    drafts
 }
 
 impl ProfilePool {
@@ -689,9 +943,73 @@ mod tests {
         let wrong = [2, 3].into_iter().find(|x| *x != next[0]).unwrap();
         let c = p.check(&m, Some(1), &[wrong], 5).unwrap();
         assert_eq!(rules(&c), vec!["rserpool.sequence"]);
-        // The same head again where the reference moves on.
+        assert!(c.drafts[0].message.ends_with(RESYNC_NOTE));
+        // The same head again: what a registrar whose state moved on as the reference's did
+        // (frame 5's answer aside) answers now, so no new fault.
         let c = p.check(&m, Some(1), &[wrong], 6).unwrap();
+        assert_eq!(rules(&c), Vec::<&str>::new());
+        assert_eq!(p.resynced, 1);
+        // And once more: now the head did not advance.
+        let c = p.check(&m, Some(1), &[wrong], 7).unwrap();
         assert_eq!(rules(&c), vec!["rserpool.rr-head-stuck"]);
+    }
+
+    /// Single answers of a round-robin pool of five, with one answer changed by `fault`: the
+    /// findings per frame.
+    fn rr_run(fault: impl Fn(u64, &[u32]) -> Option<Vec<u32>>) -> Vec<(u64, Vec<&'static str>)> {
+        let rr = PeSettings::new(PolicyKind::RoundRobin);
+        let mut m = Membership::default();
+        let mut pp = [ProfilePool::new(&RSPLIB)];
+        for id in 1..=5 {
+            member(&mut m, &mut pp, id, Wire::RoundRobin, rr);
+        }
+        // What the registrar's own state gives, frame after frame.
+        let mut registrar = pp[0].pool().unwrap().clone();
+        let mut out = Vec::new();
+        for frame in 1..=40 {
+            let right = registrar.select(1, &mut Rng::new(0));
+            let sent = fault(frame, &right).unwrap_or(right);
+            let c = pp[0].check(&m, Some(1), &sent, frame).unwrap();
+            if !c.drafts.is_empty() {
+                out.push((frame, rules(&c)));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn one_fault_gives_one_finding_whatever_the_registrar_did() {
+        // The answer on the wire repeats the previous head, the registrar moved on: one finding.
+        let repeat = rr_run(|frame, _| (frame == 12).then(|| vec![1]));
+        assert_eq!(repeat, vec![(12, vec!["rserpool.rr-head-stuck"])]);
+        // The answer on the wire names another PE than the one the registrar chose.
+        let other = rr_run(|frame, right| (frame == 7).then(|| vec![right[0] % 5 + 2]));
+        assert_eq!(other.len(), 1, "{other:?}");
+        // A registrar that answers from a state of its own (its head jumped): one finding, then
+        // its answers are followed from where it showed itself to be.
+        let rr = PeSettings::new(PolicyKind::RoundRobin);
+        let mut m = Membership::default();
+        let mut pp = [ProfilePool::new(&RSPLIB)];
+        for id in 1..=5 {
+            member(&mut m, &mut pp, id, Wire::RoundRobin, rr);
+        }
+        let heads = [1, 2, 4, 5, 1, 2, 3, 4, 5, 1];
+        let found: Vec<u64> = heads
+            .iter()
+            .zip(1..)
+            .filter(|(h, frame)| {
+                !pp[0]
+                    .check(&m, Some(1), &[**h], *frame)
+                    .unwrap()
+                    .drafts
+                    .is_empty()
+            })
+            .map(|(_, frame)| frame)
+            .collect();
+        assert_eq!(found, vec![3]);
+        // A head stuck for good is a fault at every answer.
+        let stuck = rr_run(|frame, _| (frame >= 20).then(|| vec![5]));
+        assert_eq!(stuck.len(), 20, "{stuck:?}");
     }
 
     #[test]

@@ -4,16 +4,109 @@
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::handle::PoolHandle;
+use super::handle::{pe_hex, PoolHandle};
 use super::membership::Membership;
-use super::selection::{policy_name, ProfilePool};
+use super::registrar_events::EventLog;
+use super::selection::{policy_name, Expectation, ProfilePool};
 use crate::analyse::finding::Subject;
 use crate::analyse::policy::Profile;
+use crate::analyse::timeline::{MemberCounts, Window};
 
 /// Pools kept per registrar (the least recently active goes beyond).
 pub const MAX_POOLS: usize = 4096;
 /// Pools remembered per registrar as answered-but-never-seen (reported once each).
 const MAX_UNKNOWN_POOLS: usize = 256;
+
+/// The answers of one pool at one registrar, counted as the timeline counts a window
+/// ([`Window::count_answer`]), with the lead profile's expectations: the counts `check` reports
+/// per registrar and pool, which `stats` and the TUI add up per pool. Keyed by PE id while the
+/// replay runs ([`AnswerTally::window`] names them as the timeline does).
+#[derive(Clone, Debug, Default)]
+pub struct AnswerTally {
+    pub answers: u64,
+    pub unjudged: u64,
+    /// By PE id, sorted (a pool's few members: searched, not hashed or walked as a tree).
+    members: Vec<(u32, MemberCounts)>,
+}
+
+impl AnswerTally {
+    /// One answer: `chosen` in wire order; `expected` what the lead profile expected of it,
+    /// `None` when it could not judge it. `room`: PEs that may still be added to tallies (the
+    /// replay's bound over all pools; past it new PEs are not counted, the answer is).
+    pub fn count(&mut self, chosen: &[u32], expected: Option<Expectation<'_>>, room: &mut usize) {
+        self.answers += 1;
+        let unjudged = u64::from(expected.is_none());
+        for (i, id) in chosen.iter().enumerate() {
+            if let Some(c) = self.member(*id, room) {
+                c.any += 1;
+                c.unjudged_any += unjudged;
+                if i == 0 {
+                    c.first += 1;
+                    c.unjudged_first += unjudged;
+                }
+            }
+        }
+        match expected {
+            None => self.unjudged += 1,
+            Some(Expectation::Answer(ids)) => {
+                for (i, id) in ids.iter().enumerate() {
+                    if let Some(c) = self.member(*id, room) {
+                        c.expected_first += if i == 0 { 1.0 } else { 0.0 };
+                        c.expected_any += 1.0;
+                    }
+                }
+            }
+            Some(Expectation::Shares(shares)) => {
+                for s in shares {
+                    if let Some(c) = self.member(s.pe_id, room) {
+                        c.expected_first += s.first;
+                        c.expected_any += s.included;
+                    }
+                }
+            }
+        }
+    }
+
+    fn member(&mut self, id: u32, room: &mut usize) -> Option<&mut MemberCounts> {
+        let at = match self.members.binary_search_by_key(&id, |(k, _)| *k) {
+            Ok(at) => at,
+            Err(_) if *room == 0 => return None,
+            Err(at) => {
+                *room -= 1;
+                self.members.insert(at, (id, MemberCounts::default()));
+                at
+            }
+        };
+        self.members.get_mut(at).map(|(_, c)| c)
+    }
+
+    /// Adds another tally of the same pool (another name of the same registrar).
+    pub fn add(&mut self, o: &AnswerTally) {
+        self.answers += o.answers;
+        self.unjudged += o.unjudged;
+        // Two tallies of one pool joined: no more PEs than the two had.
+        let mut room = usize::MAX;
+        for (id, c) in &o.members {
+            if let Some(m) = self.member(*id, &mut room) {
+                m.add(c);
+            }
+        }
+    }
+
+    /// The counts as a timeline window (members named `0x%08x`).
+    pub fn window(&self) -> Window {
+        Window {
+            answers: self.answers,
+            unjudged: self.unjudged,
+            members: self
+                .members
+                .iter()
+                .map(|(id, c)| (pe_hex(*id), c.clone()))
+                .collect(),
+            ..Window::default()
+        }
+    }
+}
 
 /// One pool at one registrar.
 #[derive(Clone, Debug)]
@@ -29,6 +122,9 @@ pub struct PoolEntry {
     pub profiles: Vec<ProfilePool>,
     /// Handle Resolution Responses paired with their request.
     pub resolutions: u64,
+    /// Every answer given for the pool here, checked or not, as `check`, `stats` and the TUI
+    /// count them.
+    pub tally: AnswerTally,
     /// Deviations that do not depend on the profile (registration policy, negative answers).
     pub common_deviations: u64,
     /// The lead profile's member shares need describing again (membership changed).
@@ -45,6 +141,7 @@ impl PoolEntry {
             most_members: 0,
             profiles: profiles.iter().map(|p| ProfilePool::new(p)).collect(),
             resolutions: 0,
+            tally: AnswerTally::default(),
             common_deviations: 0,
             describe_due: true,
             last_active: 0,
@@ -82,8 +179,13 @@ pub struct Totals {
 #[derive(Clone, Debug, Default)]
 pub struct RegistrarState {
     pub pools: BTreeMap<PoolHandle, PoolEntry>,
-    /// Pools answered for without ever being seen here (reported once).
-    pub unknown_pools: BTreeSet<PoolHandle>,
+    /// Answers not checked, by pool: given for a pool not seen here at the time, or whose
+    /// request was not seen; counted.
+    pub unknown_pools: BTreeMap<PoolHandle, AnswerTally>,
+    /// The pools of `unknown_pools` reported as unknown (once each).
+    reported_unknown: BTreeSet<PoolHandle>,
+    /// Deregistrations, re-registrations and takeovers here, in time order.
+    pub events: EventLog,
     /// Totals of pools evicted to stay within the bound, per profile.
     evicted: Vec<Totals>,
     pub pools_evicted: u64,
@@ -133,13 +235,38 @@ impl RegistrarState {
         }
     }
 
-    /// Remembers a pool answered for without being seen; true the first time.
-    pub fn first_unknown(&mut self, handle: &PoolHandle) -> bool {
-        if self.unknown_pools.contains(handle) || self.unknown_pools.len() >= MAX_UNKNOWN_POOLS {
+    /// Counts an answer not checked (see `unknown_pools`; `room` as for [`AnswerTally::count`]).
+    pub fn unchecked_answer(&mut self, handle: &PoolHandle, chosen: &[u32], room: &mut usize) {
+        if let Some(t) = self.unknown_pools.get_mut(handle) {
+            t.count(chosen, None, room);
+        } else if self.unknown_pools.len() < MAX_UNKNOWN_POOLS {
+            let mut t = AnswerTally::default();
+            t.count(chosen, None, room);
+            self.unknown_pools.insert(handle.clone(), t);
+        }
+    }
+
+    /// Counts an answer for a pool not seen here (not checked); true the first time, when it is
+    /// to be reported.
+    pub fn unknown_answer(
+        &mut self,
+        handle: &PoolHandle,
+        chosen: &[u32],
+        room: &mut usize,
+    ) -> bool {
+        self.unchecked_answer(handle, chosen, room);
+        if self.reported_unknown.contains(handle)
+            || self.reported_unknown.len() >= MAX_UNKNOWN_POOLS
+        {
             return false;
         }
-        self.unknown_pools.insert(handle.clone());
+        self.reported_unknown.insert(handle.clone());
         true
+    }
+
+    /// The answers for a pool not checked here (the pool unknown when they came).
+    pub fn not_checked(&self, handle: &PoolHandle) -> u64 {
+        self.unknown_pools.get(handle).map_or(0, |t| t.answers)
     }
 
     /// Totals under profile `i`.
@@ -169,7 +296,11 @@ impl RegistrarState {
                 }
             }
         }
-        self.unknown_pools.extend(other.unknown_pools);
+        for (handle, t) in other.unknown_pools {
+            self.unknown_pools.entry(handle).or_default().add(&t);
+        }
+        self.reported_unknown.extend(other.reported_unknown);
+        self.events.absorb(other.events);
         if self.evicted.len() < other.evicted.len() {
             self.evicted.resize(other.evicted.len(), Totals::default());
         }
@@ -203,6 +334,7 @@ fn merge_pool(ours: &mut PoolEntry, theirs: PoolEntry) {
         p.rebuild(&ours.membership);
     }
     ours.resolutions += theirs.resolutions;
+    ours.tally.add(&theirs.tally);
     ours.common_deviations += theirs.common_deviations;
     for (mine, t) in ours.profiles.iter_mut().zip(theirs.profiles) {
         mine.resolutions += t.resolutions;

@@ -381,3 +381,49 @@ fn a_frame_decoded_again_is_the_frame_tshark_shows() {
         )
     );
 }
+
+/// The legacy RSPLIB capture through the loader into the app: the pool's members pane counts
+/// every Handle Resolution Response on the wire (tshark's count), as `check` and `stats` do,
+/// and says how many the reference could not judge (the 5 before the registrar was known to
+/// hold the pool; tests/it/rserpool_check_captures.rs checks the same in `check`).
+#[test]
+fn the_members_pane_counts_every_answer_as_check_does() {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/captures/rserpool/rsplib-2007-legacy-draft.pcap");
+    if !p.is_file() {
+        assert!(
+            std::env::var_os("POOLSHARK_REQUIRE_SHARED").is_none(),
+            "POOLSHARK_REQUIRE_SHARED is set but {} is missing",
+            p.display()
+        );
+        crate::test_support::skip("../shared is absent");
+        return;
+    }
+    let wire = tshark(&["-r", &p.to_string_lossy(), "-Y", "asap.message_type == 6"])
+        .lines()
+        .count();
+    let src = FileSource::open(&p).expect("open");
+    let cfg = LoaderConfig {
+        interval_ns: 10 * super::S,
+        max_findings: 1000,
+        ..LoaderConfig::default()
+    };
+    let loader = Loader::spawn(Box::new(src), cfg, || analysers(&analysis()).expect("a"));
+    let mut app = crate::tui::App::new(
+        "legacy",
+        10 * super::S,
+        crate::tui::palette::Palette::new(false),
+    );
+    for u in collect(&loader) {
+        app.apply(u);
+    }
+    let screen = super::screen(&mut app, 120, 30);
+    assert!(screen.contains("CalcAppPool"), "{screen}");
+    if wire > 0 {
+        assert_eq!(wire, 20, "tshark's count");
+    }
+    assert!(screen.contains("Members, 20 answers"), "{screen}");
+    assert!(screen.contains("5 not judged, % of 15"), "{screen}");
+    // The registrar's takeover and the deregistrations are marked at the chart's top.
+    assert!(screen.contains('◆') && screen.contains('▼'), "{screen}");
+}

@@ -161,7 +161,7 @@ pub fn app_of_report(title: &str, r: &Report, colour: bool) -> App {
     let mut app = App::new(title, 10 * S, Palette::new(colour));
     app.apply(Update {
         progress: done(),
-        data: Some(Data::from_report(r, 0)),
+        data: Some(Data::from_report(r, 0, 0)),
     });
     app
 }

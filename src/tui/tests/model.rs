@@ -231,7 +231,7 @@ fn the_selection_survives_updates_and_new_subjects() {
     );
     app.apply(Update {
         progress: done(),
-        data: Some(Data::from_report(&r, 4)),
+        data: Some(Data::from_report(&r, 4, 0)),
     });
     assert_eq!(app.subjects().len(), 3);
     assert_eq!(selected_name(&app), "192.0.2.0/24");
@@ -254,7 +254,7 @@ fn chart_scrolls_back_only_as_far_as_there_is_data() {
     let mut app = App::new("t", 10 * S, Palette::new(false));
     app.apply(Update {
         progress: done(),
-        data: Some(Data::from_report(&r, 0)),
+        data: Some(Data::from_report(&r, 0, 0)),
     });
     let _ = draw(&mut app, 80, 24);
     let cols = app.viewport.chart_columns as u64;
@@ -306,7 +306,7 @@ fn a_dhcp_pair_lists_its_servers_findings() {
     );
     app.apply(Update {
         progress: done(),
-        data: Some(Data::from_report(&r, 0)),
+        data: Some(Data::from_report(&r, 0, 0)),
     });
     // Subjects by name: the pair, then the servers b and c.
     assert_eq!(selected_name(&app), "a+b/dhcpv4");

@@ -529,7 +529,7 @@ fn an_interval_of_a_fraction_of_a_second_is_labelled_exactly() {
     }
     a.apply(Update {
         progress: done(),
-        data: Some(Data::from_report(&r, 0)),
+        data: Some(Data::from_report(&r, 0, 0)),
     });
     let s = screen(&mut a, 80, 24);
     assert!(row(&s, 0).ends_with("per 1.5s  ? help"), "{s}");
@@ -580,7 +580,7 @@ fn the_help_scrolls_on_a_small_screen() {
     a.handle(Action::End);
     let s = screen(&mut a, 60, 16);
     assert!(s.contains("q  Ctrl-C       quit"), "{s}");
-    assert!(s.contains("for all of them."), "the last line: {s}");
+    assert!(s.contains("takeover, ◇ several."), "the last line: {s}");
     a.handle(Action::Home);
     let s = screen(&mut a, 60, 16);
     assert!(row(&s, 2).contains("↑ ↓  j k"), "{s}");
@@ -615,7 +615,7 @@ const MAIN_80X24: &str = r#"
 ║                    ║│   0%┤                                 BBBBBBBBBBBBBBBBB│
 ║                    ║│     └0s──────────────10s──────────────20s───────────30s│
 ╚════════════════════╝└────────────────────────────────────────────────────────┘
-┌ Members ───────────────────┐┌ Findings RR-Pool (3) ──────────────────────────┐
+┌ Members, 12 answers ───────┐┌ Findings RR-Pool (3) ──────────────────────────┐
 │  member seen  exp  now     ││>    12 W rserpool.order: pe-1 answered first; …│
 │A pe-1    67%  50%  weight 1││     30 E rserpool.unknown-pe: the answer names…│
 │B pe-2    33%  50%  weight 1││     31 I rserpool.note: a note                 │
@@ -629,7 +629,7 @@ const MAIN_80X24: &str = r#"
 
 const MAIN_120X30: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings                                               per 10s  ? help
-╔ Pools (2) ═══════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (policy RR) ─┐┌ Members ───────────────────┐
+╔ Pools (2) ═══════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (policy RR) ─┐┌ Members, 12 answers ───────┐
 ║> RR-Pool            3║│ 100%┤                                      AAAAAAAAAAAAAAAAAAAA││  member seen  exp  now     │
 ║  192.0.2.0/24       1║│     │                                                          ││A pe-1    67%  50%  weight 1│
 ║                      ║│     │                                                          ││B pe-2    33%  50%  weight 1│
@@ -823,11 +823,11 @@ const HELP_80X24: &str = r#"
 ║ ║ Esc             close the detail or help; cancel a filter, even one kept ║s│
 ╚═║ q  Ctrl-C       quit                                                     ║─┘
 ┌ ║                                                                          ║─┐
-│ ║ Chart: A-Z each member's share (of first places in a pool, of the        ║…│
-│A║ balanced answers in a DHCP pair), a-z what the reference expected;       ║…│
-│B║ subjects without answers plot their gauges (leases, PEs registered).     ║ │
-│ ║ Members at the same height alternate their letters (ABAB), * where the   ║ │
-│ ║ column is too narrow for all of them.                                    ║ │
+│ ║ Chart: A-Z each member's share (of first places in a pool, of balanced   ║…│
+│A║ answers in a DHCP pair), a-z what the reference expected; without        ║…│
+│B║ answers, the gauges (leases, PEs registered). Letters at one height      ║ │
+│ ║ alternate (ABAB), * if a column is too narrow. Pool events on top: ▼     ║ │
+│ ║ deregistration, ▲ re-registration, ◆ takeover, ◇ several.                ║ │
 │ ║ Colours are off (NO_COLOR, a plain TERM, or --color never).              ║ │
 │ ╚══════════════════════════════════════════════════════════════════════════╝ │
 └────────────────────────────┘└────────────────────────────────────────────────┘
@@ -836,7 +836,7 @@ const HELP_80X24: &str = r#"
 
 const HELP_120X30: &str = r#"
  poolshark  test.pcap  40 frames, 36 messages, 4 findings                                               per 10s  ? help
-╔ Pools (2) ═══════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (policy RR) ─┐┌ Members ───────────────────┐
+╔ Pools (2) ═══════════╗┌ RR-Pool: first-place share per 10s, RSerPool pool (policy RR) ─┐┌ Members, 12 answers ───────┐
 ║> RR-Pool            3║│ 100%┤                                      AAAAAAAAAAAAAAAAAAAA││  member seen  exp  now     │
 ║  192.0.2.0/24       1║│     │                                                          ││A pe-1    67%  50%  weight 1│
 ║                     ╔ Keys (Esc or ? closes) ══════════════════════════════════════════════════╗   33%  50%  weight 1│
@@ -853,11 +853,11 @@ const HELP_120X30: &str = r#"
 ║                     ║ Esc             close the detail or help; cancel a filter, even one kept ║                     │
 ║                     ║ q  Ctrl-C       quit                                                     ║                     │
 ║                     ║                                                                          ║                     │
-║                     ║ Chart: A-Z each member's share (of first places in a pool, of the        ║                     │
-║                     ║ balanced answers in a DHCP pair), a-z what the reference expected;       ║                     │
-║                     ║ subjects without answers plot their gauges (leases, PEs registered).     ║                     │
-║                     ║ Members at the same height alternate their letters (ABAB), * where the   ║                     │
-║                     ║ column is too narrow for all of them.                                    ║                     │
+║                     ║ Chart: A-Z each member's share (of first places in a pool, of balanced   ║                     │
+║                     ║ answers in a DHCP pair), a-z what the reference expected; without        ║                     │
+║                     ║ answers, the gauges (leases, PEs registered). Letters at one height      ║                     │
+║                     ║ alternate (ABAB), * if a column is too narrow. Pool events on top: ▼     ║                     │
+║                     ║ deregistration, ▲ re-registration, ◆ takeover, ◇ several.                ║                     │
 ║                     ║ Colours are off (NO_COLOR, a plain TERM, or --color never).              ║                     │
 ║                     ╚══════════════════════════════════════════════════════════════════════════╝                     │
 ║                      ║│                                                                ││                            │

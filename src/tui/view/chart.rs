@@ -286,6 +286,14 @@ impl Widget for PlotWidget<'_> {
         for (dx, label) in ticks {
             buf.set_string(x0 + dx as u16, axis_y, label, self.palette.dim());
         }
+        // Events (registrations, takeovers) at the top of their column, under what is drawn
+        // there: a share of 100 % keeps its letter.
+        for (c, sym) in &p.marks {
+            let Ok(c) = u16::try_from(*c) else { continue };
+            if c < cols {
+                put(buf, col_x(c), area.y, *sym, self.palette.dim());
+            }
+        }
         // Per column and row: the members seen at that height, and the expectations of the
         // members not seen at the same height (an expectation met is its capital letter alone).
         // Several in one cell share the column's cells, their letters alternating, so that
@@ -409,6 +417,7 @@ mod tests {
             hi: 1.0,
             earlier: first > 0,
             later: false,
+            marks: Vec::new(),
         }
     }
 

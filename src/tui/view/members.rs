@@ -10,17 +10,22 @@ use ratatui::Frame;
 
 use super::text::{compact, fit, fit_id, percent};
 use super::{inner, pane};
+use crate::output::stats::count;
 use crate::tui::app::{App, Entry, Pane};
 use crate::tui::chart::{self, PlotKind};
 
 pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
     let entry = app.selected_entry();
     let kind = entry.and_then(|e| chart::kind(&e.series));
+    // The answers the shares are of, as `stats` and `check` count them (every one, judged or
+    // not).
+    let totals = entry.map(|e| e.series.totals()).unwrap_or_default();
     let title = match kind {
-        Some(PlotKind::Gauges) => " Gauges ",
-        _ => " Members ",
+        Some(PlotKind::Gauges) => " Gauges ".to_string(),
+        Some(PlotKind::Shares) => format!(" Members, {} ", count(totals.answers, "answer")),
+        None => " Members ".to_string(),
     };
-    f.render_widget(pane(app, Pane::Members, title.to_string()), area);
+    f.render_widget(pane(app, Pane::Members, title), area);
     let body = inner(area);
     let width = body.width as usize;
     let lines = match (entry, kind) {
@@ -70,7 +75,6 @@ pub fn wanted_width(app: &App) -> u16 {
 fn member_lines(app: &App, e: &Entry, width: usize) -> Vec<Line<'static>> {
     let s = &e.series;
     let totals = s.totals();
-    let n = totals.answers as f64;
     let has_reference = totals.members.values().any(|c| c.expected_first > 0.0);
     let ids = chart::member_ids(s);
     // As wide as the longest id, so that the description has the rest of the line; but the
@@ -88,18 +92,27 @@ fn member_lines(app: &App, e: &Entry, width: usize) -> Vec<Line<'static>> {
         ),
         app.palette.dim(),
     )];
-    let rows = app.viewport.members.max(1);
+    // Answers the reference could not judge: the shares below are of the others.
+    let note = (totals.unjudged > 0 && has_reference)
+        .then(|| format!("{} not judged, % of {}", totals.unjudged, totals.judged()));
+    let rows = app
+        .viewport
+        .members
+        .saturating_sub(usize::from(note.is_some()))
+        .max(1);
     for (i, id) in ids.iter().enumerate().skip(app.member_offset).take(rows) {
-        let c = totals.members.get(id);
-        let seen = if n > 0.0 {
-            percent(c.map_or(0, |c| c.first) as f64 / n)
-        } else {
-            "-".into()
-        };
-        let exp = match (has_reference && n > 0.0, s.expected_share.get(id)) {
-            (true, _) => percent(c.map_or(0.0, |c| c.expected_first) / n),
-            (false, Some(x)) => percent(*x),
-            (false, None) => "-".into(),
+        let c = totals.members.get(id).cloned().unwrap_or_default();
+        let judged = c.expected_share(totals.judged()).filter(|_| has_reference);
+        // Seen and expected of the same answers: those the reference judged.
+        let seen = match judged {
+            Some(_) => c.judged_share(totals.judged()),
+            None => c.share(totals.answers),
+        }
+        .map_or_else(|| "-".into(), percent);
+        let exp = match (judged, s.expected_share.get(id)) {
+            (Some(x), _) => percent(x),
+            (None, Some(x)) => percent(*x),
+            (None, None) => "-".into(),
         };
         let now = s.members.get(id).cloned().unwrap_or_else(|| "gone".into());
         let text = format!(" {:<id_w$} {seen:>4} {exp:>4}  {now}", fit_id(id, id_w));
@@ -107,6 +120,9 @@ fn member_lines(app: &App, e: &Entry, width: usize) -> Vec<Line<'static>> {
             Span::styled(chart::symbol(i).to_string(), app.palette.series(i)),
             Span::raw(fit(&text, width.saturating_sub(1))),
         ]));
+    }
+    if let Some(n) = note {
+        out.push(Line::styled(fit(&n, width), app.palette.dim()));
     }
     out
 }

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod tshark;
+pub mod wrr_spread;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,13 +1,12 @@
 //! Handle Resolution Responses: checked under every profile, recorded in the timeline; and the
 //! goodness-of-fit findings of randomised pools.
 
-use super::{Replay, Scope, FIT_BLOCK};
-use crate::analyse::policy::ShareCache;
+use super::{subject, Replay, Scope, FIT_BLOCK};
 use crate::analyse::rserpool::directory::RegistrarId;
 use crate::analyse::rserpool::event::{Meta, PeInfo};
 use crate::analyse::rserpool::handle::{pe_hex, pe_list, pe_text, PoolHandle};
 use crate::analyse::rserpool::rules::{Draft, Rule};
-use crate::analyse::rserpool::selection::{describe_settings, Checked, ProfilePool};
+use crate::analyse::rserpool::selection::{describe_settings, Checked, Expectation, ProfilePool};
 use crate::analyse::Report;
 
 impl Replay {
@@ -27,18 +26,26 @@ impl Replay {
         // Named only for an observer (`export`): the entry below borrows `self`.
         let registrar = report.observer.is_some().then(|| self.directory.name(reg));
         // A negative answer for a pool it never held is right, and counted with the pool.
+        // Out of `self` while a pool entry of `self` is borrowed (given back below).
+        let mut room = std::mem::take(&mut self.tally_room);
         let Some(e) = self.entry(reg, pool, observed.is_empty()) else {
+            self.tally_room = room;
             self.counters.answers_not_checked += 1;
-            let first = self.registrars.entry(reg).or_default().first_unknown(pool);
+            let first = self.registrars.entry(reg).or_default().unknown_answer(
+                pool,
+                &observed,
+                &mut self.tally_room,
+            );
+            self.record_answer(report, meta, reg, pool, &observed, None);
             if first {
                 let d = Draft::new(
                     Rule::UnknownPool,
                     serde_json::Value::Null,
                     pe_list(&observed),
                     format!(
-                        "answers for pool {pool}, which the replay never saw it hold (registrations \
-                         before the capture began, or a registrar not identified yet): its answers \
-                         for this pool are not checked"
+                        "answers for pool {pool}, which the replay has not seen it hold yet \
+                         (registrations before the capture began, or a registrar not identified \
+                         yet): its answers for this pool are not checked until it has"
                     ),
                 );
                 self.emit(report, reg, pool, Scope::Common, meta.frame, meta.time, d);
@@ -47,6 +54,15 @@ impl Replay {
         };
         e.resolutions += 1;
         if observed.is_empty() {
+            // Judged: nothing listed, nothing expected first (a pool with members is the
+            // `not-found` below).
+            e.tally
+                .count(&[], Some(Expectation::Answer(&[])), &mut room);
+            self.tally_room = room;
+            self.record_answer(report, meta, reg, pool, &[], Some(&[]));
+            let Some(e) = self.entry(reg, pool, false) else {
+                return;
+            };
             // A negative answer: no reference to give.
             if let (Some(o), Some(registrar)) = (report.observing(), &registrar) {
                 let policy = e.membership.policy().map(|p| p.name()).unwrap_or_default();
@@ -113,7 +129,9 @@ impl Replay {
         let mut lead = None;
         let mut lead_expected = None;
         let membership = &e.membership;
-        // Only the lead profile's probabilities are used, and only by the timeline.
+        // Only the lead profile's expectations are used: the answers' counts of `check`
+        // (`tally`, read from the profile without a copy), `stats` and the TUI (the timeline,
+        // from the probabilities it is given when it records).
         let recording = report.timeline.recording();
         for (i, p) in e.profiles.iter_mut().enumerate() {
             let detail = i == 0 && recording;
@@ -152,8 +170,17 @@ impl Replay {
                 reference: lead_expected.as_ref().and_then(|x| x.as_deref()),
             });
         }
-        if let Some(probabilities) = lead {
-            self.record_answer(report, meta, reg, pool, items, &observed, &probabilities);
+        let expectation = e.profiles.first().and_then(|p| p.expectation());
+        e.tally.count(&observed, expectation, &mut room);
+        let judged = expectation.is_some();
+        let describe = e.describe_due;
+        self.tally_room = room;
+        if recording {
+            let judged = judged.then(|| lead.unwrap_or_default());
+            self.record_answer(report, meta, reg, pool, &observed, judged.as_deref());
+            if describe {
+                self.describe_shares(report, reg, pool, items);
+            }
         }
         for (scope, d) in drafts {
             match scope {
@@ -163,78 +190,72 @@ impl Replay {
         }
     }
 
-    /// The lead profile's view of an answer into the timeline, and the members' long-run shares
-    /// when the membership changed since they were last given.
-    #[allow(clippy::too_many_arguments)]
-    fn record_answer(
+    /// An answer into the pool's series (every registrar's answers together), under the
+    /// registrar's name: `probabilities` the lead profile's per member (first, listed), `None`
+    /// for an answer it could not judge.
+    pub(super) fn record_answer(
         &mut self,
         report: &mut Report,
         meta: &Meta,
         reg: RegistrarId,
         pool: &PoolHandle,
-        items: Option<u32>,
         observed: &[u32],
-        probabilities: &[(u32, f64, f64)],
+        probabilities: Option<&[(u32, f64, f64)]>,
+    ) {
+        if !report.timeline.recording() {
+            return;
+        }
+        let source = self.directory.name(reg);
+        let kind = self
+            .registrars
+            .get(&reg)
+            .and_then(|s| s.pools.get(pool))
+            .map_or_else(|| "RSerPool pool".to_string(), |e| e.kind.clone());
+        let chosen: Vec<String> = observed.iter().map(|id| pe_hex(*id)).collect();
+        let expected: Option<Vec<(String, f64, f64)>> =
+            probabilities.map(|p| p.iter().map(|(id, f, a)| (pe_hex(*id), *f, *a)).collect());
+        report.timeline.answer_from(
+            meta.time,
+            &subject(pool),
+            &kind,
+            &source,
+            &chosen,
+            expected.as_deref(),
+        );
+    }
+
+    /// The members' long-run shares when the membership changed since they were last given.
+    fn describe_shares(
+        &mut self,
+        report: &mut Report,
+        reg: RegistrarId,
+        pool: &PoolHandle,
+        items: Option<u32>,
     ) {
         if !report.timeline.recording() {
             return;
         }
         // Out of `self` while a pool entry of `self` is borrowed.
         let mut cache = std::mem::take(&mut self.shares);
-        self.record_answer_with(
-            &mut cache,
-            report,
-            meta,
-            reg,
-            pool,
-            items,
-            observed,
-            probabilities,
-        );
+        if let Some(e) = self.entry(reg, pool, false) {
+            e.describe_due = false;
+            if let Some(p) = e.profiles.first().and_then(|p| p.pool()) {
+                let shares = cache.expected_share(p, p.items_for(items));
+                for share in shares {
+                    let text = p
+                        .member(share.pe_id)
+                        .map(|m| describe_settings(&m.settings))
+                        .unwrap_or_default();
+                    report.timeline.describe(
+                        &e.subject,
+                        &pe_hex(share.pe_id),
+                        text,
+                        Some(share.first),
+                    );
+                }
+            }
+        }
         self.shares = cache;
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn record_answer_with(
-        &mut self,
-        cache: &mut ShareCache,
-        report: &mut Report,
-        meta: &Meta,
-        reg: RegistrarId,
-        pool: &PoolHandle,
-        items: Option<u32>,
-        observed: &[u32],
-        probabilities: &[(u32, f64, f64)],
-    ) {
-        let Some(e) = self.entry(reg, pool, false) else {
-            return;
-        };
-        let (s, kind) = (&e.subject, &e.kind);
-        let chosen: Vec<String> = observed.iter().map(|id| pe_hex(*id)).collect();
-        let expected: Vec<(String, f64, f64)> = probabilities
-            .iter()
-            .map(|(id, f, a)| (pe_hex(*id), *f, *a))
-            .collect();
-        report
-            .timeline
-            .answer(meta.time, s, kind, &chosen, &expected);
-        if !e.describe_due {
-            return;
-        }
-        e.describe_due = false;
-        let Some(p) = e.profiles.first().and_then(|p| p.pool()) else {
-            return;
-        };
-        let shares = cache.expected_share(p, p.items_for(items));
-        for share in shares {
-            let text = p
-                .member(share.pe_id)
-                .map(|m| describe_settings(&m.settings))
-                .unwrap_or_default();
-            report
-                .timeline
-                .describe(&e.subject, &pe_hex(share.pe_id), text, Some(share.first));
-        }
     }
 }
 

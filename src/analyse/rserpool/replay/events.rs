@@ -6,6 +6,7 @@ use crate::analyse::rserpool::event::{Event, Meta, PeInfo};
 use crate::analyse::rserpool::handle::{pe_hex, PoolHandle};
 use crate::analyse::rserpool::membership::{Added, Origin, Reason, Removal};
 use crate::analyse::rserpool::pending::Request;
+use crate::analyse::rserpool::registrar_events::{RegistrarEvent, MAX_EVENT_POOLS};
 use crate::analyse::rserpool::rules::{Draft, Rule};
 use crate::analyse::Report;
 use crate::proto::rserpool::UpdateAction;
@@ -16,6 +17,11 @@ impl Replay {
         self.counters.events += 1;
         self.last_frame = meta.frame;
         self.last_time = Some(meta.time);
+        self.event(meta, event, report);
+        self.apply_renames(report);
+    }
+
+    fn event(&mut self, meta: &Meta, event: Event, report: &mut Report) {
         match event {
             Event::Registration { pool, pe } => {
                 self.pending.push(meta, pool, Request::Registration { pe })
@@ -34,7 +40,11 @@ impl Replay {
             } => {
                 let reg = self.asap_registrar(meta.src);
                 if !refused {
+                    // The registrar may have dropped the PE already (its Handle Update to its
+                    // peers can come first): the accepted deregistration is the event.
                     self.remove_member(report, reg, &pool, pe_id, Reason::Deregistered, meta);
+                    let e = RegistrarEvent::deregistration(meta.frame, meta.time, &pool, pe_id);
+                    self.registrar_event(report, reg, e);
                 }
             }
             Event::HandleResolution { pool, items } => {
@@ -49,7 +59,18 @@ impl Replay {
                     Some(Request::Resolution { items }) => {
                         self.resolution(report, meta, reg, &pool, items, &pes, &causes)
                     }
-                    _ => self.counters.responses_without_request += 1,
+                    _ => {
+                        // Counted with the pool all the same, not checked (the items asked
+                        // for are not known).
+                        self.counters.responses_without_request += 1;
+                        let observed: Vec<u32> = pes.iter().map(|p| p.pe_id).collect();
+                        self.registrars.entry(reg).or_default().unchecked_answer(
+                            &pool,
+                            &observed,
+                            &mut self.tally_room,
+                        );
+                        self.record_answer(report, meta, reg, &pool, &observed, None);
+                    }
                 }
             }
             Event::KeepAlive {
@@ -140,11 +161,39 @@ impl Replay {
             } => {
                 self.enrp_names(meta, sender, receiver);
                 let new_home = self.directory.find_server(sender);
+                // The pools holding PEs whose home was the target, at any registrar, and how
+                // many PEs (each counted once).
+                let mut pools = std::collections::BTreeSet::new();
+                let mut taken = std::collections::BTreeSet::new();
+                for state in self.registrars.values() {
+                    for (h, e) in &state.pools {
+                        for m in e.membership.members() {
+                            if m.home_server_id == target {
+                                pools.insert(h.clone());
+                                taken.insert((h.clone(), m.pe_id));
+                            }
+                        }
+                    }
+                }
                 for (id, state) in self.registrars.iter_mut() {
                     let is_self = Some(*id) == new_home;
                     for e in state.pools.values_mut() {
                         e.membership.takeover(target, sender, is_self);
                     }
+                }
+                if let Some(reg) = new_home {
+                    let pes = taken
+                        .iter()
+                        .map(|(_, id)| *id)
+                        .collect::<std::collections::BTreeSet<_>>();
+                    let e = RegistrarEvent::takeover(
+                        meta.frame,
+                        meta.time,
+                        target,
+                        pools.into_iter().take(MAX_EVENT_POOLS).collect(),
+                        pes.len(),
+                    );
+                    self.registrar_event(report, reg, e);
                 }
             }
             Event::Enrp {
@@ -249,7 +298,23 @@ impl Replay {
             return;
         };
         if !rejected {
+            // What the PE had registered here before, if it had (a re-registration).
+            let before = self
+                .entry(reg, pool, false)
+                .and_then(|e| e.membership.member(pe.pe_id))
+                .filter(|m| m.registered_here)
+                .map(|m| m.policy.settings);
             let added = self.add_member(report, reg, pool, &pe, Origin::Home, meta);
+            if let (Some(before), Some(Added::Updated)) = (before, &added) {
+                let now = pe.policy.as_ref().and_then(|p| p.settings);
+                let changes = match (before, now) {
+                    (Some(b), Some(n)) => b.changes_to(&n),
+                    _ => Vec::new(),
+                };
+                let e =
+                    RegistrarEvent::reregistration(meta.frame, meta.time, pool, pe.pe_id, &changes);
+                self.registrar_event(report, reg, e);
+            }
             if let Some(Added::Inconsistent { pool: theirs }) = added {
                 let offered = pe.policy.as_ref().map(|p| p.name()).unwrap_or_default();
                 let d = Draft::new(

@@ -14,11 +14,13 @@ use super::event::{Endpoint, Meta, PeInfo};
 use super::handle::{pe_hex, PoolHandle};
 use super::membership::{Added, Origin, Reason, Removal};
 use super::pending::Pending;
+use super::registrar_events::RegistrarEvent;
 use super::rules::{Draft, Rule};
 use super::selection::describe_settings;
 use super::state::{PoolEntry, RegistrarState, Totals};
 use crate::analyse::finding::{Finding, Severity, Subject};
 use crate::analyse::policy::{Profile, ShareCache};
+use crate::analyse::timeline::SeriesEvent;
 use crate::analyse::Report;
 use crate::source::Timestamp;
 
@@ -35,6 +37,10 @@ const MAX_TALLIES: usize = 65_536;
 /// these keep their product in check). New ones beyond are not modelled, and counted.
 const MAX_TOTAL_POOLS: usize = 65_536;
 const MAX_TOTAL_MEMBERS: usize = 262_144;
+/// PEs counted in the answers' tallies of all pools together (a PE per pool and registrar; PEs
+/// an answer names that are not members count too). Past it the answers are counted, new PEs
+/// in them are not.
+const MAX_TOTAL_TALLIED: usize = 262_144;
 /// Answers per goodness-of-fit test in a long run (the rest are tested at the end).
 const FIT_BLOCK: u64 = 10_000;
 /// ASAP error cause: pooling policy inconsistent.
@@ -135,6 +141,11 @@ pub struct Replay {
     members_total: usize,
     /// The lead profile's expected shares, by pool state (see `ShareCache`).
     shares: ShareCache,
+    /// Names registrars had in findings already made, and who they turned out to be: the
+    /// findings are renamed (`apply_renames`), so that a report names each registrar one way.
+    renames: Vec<(String, RegistrarId)>,
+    /// PEs that may still be added to answer tallies (`MAX_TOTAL_TALLIED`).
+    tally_room: usize,
 }
 
 /// When something happened: the frame (for findings) and its time.
@@ -178,6 +189,8 @@ impl Replay {
             pools_total: 0,
             members_total: 0,
             shares: ShareCache::default(),
+            renames: Vec::new(),
+            tally_room: MAX_TOTAL_TALLIED,
         }
     }
 
@@ -259,7 +272,9 @@ impl Replay {
         }
         for change in changes {
             match change {
-                Change::Merged { from, into } => {
+                Change::Named { id, was } => self.renames.push((was, id)),
+                Change::Merged { from, into, was } => {
+                    self.renames.push((was, into));
                     if let Some(theirs) = self.registrars.remove(&from) {
                         let rebuilt = self.registrars.entry(into).or_default().absorb(theirs);
                         self.counters.pools_rebuilt += rebuilt;
@@ -289,6 +304,30 @@ impl Replay {
             }
         }
         self.recount();
+    }
+
+    /// Findings made under a registrar's earlier name (its ASAP endpoint, before a keep-alive or
+    /// an announce told its server id) take the name it has now, in the report and among those
+    /// held: one name per registrar in a report.
+    pub(super) fn apply_renames(&mut self, report: &mut Report) {
+        if self.renames.is_empty() {
+            return;
+        }
+        let renames: Vec<(String, String)> = std::mem::take(&mut self.renames)
+            .into_iter()
+            .map(|(was, id)| (was, self.directory.name(id)))
+            .filter(|(was, now)| was != now)
+            .collect();
+        if renames.is_empty() {
+            return;
+        }
+        report.findings.rewrite(|f| rename(f, &renames));
+        for (was, now) in &renames {
+            report.timeline.rename_source(was, now);
+        }
+        for h in self.held.iter_mut().flatten() {
+            rename(&mut h.finding, &renames);
+        }
     }
 
     fn asap_registrar(&mut self, ep: Endpoint) -> RegistrarId {
@@ -449,6 +488,32 @@ impl Replay {
             .set_members(t, &subject(pool), kind, ids.into_iter().map(pe_hex));
     }
 
+    /// Something that happened at a registrar: into its log, and marked on each pool's series.
+    fn registrar_event(&mut self, report: &mut Report, reg: RegistrarId, e: RegistrarEvent) {
+        if report.timeline.recording() {
+            let source = self.directory.name(reg);
+            let text = e.describe();
+            for pool in &e.pools {
+                let kind = self
+                    .registrars
+                    .get(&reg)
+                    .and_then(|s| s.pools.get(pool))
+                    .map_or("", |p| p.kind.as_str())
+                    .to_string();
+                let mark = SeriesEvent {
+                    time: e.time,
+                    offset_ns: 0,
+                    frame: e.frame,
+                    kind: e.kind.name(),
+                    source: source.clone(),
+                    text: text.clone(),
+                };
+                report.timeline.mark(&subject(pool), &kind, mark);
+            }
+        }
+        self.registrars.entry(reg).or_default().events.push(e);
+    }
+
     /// Removes the members whose time ran out (see `membership.rs`), reporting each.
     fn sweep(&mut self, report: &mut Report, reg: RegistrarId, pool: &PoolHandle, at: At) {
         let Some(e) = self.entry(reg, pool, false) else {
@@ -583,6 +648,7 @@ impl Replay {
                 }
             }
         }
+        self.apply_renames(report);
         if self.auto {
             let best: HashMap<RegistrarId, usize> = self
                 .registrars
@@ -606,6 +672,26 @@ impl Replay {
             }
         }
     }
+}
+
+/// A finding of this replay named after a registrar's earlier name takes its new one (`was`
+/// to `now`, in order); whether it changed.
+fn rename(f: &mut Finding, renames: &[(String, String)]) -> bool {
+    if !f.rule.starts_with("rserpool.") {
+        return false;
+    }
+    let mut changed = false;
+    for (was, now) in renames {
+        if f.group != *was {
+            continue;
+        }
+        f.group.clone_from(now);
+        if let Some(rest) = f.message.strip_prefix(&format!("registrar {was}: ")) {
+            f.message = format!("registrar {now}: {rest}");
+        }
+        changed = true;
+    }
+    changed
 }
 
 /// The info finding of a removal the capture implies.
