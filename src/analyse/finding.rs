@@ -144,7 +144,40 @@ const RUN_GAP_SECONDS: f64 = 10.0;
 /// that counts the others.
 pub const RUN_FOLDED: usize = 4;
 
-/// Findings kept up to `limit`; counts per rule and severity stay exact past it.
+/// Subjects whose findings are counted by rule and severity ([`Findings::by_subject`]); the
+/// findings of others are counted in [`Findings::subjects_not_counted`].
+pub const MAX_COUNTED_SUBJECTS: usize = 4096;
+
+/// Counts of findings by rule and severity.
+pub type RuleCounts = BTreeMap<(&'static str, Severity), u64>;
+
+/// Adds `n` to `subject`'s count of `key`; false when the subject is not counted (past
+/// [`MAX_COUNTED_SUBJECTS`]).
+fn count_subject(
+    counts: &mut BTreeMap<Subject, RuleCounts>,
+    subject: &Subject,
+    key: (&'static str, Severity),
+    n: u64,
+) -> bool {
+    // Looked up first: a subject's findings rarely are its first, and the key is cloned only
+    // for a new one.
+    if let Some(c) = counts.get_mut(subject) {
+        *c.entry(key).or_default() += n;
+        return true;
+    }
+    if counts.len() >= MAX_COUNTED_SUBJECTS {
+        return false;
+    }
+    *counts
+        .entry(subject.clone())
+        .or_default()
+        .entry(key)
+        .or_default() += n;
+    true
+}
+
+/// Findings kept up to `limit`; counts per rule and severity (and per subject, for a bounded
+/// number of subjects) stay exact past it.
 #[derive(Debug)]
 pub struct Findings {
     limit: usize,
@@ -154,6 +187,10 @@ pub struct Findings {
     dropped: u64,
     by_rule: BTreeMap<&'static str, u64>,
     by_severity: BTreeMap<Severity, u64>,
+    by_rule_severity: RuleCounts,
+    /// Per subject (up to [`MAX_COUNTED_SUBJECTS`]): what the metrics show per server and pool.
+    by_subject: BTreeMap<Subject, RuleCounts>,
+    subjects_not_counted: u64,
 }
 
 impl Findings {
@@ -165,12 +202,24 @@ impl Findings {
             dropped: 0,
             by_rule: BTreeMap::new(),
             by_severity: BTreeMap::new(),
+            by_rule_severity: BTreeMap::new(),
+            by_subject: BTreeMap::new(),
+            subjects_not_counted: 0,
+        }
+    }
+
+    /// Counts `n` findings of `rule` and `severity` about `subject`.
+    fn tally(&mut self, rule: &'static str, severity: Severity, subject: &Subject, n: u64) {
+        *self.by_rule.entry(rule).or_default() += n;
+        *self.by_severity.entry(severity).or_default() += n;
+        *self.by_rule_severity.entry((rule, severity)).or_default() += n;
+        if !count_subject(&mut self.by_subject, subject, (rule, severity), n) {
+            self.subjects_not_counted += n;
         }
     }
 
     pub fn push(&mut self, f: Finding) {
-        *self.by_rule.entry(f.rule).or_default() += 1;
-        *self.by_severity.entry(f.severity).or_default() += 1;
+        self.tally(f.rule, f.severity, &f.subject, 1);
         if self.kept.len() < self.limit {
             self.kept.push(f);
         } else {
@@ -178,10 +227,16 @@ impl Findings {
         }
     }
 
-    /// Counts `n` findings that are not listed (their analyser kept only a tally of them).
-    pub fn count_unlisted(&mut self, rule: &'static str, severity: Severity, n: u64) {
-        *self.by_rule.entry(rule).or_default() += n;
-        *self.by_severity.entry(severity).or_default() += n;
+    /// Counts `n` findings about `subject` that are not listed (their analyser kept only a
+    /// tally of them).
+    pub fn count_unlisted(
+        &mut self,
+        rule: &'static str,
+        severity: Severity,
+        subject: &Subject,
+        n: u64,
+    ) {
+        self.tally(rule, severity, subject, n);
         self.dropped += n;
     }
 
@@ -221,6 +276,22 @@ impl Findings {
         self.by_severity.get(&s).copied().unwrap_or(0)
     }
 
+    /// Every finding counted by rule and severity.
+    pub fn by_rule_severity(&self) -> &RuleCounts {
+        &self.by_rule_severity
+    }
+
+    /// The findings of each subject by rule and severity (up to [`MAX_COUNTED_SUBJECTS`]
+    /// subjects).
+    pub fn by_subject(&self) -> &BTreeMap<Subject, RuleCounts> {
+        &self.by_subject
+    }
+
+    /// Findings about subjects past [`MAX_COUNTED_SUBJECTS`], counted in the totals only.
+    pub fn subjects_not_counted(&self) -> u64 {
+        self.subjects_not_counted
+    }
+
     /// Whether any finding is at or above `s`.
     pub fn any_at_least(&self, s: Severity) -> bool {
         self.by_severity.range(s..).any(|(_, n)| *n > 0)
@@ -238,6 +309,17 @@ impl Findings {
         }
         for (severity, n) in other.by_severity {
             *self.by_severity.entry(severity).or_default() += n;
+        }
+        for (key, n) in other.by_rule_severity {
+            *self.by_rule_severity.entry(key).or_default() += n;
+        }
+        self.subjects_not_counted += other.subjects_not_counted;
+        for (subject, counts) in other.by_subject {
+            for (key, n) in counts {
+                if !count_subject(&mut self.by_subject, &subject, key, n) {
+                    self.subjects_not_counted += n;
+                }
+            }
         }
         self.dropped += other.dropped;
         self.kept.extend(other.kept);
@@ -387,6 +469,44 @@ mod tests {
         assert_eq!(j["pool"], "RR-Pool");
         assert_eq!(j["severity"], "warning");
         assert_eq!(format!("[{:<7}]", Severity::Info), "[info   ]");
+    }
+
+    #[test]
+    fn findings_are_counted_per_subject_for_a_bounded_number_of_subjects() {
+        let mut fs = Findings::new(0);
+        let server = |i: usize| Subject::Server(format!("10.0.{}.{}", i / 256, i % 256));
+        for i in 0..MAX_COUNTED_SUBJECTS + 3 {
+            let mut x = f(i as u64, "dhcp.lb.no-answer", Severity::Warning);
+            x.subject = server(i);
+            fs.push(x);
+        }
+        fs.count_unlisted("dhcp.lb.no-answer", Severity::Warning, &server(0), 5);
+        assert_eq!(fs.by_subject().len(), MAX_COUNTED_SUBJECTS);
+        assert_eq!(fs.subjects_not_counted(), 3);
+        assert_eq!(
+            fs.by_subject()[&server(0)][&("dhcp.lb.no-answer", Severity::Warning)],
+            6
+        );
+        assert_eq!(
+            fs.by_rule_severity()[&("dhcp.lb.no-answer", Severity::Warning)],
+            MAX_COUNTED_SUBJECTS as u64 + 8
+        );
+        // Another part's counts: a known subject adds up, a new one past the bound is counted.
+        let mut other = Findings::new(0);
+        other.push(f(1, "rserpool.order", Severity::Error));
+        let mut known = f(2, "dhcp.lb.no-answer", Severity::Warning);
+        known.subject = server(1);
+        other.push(known);
+        fs.absorb(other);
+        assert_eq!(
+            fs.by_subject()[&server(1)][&("dhcp.lb.no-answer", Severity::Warning)],
+            2
+        );
+        assert_eq!(fs.subjects_not_counted(), 4);
+        assert_eq!(
+            fs.by_rule_severity()[&("rserpool.order", Severity::Error)],
+            1
+        );
     }
 
     #[test]

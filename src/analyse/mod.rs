@@ -11,6 +11,7 @@ pub mod episodes;
 pub mod failover;
 pub mod finding;
 pub mod msgstats;
+pub mod observe;
 pub mod policy;
 pub mod rserpool;
 pub mod setup;
@@ -82,10 +83,12 @@ impl From<Vec<u8>> for KeyBytes {
     }
 }
 
-/// What analysers write into: findings, and the series the statistics and the TUI show.
+/// What analysers write into: findings, and the series the statistics and the TUI show; and,
+/// for whoever asked, every record as it is made ([`observe`]).
 pub struct Report {
     pub findings: Findings,
     pub timeline: Timeline,
+    pub observer: Option<Box<dyn observe::Observer>>,
     /// While set, findings outside its agreed set are held back rather than recorded.
     hold: Option<Hold>,
 }
@@ -106,6 +109,7 @@ impl Report {
         Report {
             findings: Findings::new(max_findings),
             timeline: Timeline::new(interval_ns),
+            observer: None,
             hold: None,
         }
     }
@@ -117,6 +121,7 @@ impl Report {
         Report {
             findings: Findings::new(max_findings),
             timeline: Timeline::new(60_000_000_000).not_recording(),
+            observer: None,
             hold: None,
         }
     }
@@ -153,11 +158,25 @@ impl Report {
         }
     }
 
+    /// The same report, its records handed to `o` as they are made.
+    pub fn observed(mut self, o: Box<dyn observe::Observer>) -> Self {
+        self.observer = Some(o);
+        self
+    }
+
+    /// The observer, when there is one: analysers build a record only then.
+    pub fn observing(&mut self) -> Option<&mut (dyn observe::Observer + 'static)> {
+        self.observer.as_deref_mut()
+    }
+
     /// Records a finding and counts it in its subject's window.
     pub fn push(&mut self, mut f: finding::Finding, t: Timestamp) {
         f.time = Some(t);
         let Some(f) = self.held(f) else { return };
         self.timeline.finding(t, &f.subject);
+        if let Some(o) = &mut self.observer {
+            o.finding(&f);
+        }
         self.findings.push(f);
     }
 
@@ -174,6 +193,9 @@ impl Report {
         f.time = Some(t);
         let Some(f) = self.held(f) else { return };
         self.timeline.member_finding(t, series, member);
+        if let Some(o) = &mut self.observer {
+            o.finding(&f);
+        }
         self.findings.push(f);
     }
 
@@ -187,7 +209,10 @@ impl Report {
         n: u64,
     ) {
         self.timeline.findings(t, subject, n);
-        self.findings.count_unlisted(rule, severity, n);
+        if let Some(o) = &mut self.observer {
+            o.unlisted(rule, severity, subject, t, n);
+        }
+        self.findings.count_unlisted(rule, severity, subject, n);
     }
 }
 

@@ -19,10 +19,10 @@ use super::exit;
 use super::input::DecodeArgs;
 use super::read::{DisplayFilterArgs, FieldArgs, ReadSink, TimeArgs};
 use crate::analyse::finding::Severity;
-use crate::analyse::Report;
 use crate::dissect::FrameSummary;
 use crate::generate::IfOptions;
 use crate::output::capture_file::CaptureFile;
+use crate::output::metrics::{self, http, Pace, Published};
 use crate::output::Format;
 use crate::pipeline::{Decoded, Pipeline, Sink};
 use crate::source::live::{
@@ -94,6 +94,16 @@ pub struct LiveArgs {
     /// With --check: list every finding in the text report (as `check --all-findings`).
     #[arg(long, requires = "check")]
     pub all_findings: bool,
+
+    /// Serve Prometheus metrics at http://ADDR:PORT/metrics while capturing (the analysers'
+    /// with --check; the capture's own always): `ADDR:PORT`, or a port alone for the loopback
+    /// address; port 0 picks a free one. The address bound is printed on standard error.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub metrics: Option<String>,
+
+    /// Write the metrics to FILE when the capture ends (as `check --metrics-file`).
+    #[arg(long, value_name = "FILE")]
+    pub metrics_file: Option<PathBuf>,
 
     /// Stop after this many seconds.
     #[arg(long, value_name = "SECONDS")]
@@ -286,14 +296,38 @@ impl Sink for CaptureSink {
     }
 }
 
-/// The pipeline's run loop, with the outputs flushed whenever the source has nothing waiting.
-/// Returns the error that ended the capture, if one did.
+/// The metrics served while capturing: the page, how often it is made again, the server.
+struct LiveMetrics {
+    page: Published,
+    pace: Pace,
+    /// None with --metrics-file alone (no snapshot before the end); dropping it stops serving.
+    server: Option<http::Server>,
+}
+
+impl LiveMetrics {
+    /// A snapshot of the analysers (on this thread, which runs them), published for the server.
+    fn publish(&self, sink: &CaptureSink, stats: &crate::pipeline::RunStats, live: &LiveStats) {
+        let sinks = sink.check.as_slice();
+        let text = check::metrics_of(sinks, stats, Some(live)).render();
+        self.page.publish(text);
+    }
+}
+
+/// The pipeline's run loop, with the outputs flushed whenever the source has nothing waiting,
+/// and the metrics made again at their pace. Returns the error that ended the capture, if one
+/// did.
 fn drive(
     source: &mut LiveSource,
     pipeline: &mut Pipeline,
     sink: &mut CaptureSink,
+    mut metrics: Option<&mut LiveMetrics>,
 ) -> Option<SourceError> {
     while !sink.stopped() {
+        if let Some(m) = metrics.as_deref_mut() {
+            if m.pace.due() {
+                m.publish(sink, &pipeline.stats(), &source.stats());
+            }
+        }
         let mut idle = false;
         match source.poll_frame() {
             Ok(Polled::Frame(f)) => pipeline.feed(&f, sink),
@@ -310,6 +344,24 @@ fn drive(
         }
     }
     None
+}
+
+/// Binds the metrics endpoint (before the capture opens, so a taken port stops the run at
+/// once) and says where it is.
+fn serve_metrics(address: &str) -> Result<LiveMetrics> {
+    let addr = http::parse_address(address).map_err(Error::msg)?;
+    let page = Published::new();
+    let server = http::Server::start(addr, page.clone(), http::Limits::default())
+        .map_err(|e| Error::msg(format!("--metrics {address}: cannot listen on {addr}: {e}")))?;
+    eprintln!(
+        "poolshark: metrics at http://{}/metrics",
+        server.local_addr()
+    );
+    Ok(LiveMetrics {
+        page,
+        pace: Pace::new(metrics::SNAPSHOT_EVERY),
+        server: Some(server),
+    })
 }
 
 /// One line for stderr about the capture itself.
@@ -334,13 +386,24 @@ pub fn run(args: LiveArgs) -> Result<i32> {
     let columns = args.fields.columns(args.format)?;
     let live_opts = live_options(&args)?;
     check_stdout_write(&args)?;
+    let wants_metrics = args.metrics.is_some() || args.metrics_file.is_some();
     let check = if args.check {
         Some(CheckSink::new(
             check::analysers(&args.analysis)?,
-            Report::for_findings(args.analysis.max_findings),
+            // The series too when metrics are made: the pool elements' shares.
+            check::findings_report(args.analysis.max_findings, wants_metrics),
         ))
     } else {
         None
+    };
+    let mut metrics = match &args.metrics {
+        Some(a) => Some(serve_metrics(a)?),
+        None if args.metrics_file.is_some() => Some(LiveMetrics {
+            page: Published::new(),
+            pace: Pace::new(metrics::SNAPSHOT_EVERY),
+            server: None,
+        }),
+        None => None,
     };
     interrupt::install()?;
     let mut source = LiveSource::open(&live_opts).map_err(|e| Error::msg(e.to_string()))?;
@@ -372,11 +435,12 @@ pub fn run(args: LiveArgs) -> Result<i32> {
         last_flush: Instant::now(),
     };
     let mut pipeline = Pipeline::new(opts);
-    let fatal = drive(&mut source, &mut pipeline, &mut sink);
+    let served = metrics.as_mut().filter(|m| m.server.is_some());
+    let fatal = drive(&mut source, &mut pipeline, &mut sink, served);
     let live_stats = source.stats();
     let CaptureSink {
         read,
-        check,
+        mut check,
         recorder,
         ..
     } = sink;
@@ -396,20 +460,22 @@ pub fn run(args: LiveArgs) -> Result<i32> {
     output?;
     let stats = pipeline.stats();
     let mut failed = false;
-    if let Some(mut c) = check {
+    if let Some(c) = &mut check {
         let format = match args.format {
             Format::Text | Format::Fields => CheckFormat::Text,
             Format::Json | Format::Jsonl => CheckFormat::Json,
         };
         let mut out = io::stdout().lock();
-        failed = check::report(
-            &mut c,
-            &stats,
-            format,
-            args.all_findings,
-            args.fail_on,
-            &mut out,
-        )?;
+        failed = check::report(c, &stats, format, args.all_findings, args.fail_on, &mut out)?;
+    }
+    if let Some(m) = &metrics {
+        // The last snapshot: the analysers' run has ended.
+        let text = check::metrics_of(check.as_slice(), &stats, Some(&live_stats)).render();
+        if let Some(path) = &args.metrics_file {
+            metrics::write_file(path, &text)
+                .map_err(|e| Error::msg(format!("cannot write {}: {e}", path.display())))?;
+        }
+        m.page.publish(text);
     }
     eprintln!("poolshark: {}", live_summary(&info, &live_stats));
     eprintln!("poolshark: {}", stats.summary_line());

@@ -71,6 +71,12 @@ pub struct CheckArgs {
         help_heading = "ISC DHCP failover"
     )]
     pub leases: Vec<super::leases::SeedArg>,
+
+    /// Write the run's Prometheus metrics to FILE at the end, in the text format that `capture
+    /// --metrics` serves (for a node exporter's textfile collector, or a batch job). Several
+    /// files: one snapshot, each series labelled with its `file`.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub metrics_file: Option<std::path::PathBuf>,
 }
 
 /// How the analysers are set up: shared by `check`, `stats` and the TUI.
@@ -239,7 +245,7 @@ impl CheckSink {
     }
 
     /// Ends its analysers' run, once (more calls do nothing).
-    fn finish(&mut self, last: Option<crate::source::Timestamp>) {
+    pub fn finish(&mut self, last: Option<crate::source::Timestamp>) {
         if std::mem::replace(&mut self.finished, true) {
             return;
         }
@@ -282,10 +288,15 @@ impl Sink for CheckSink {
 /// Check's analysers in the parts that can run apart, each with a report of its own: RSerPool's
 /// replay, and the DHCP load-balancing and failover replays (which read the same messages). The
 /// parts' reports are merged at the end, so what `check` says is the same whether the parts
-/// share one pipeline or each decodes on a thread of its own.
-/// With `plotting`, the reports keep their series (in windows of [`PLOT_INTERVAL_NS`]) for
-/// `--plot`.
-fn parts(all: Vec<Box<dyn Analyser>>, max_findings: usize, plotting: bool) -> Vec<CheckSink> {
+/// share one pipeline or each decodes on a thread of its own. With `plotting`, the reports keep
+/// their series (in windows of [`PLOT_INTERVAL_NS`]) for `--plot`; with `timeline`, in a
+/// minute's windows (the metrics' pool element shares); `check` alone reads neither.
+fn parts(
+    all: Vec<Box<dyn Analyser>>,
+    max_findings: usize,
+    plotting: bool,
+    timeline: bool,
+) -> Vec<CheckSink> {
     let (first, rest): (Vec<_>, Vec<_>) = all.into_iter().partition(|a| {
         a.protocols()
             .iter()
@@ -298,7 +309,7 @@ fn parts(all: Vec<Box<dyn Analyser>>, max_findings: usize, plotting: bool) -> Ve
             let report = if plotting {
                 Report::new(max_findings, PLOT_INTERVAL_NS)
             } else {
-                Report::for_findings(max_findings)
+                findings_report(max_findings, timeline)
             };
             CheckSink::new(analysers, report)
         })
@@ -308,6 +319,16 @@ fn parts(all: Vec<Box<dyn Analyser>>, max_findings: usize, plotting: bool) -> Ve
 /// The windows `check --plot` records: a second, merged by the plot into round intervals of at
 /// most 60 columns (and coarsened by the timeline on a long capture).
 const PLOT_INTERVAL_NS: u64 = 1_000_000_000;
+
+/// The report `check` writes into: findings only, or findings and the series (`timeline`),
+/// windows as long as the findings-only report's origin assumes.
+pub fn findings_report(max_findings: usize, timeline: bool) -> Report {
+    if timeline {
+        Report::new(max_findings, 60_000_000_000)
+    } else {
+        Report::for_findings(max_findings)
+    }
+}
 
 /// The parts on one pipeline.
 struct Fan<'a>(&'a mut [CheckSink]);
@@ -511,6 +532,9 @@ pub fn run(mut args: CheckArgs) -> Result<i32> {
         for n in &checked.notes {
             bars.eprintln(n);
         }
+        if let (Some(path), Some(m)) = (&args.metrics_file, checked.metrics) {
+            write_metrics(path, &m)?;
+        }
         return Ok(checked.code);
     }
     // Threads to spare beyond one per file go to the files' parts.
@@ -518,6 +542,7 @@ pub fn run(mut args: CheckArgs) -> Result<i32> {
     let mut worst = exit::OK;
     let mut out = std::io::stdout().lock();
     let mut written: Result<()> = Ok(());
+    let mut metrics = crate::output::metrics::Exposition::new();
     if args.format == CheckFormat::Json {
         written = out.write_all(b"[\n").map_err(Error::from);
     }
@@ -528,7 +553,12 @@ pub fn run(mut args: CheckArgs) -> Result<i32> {
         |i, checked| {
             let file = files.get(i).map_or("", String::as_str);
             let (code, report, notes) = match checked {
-                Ok(c) => (c.code, Ok(c.report), c.notes),
+                Ok(c) => {
+                    if let Some(m) = c.metrics {
+                        metrics.merge(m.labelled("file", file));
+                    }
+                    (c.code, Ok(c.report), c.notes)
+                }
                 Err(e) => (
                     exit::USAGE,
                     Err(e.to_string()),
@@ -549,7 +579,15 @@ pub fn run(mut args: CheckArgs) -> Result<i32> {
         out.write_all(b"\n]\n")?;
     }
     out.flush()?;
+    if let Some(path) = &args.metrics_file {
+        write_metrics(path, &metrics)?;
+    }
     Ok(worst)
+}
+
+fn write_metrics(path: &std::path::Path, m: &crate::output::metrics::Exposition) -> Result<()> {
+    crate::output::metrics::write_file(path, &m.render())
+        .map_err(|e| Error::msg(format!("cannot write {}: {e}", path.display())))
 }
 
 /// One file's report among several: text under a `== FILE` header, JSON as an element of the
@@ -596,6 +634,8 @@ fn write_json(out: &mut dyn Write, v: &serde_json::Value) -> Result<()> {
 /// What one file gave: its report, and its exit code on its own.
 struct Checked {
     report: Rendered,
+    /// The run's metrics, with `--metrics-file`.
+    metrics: Option<crate::output::metrics::Exposition>,
     code: i32,
     /// Lines for standard error once the file is done: its summary, why it stopped.
     notes: Vec<String>,
@@ -624,12 +664,19 @@ fn check_file(
         analysers_seeded(&args.analysis, seeds)?,
         args.analysis.max_findings,
         args.plot.is_some(),
+        args.metrics_file.is_some(),
     );
     let (stats, fatal) = if threads > 1 && parts.len() > 1 {
         run_parts(file, &input, opts, bars, label, &mut parts)?
     } else {
         run_file(file, &input, opts, bars, label, &mut Fan(&mut parts))?
     };
+    let metrics = args.metrics_file.is_some().then(|| {
+        for p in &mut parts {
+            p.finish(stats.last);
+        }
+        metrics_of(&parts, &stats, None)
+    });
     let mut sink = finish_parts(parts, stats.last);
     let report = render_finished(&mut sink, &stats, args.format, args.all_findings);
     let failed = sink.report.findings.any_at_least(args.fail_on);
@@ -659,8 +706,29 @@ fn check_file(
     };
     Ok(Checked {
         report,
+        metrics,
         code,
         notes,
+    })
+}
+
+/// The metrics of sinks whose analysers ran over a run with `stats` (and, live, `live`).
+pub fn metrics_of(
+    sinks: &[CheckSink],
+    stats: &crate::pipeline::RunStats,
+    live: Option<&crate::source::live::LiveStats>,
+) -> crate::output::metrics::Exposition {
+    use crate::output::metrics::snapshot::{snapshot, Part, Sources};
+    snapshot(&Sources {
+        parts: sinks
+            .iter()
+            .map(|s| Part {
+                analysers: &s.analysers,
+                report: &s.report,
+            })
+            .collect(),
+        stats,
+        live,
     })
 }
 

@@ -3,6 +3,7 @@
 pub mod capture;
 pub mod check;
 pub mod configs;
+pub mod export;
 pub mod files;
 pub mod generate;
 pub mod hash;
@@ -50,6 +51,9 @@ pub enum Command {
     Capture(capture::LiveArgs),
     /// Replay a capture through the reference algorithms and report every deviation.
     Check(check::CheckArgs),
+    /// Write a capture's messages, DHCP transactions, RSerPool resolutions, findings and
+    /// windows as Parquet tables (one file per table per capture).
+    Export(export::ExportArgs),
     /// Per-pool balance over time and message statistics.
     #[command(mut_arg("jobs", |a| a.help(stats::JOBS_HELP)))]
     Stats(stats::StatsArgs),
@@ -88,6 +92,7 @@ pub fn main() -> i32 {
         Command::Capture(a) => capture::run(a),
         Command::Check(a) => check::run(a),
         Command::Stats(a) => stats::run(a),
+        Command::Export(a) => export::run(a),
         Command::Tui(a) => tui::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Hash(a) => hash::run(a),

@@ -76,6 +76,12 @@ impl Running {
 
     /// `capture ARGS`, in the working directory `dir` if given.
     fn start_in(dir: Option<&Path>, args: &[&str]) -> Running {
+        Running::start_with(dir, Stdio::piped(), args)
+    }
+
+    /// `capture ARGS` in `dir` (if given), its standard output to `stdout` (a file, for a long
+    /// listing that nobody reads while it runs).
+    fn start_with(dir: Option<&Path>, stdout: Stdio, args: &[&str]) -> Running {
         let mut cmd = poolshark();
         if let Some(d) = dir {
             cmd.current_dir(d);
@@ -83,7 +89,7 @@ impl Running {
         let mut child = cmd
             .arg("capture")
             .args(args)
-            .stdout(Stdio::piped())
+            .stdout(stdout)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
@@ -120,12 +126,9 @@ impl Running {
     /// Waits for the process to end; (exit code, stdout's bytes, stderr).
     fn finish_bytes(mut self) -> (i32, Vec<u8>, String) {
         let mut out = Vec::new();
-        self.child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_end(&mut out)
-            .unwrap();
+        if let Some(mut o) = self.child.stdout.take() {
+            o.read_to_end(&mut out).unwrap();
+        }
         let status = self.child.wait().unwrap();
         while let Ok(l) = self.stderr.recv_timeout(Duration::from_secs(5)) {
             self.stderr_lines.push(l);
@@ -745,4 +748,274 @@ fn without_privileges_the_error_names_cap_net_raw_and_root() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("cannot capture on lo"), "{err}");
     assert!(err.contains("CAP_NET_RAW") && err.contains("root"), "{err}");
+}
+
+/// The address `capture --metrics` said it serves on.
+fn metrics_address(run: &Running) -> std::net::SocketAddr {
+    run.stderr_lines
+        .iter()
+        .find_map(|l| l.strip_prefix("poolshark: metrics at http://"))
+        .and_then(|l| l.strip_suffix("/metrics"))
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no metrics address: {:?}", run.stderr_lines))
+}
+
+/// An HTTP/1.1 request to `addr`: (status line, body).
+fn http(addr: std::net::SocketAddr, request: &str) -> (String, String) {
+    use std::io::Write;
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut all = String::new();
+    s.read_to_string(&mut all).unwrap();
+    let (head, body) = all.split_once("\r\n\r\n").unwrap_or((&all, ""));
+    (
+        head.lines().next().unwrap_or("").to_string(),
+        body.to_string(),
+    )
+}
+
+fn scrape(addr: std::net::SocketAddr) -> String {
+    let (status, body) = http(addr, "GET /metrics HTTP/1.1\r\nHost: poolshark\r\n\r\n");
+    assert_eq!(status, "HTTP/1.1 200 OK", "{body}");
+    body
+}
+
+/// Whether tcpreplay can be run; skips (or fails, with live capture required) otherwise.
+fn have_tcpreplay() -> bool {
+    let ok = Command::new("tcpreplay")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        if std::env::var_os("POOLSHARK_REQUIRE_LIVE").is_some() {
+            panic!("POOLSHARK_REQUIRE_LIVE is set but tcpreplay cannot be run");
+        }
+        poolshark::test_support::skip("tcpreplay is not installed (apt-get install tcpreplay)");
+    }
+    ok
+}
+
+/// Shared captures replayed onto `lo` while `capture --check --metrics` runs: what a scrape says
+/// during the capture and what the last page says at its end agree with `check --format json` on
+/// the capture file it wrote (the same frames, with the times they were seen), and promtool
+/// accepts both pages.
+#[test]
+fn metrics_served_while_capturing_agree_with_check_on_the_same_frames() {
+    let _lo = LO.lock().unwrap_or_else(|e| e.into_inner());
+    if !live_permitted() || !have_tcpreplay() {
+        return;
+    }
+    let (Some(rserpool), Some(kea)) = (
+        common::shared_capture("rserpool/rsplib-multi-pe.pcap"),
+        common::shared_capture("dhcp-kea/kea-2.2-ha-load-balancing-v6.pcap"),
+    ) else {
+        return;
+    };
+    let promtool = crate::metrics::have_promtool();
+    let (file, last, listing) = (
+        temp_path("metrics.pcapng"),
+        temp_path("last.prom"),
+        temp_path("listing.txt"),
+    );
+    let run = Running::start_with(
+        None,
+        Stdio::from(std::fs::File::create(&listing).unwrap()),
+        &[
+            "-i",
+            "lo",
+            "--check",
+            "--metrics",
+            "127.0.0.1:0",
+            "--metrics-file",
+            last.to_str().unwrap(),
+            "-w",
+            file.to_str().unwrap(),
+            "--duration",
+            "120",
+        ],
+    );
+    let addr = metrics_address(&run);
+    assert!(addr.ip().is_loopback() && addr.port() != 0, "{addr}");
+    // Before any frame: the page is there, with the capture's own counts.
+    std::thread::sleep(Duration::from_millis(1200));
+    let first = crate::metrics::Page::parse(&scrape(addr));
+    assert_eq!(first.get("poolshark_frames_total", &[]), Some(0.0));
+    for capture in [&rserpool, &kea] {
+        // A rate lo takes without a drop (the kernel's drops are checked below).
+        let o = Command::new("tcpreplay")
+            .args(["-q", "-i", "lo", "--pps", "4000"])
+            .arg(capture)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    // The frames of both files, counted by a scrape while the capture goes on.
+    let want = |c: &Path| {
+        let o = poolshark()
+            .args(["check", "--no-progress", "--format", "json"])
+            .arg(c)
+            .output()
+            .unwrap();
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let (rs, k) = (want(&rserpool), want(&kea));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let live = loop {
+        let text = scrape(addr);
+        let page = crate::metrics::Page::parse(&text);
+        let rs_messages = page.sum_by("poolshark_messages_total", "protocol");
+        // Every RSerPool and DHCPv6 message of the two files (the Kea file's neighbour
+        // discovery is not captured: the default filter keeps what poolshark decodes).
+        if rs_messages.get("asap").copied().unwrap_or(0.0)
+            + rs_messages.get("enrp").copied().unwrap_or(0.0)
+            == rs["summary"]["messages"].as_f64().unwrap()
+            && rs_messages.get("dhcpv6").copied() == k["summary"]["messages"].as_f64()
+        {
+            break (text, page);
+        }
+        assert!(Instant::now() < deadline, "{text}");
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    let (text, page) = live;
+    assert_eq!(
+        page.get("poolshark_capture_kernel_dropped_total", &[]),
+        Some(0.0),
+        "{text}"
+    );
+    // RSerPool resolutions are counted as they are answered: the scrape has every one.
+    for p in rs["pools"].as_array().unwrap() {
+        assert_eq!(
+            page.get(
+                "poolshark_rserpool_resolutions_total",
+                &[
+                    ("registrar", p["registrar"].as_str().unwrap()),
+                    ("pool", p["handle"].as_str().unwrap())
+                ]
+            ),
+            p["resolutions"].as_f64(),
+            "{p}"
+        );
+    }
+    if promtool {
+        crate::metrics::promtool_accepts(&text);
+    }
+    // SAFETY: a signal to our own child process.
+    let r = unsafe { libc::kill(run.child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(r, 0);
+    let (code, _, err) = run.finish();
+    assert!(matches!(code, 0 | 1), "{err}");
+    // The last page against check on the frames the capture wrote.
+    let o = poolshark()
+        .args(["check", "--no-progress", "--format", "json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let last_text = std::fs::read_to_string(&last).unwrap();
+    let last_page = crate::metrics::Page::parse(&last_text);
+    crate::metrics::names_follow_the_conventions(&last_page);
+    crate::metrics::agrees_with_report(&last_page, &report, None);
+    assert_eq!(
+        last_page.get("poolshark_capture_frames_total", &[]),
+        report["summary"]["frames"].as_f64()
+    );
+    // Both files' analyses are in it: the Kea pair and the rsplib registrars.
+    assert!(!last_page
+        .all("poolshark_dhcp_balanced_answers_total")
+        .is_empty());
+    assert!(!last_page
+        .all("poolshark_rserpool_resolutions_total")
+        .is_empty());
+    if promtool {
+        crate::metrics::promtool_accepts(&last_text);
+    }
+    for f in [&file, &last, &listing] {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
+/// The endpoint while capturing: 404 and 405 where due, a client that never sends and one that
+/// never reads block neither the capture nor the other scrapes, concurrent scrapes are served.
+#[test]
+fn the_metrics_endpoint_serves_scrapes_alongside_stuck_clients() {
+    use std::io::Write;
+    let _lo = LO.lock().unwrap_or_else(|e| e.into_inner());
+    if !live_permitted() {
+        return;
+    }
+    let run = Running::start(&[
+        "-i",
+        "lo",
+        "--check",
+        "--metrics",
+        "127.0.0.1:0",
+        "--duration",
+        "60",
+    ]);
+    let addr = metrics_address(&run);
+    assert_eq!(
+        http(addr, "GET / HTTP/1.1\r\n\r\n").0,
+        "HTTP/1.1 404 Not Found"
+    );
+    assert_eq!(
+        http(addr, "GET /metric HTTP/1.1\r\n\r\n").0,
+        "HTTP/1.1 404 Not Found"
+    );
+    assert_eq!(
+        http(addr, "POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n").0,
+        "HTTP/1.1 405 Method Not Allowed"
+    );
+    // One sends nothing; one asks and never reads (its answer waits in the socket buffers).
+    let silent: Vec<_> = (0..4)
+        .map(|_| std::net::TcpStream::connect(addr).unwrap())
+        .collect();
+    let mut deaf = std::net::TcpStream::connect(addr).unwrap();
+    deaf.write_all(b"GET /metrics HTTP/1.1\r\n\r\n").unwrap();
+    // The capture goes on: a frame sent now is counted by the next snapshots.
+    send_udp((Ipv4Addr::LOCALHOST.into(), 67), &dhcpv4_discover());
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(10);
+    loop {
+        let page = crate::metrics::Page::parse(&scrape(addr));
+        // At least: another program may send on lo too.
+        if page.get("poolshark_frames_total", &[]) >= Some(1.0) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the frame was never counted");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Eight scrapes at once, each answered in full and soon.
+    let t = Instant::now();
+    let scrapes: Vec<_> = (0..8)
+        .map(|_| std::thread::spawn(move || scrape(addr)))
+        .collect();
+    for s in scrapes {
+        let text = s.join().unwrap();
+        assert!(text.contains("\npoolshark_frames_total "), "{text}");
+    }
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    // SAFETY: a signal to our own child process.
+    let r = unsafe { libc::kill(run.child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(r, 0);
+    let stopping = Instant::now();
+    let (code, _, err) = run.finish();
+    // The stuck clients do not hold the end of the run.
+    assert!(stopping.elapsed() < Duration::from_secs(5), "{err}");
+    assert_eq!(code, 0, "{err}");
+    drop((silent, deaf));
+}
+
+#[test]
+fn a_metrics_port_that_cannot_be_bound_stops_the_run_before_capturing() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let o = poolshark()
+        .args(["capture", "-i", "lo", "--metrics", &port.to_string()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("127.0.0.1:{port}")), "{err}");
+    assert!(!err.contains("capturing on"), "{err}");
 }

@@ -25,6 +25,7 @@ mod display_filter;
 mod dissect_vs_tshark;
 #[path = "../e2e/mod.rs"]
 mod e2e;
+mod export_parquet;
 mod failover_balance_logs;
 mod failover_crafted_tshark;
 mod failover_throughput;
@@ -44,6 +45,7 @@ mod leases_files;
 mod leases_kea;
 mod link_types;
 mod live_capture;
+mod metrics;
 mod parallel_files;
 mod plot;
 mod policy_rsplib_replay;

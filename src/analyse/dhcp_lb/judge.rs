@@ -458,6 +458,25 @@ fn balanced(
             && reached(reg, t, pair.server(owner)),
     };
     let reference = stats.episodes.classify(&seen, ev);
+    if let Some(o) = report.observing() {
+        let expected = reference.serving().unwrap_or(owner);
+        o.dhcp_transaction(&crate::analyse::observe::DhcpTransaction {
+            pair: &pair.name,
+            family: pair.family.name(),
+            request_frame: t.req.frame,
+            time,
+            message_type: t.req.msg_type,
+            xid: t.req.xid,
+            key: stid,
+            bucket,
+            owner: reg.name(pair.server(owner)),
+            other: reg.name(pair.server(other)),
+            expected: reg.name(pair.server(expected)),
+            owner_answer: own_ans.as_ref().map(|a| a.frame),
+            other_answer: oth_ans.as_ref().map(|a| a.frame),
+            episode: reference.kind.name(),
+        });
+    }
     // Who answered, against who the episode's reference expects: one computation for `check`'s
     // shares and the timeline's windows.
     let counted = (own_ans.is_some() || oth_ans.is_some()).then(|| {

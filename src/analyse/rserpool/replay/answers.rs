@@ -23,6 +23,8 @@ impl Replay {
     ) {
         self.sweep(report, reg, pool, meta.into());
         let observed: Vec<u32> = pes.iter().map(|p| p.pe_id).collect();
+        // Named only for an observer (`export`): the entry below borrows `self`.
+        let registrar = report.observer.is_some().then(|| self.directory.name(reg));
         // A negative answer for a pool it never held is right, and counted with the pool.
         // Out of `self` while a pool entry of `self` is borrowed (given back below).
         let mut room = std::mem::take(&mut self.tally_room);
@@ -61,6 +63,21 @@ impl Replay {
             let Some(e) = self.entry(reg, pool, false) else {
                 return;
             };
+            // A negative answer: no reference to give.
+            if let (Some(o), Some(registrar)) = (report.observing(), &registrar) {
+                let policy = e.membership.policy().map(|p| p.name()).unwrap_or_default();
+                o.resolution(&crate::analyse::observe::Resolution {
+                    frame: meta.frame,
+                    time: meta.time,
+                    registrar,
+                    pool: &pool.to_string(),
+                    policy: &policy,
+                    profile: e.profiles.first().map_or("", |p| p.profile.name),
+                    items,
+                    answer: &[],
+                    reference: None,
+                });
+            }
             if !e.membership.is_empty() {
                 let members: Vec<u32> = e.membership.members().iter().map(|m| m.pe_id).collect();
                 let causes_text: Vec<String> = causes.iter().map(|c| format!("0x{c:x}")).collect();
@@ -110,6 +127,7 @@ impl Replay {
             }
         }
         let mut lead = None;
+        let mut lead_expected = None;
         let membership = &e.membership;
         // Only the lead profile's expectations are used: the answers' counts of `check`
         // (`tally`, read from the profile without a copy), `stats` and the TUI (the timeline,
@@ -124,10 +142,11 @@ impl Replay {
             let Checked {
                 drafts: found,
                 probabilities,
-                ..
+                expected,
             } = checked;
             if i == 0 {
                 lead = Some(probabilities);
+                lead_expected = Some(expected);
             }
             drafts.extend(found.into_iter().map(|d| (Scope::Profile(i), d)));
             if p.fit.answers() >= FIT_BLOCK {
@@ -136,6 +155,20 @@ impl Replay {
                 }
                 p.fit = Default::default();
             }
+        }
+        if let (Some(o), Some(registrar)) = (report.observing(), &registrar) {
+            let policy = e.membership.policy().map(|p| p.name()).unwrap_or_default();
+            o.resolution(&crate::analyse::observe::Resolution {
+                frame: meta.frame,
+                time: meta.time,
+                registrar,
+                pool: &pool.to_string(),
+                policy: &policy,
+                profile: e.profiles.first().map_or("", |p| p.profile.name),
+                items,
+                answer: &observed,
+                reference: lead_expected.as_ref().and_then(|x| x.as_deref()),
+            });
         }
         let expectation = e.profiles.first().and_then(|p| p.expectation());
         e.tally.count(&observed, expectation, &mut room);

@@ -1,0 +1,197 @@
+//! `poolshark export --parquet DIR FILE...`: each capture's messages, judged DHCP transactions,
+//! checked RSerPool resolutions, findings and `stats` windows as Parquet tables under
+//! `DIR/TABLE/`, named after the capture (the layout and the columns: README, "Export to
+//! Parquet"). Files run in parallel as `check`'s do, each through its own pipeline and analysers.
+
+use std::path::{Path, PathBuf};
+
+use super::anyhow_like::{Error, Result};
+use super::check::{analysers, analysers_seeded, AnalysisArgs, CheckSink};
+use super::exit;
+use super::files::{for_each_ordered, run_file};
+use super::input::CaptureFilesArgs;
+use super::progress::Bars;
+use crate::analyse::Report;
+use crate::dissect::FrameSummary;
+use crate::output::parquet::{self, table::Table, tables, Recorder};
+use crate::pipeline::{Decoded, Sink};
+use crate::source::{Frame, SourceError, Timestamp};
+
+#[derive(clap::Args, Debug)]
+pub struct ExportArgs {
+    /// Write Parquet tables under DIR: DIR/messages/, DIR/dhcp_transactions/,
+    /// DIR/rserpool_resolutions/, DIR/findings/, DIR/windows/, one file per capture in each,
+    /// named after the capture's file name (two captures of one run may not share a name).
+    #[arg(long, value_name = "DIR", help_heading = "Output")]
+    pub parquet: PathBuf,
+
+    /// Window length of the `windows` table, as `stats --interval`.
+    #[arg(long, default_value = "60s", value_parser = super::stats::parse_duration_ns, help_heading = "Output")]
+    pub interval: u64,
+
+    #[command(flatten)]
+    pub input: CaptureFilesArgs,
+
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+}
+
+/// The analysers' sink with the messages written as they pass.
+struct ExportSink {
+    check: CheckSink,
+    messages: Table,
+    file: String,
+    error: Option<std::io::Error>,
+}
+
+impl Sink for ExportSink {
+    fn message(&mut self, d: &Decoded<'_>) {
+        if self.error.is_none() {
+            if let Err(e) = tables::message(&mut self.messages, &self.file, d) {
+                self.error = Some(e);
+            }
+        }
+        self.check.message(d);
+    }
+
+    fn end_frame(&mut self, frame: &Frame<'_>, summary: &FrameSummary) {
+        self.check.end_frame(frame, summary);
+    }
+
+    fn run_ended(&mut self, last: Option<Timestamp>) {
+        self.check.run_ended(last);
+    }
+
+    fn source_error(&mut self, e: &SourceError) {
+        self.check.source_error(e);
+    }
+
+    fn stopped(&self) -> bool {
+        self.error.is_some()
+            || self
+                .check
+                .report
+                .observer
+                .as_ref()
+                .is_some_and(|o| o.failed())
+    }
+}
+
+/// What one capture's export wrote.
+struct Exported {
+    messages: u64,
+    windows: u64,
+    /// Why the capture's reading ended early, if it did.
+    fatal: Option<String>,
+}
+
+/// Exports one capture; the tables exist (each whole) once it returns `Ok`.
+fn export_file(
+    args: &ExportArgs,
+    file: &str,
+    label: Option<&str>,
+    bars: &Bars,
+) -> Result<Exported> {
+    let opts = args.input.analysis_options()?;
+    let input = args.input.capture(file);
+    let dir = &args.parquet;
+    let name = parquet::output_name(file);
+    let io = |what: &str, e: std::io::Error| Error::msg(format!("{file}: {what}: {e}"));
+    let recorder =
+        Recorder::create(dir, &name, file).map_err(|e| io("cannot create its tables", e))?;
+    let report =
+        Report::new(args.analysis.max_findings, args.interval).observed(Box::new(recorder));
+    let messages = Table::create(
+        &parquet::table_path(dir, "messages", &name).map_err(|e| io("messages", e))?,
+        tables::MESSAGES,
+    )
+    .map_err(|e| io("messages", e))?;
+    let mut sink = ExportSink {
+        check: CheckSink::new(analysers_seeded(&args.analysis, Vec::new())?, report),
+        messages,
+        file: file.to_string(),
+        error: None,
+    };
+    let (stats, fatal) = run_file(file, &input, &opts, bars, label, &mut sink)?;
+    sink.check.finish(stats.last);
+    if let Some(e) = sink.error.take() {
+        return Err(io("writing the messages", e));
+    }
+    let messages = sink
+        .messages
+        .close()
+        .map_err(|e| io("writing the messages", e))?;
+    if let Some(o) = sink.check.report.observer.take() {
+        o.close()
+            .map_err(|e| io("writing the analysers' tables", e))?;
+    }
+    let mut w = Table::create(
+        &parquet::table_path(dir, "windows", &name).map_err(|e| io("windows", e))?,
+        tables::WINDOWS,
+    )
+    .map_err(|e| io("windows", e))?;
+    tables::windows(&mut w, file, &sink.check.report.timeline)
+        .map_err(|e| io("writing the windows", e))?;
+    let windows = w.close().map_err(|e| io("writing the windows", e))?;
+    Ok(Exported {
+        messages,
+        windows,
+        fatal: fatal.map(|e| e.to_string()),
+    })
+}
+
+/// Two captures of one run whose tables would have the same name.
+fn same_names(files: &[String]) -> Option<(String, String)> {
+    let mut seen = std::collections::BTreeMap::new();
+    for f in files {
+        if let Some(other) = seen.insert(parquet::output_name(f), f) {
+            return Some((other.clone(), f.clone()));
+        }
+    }
+    None
+}
+
+pub fn run(mut args: ExportArgs) -> Result<i32> {
+    args.input.take_read();
+    args.input.check_files()?;
+    analysers(&args.analysis)?;
+    if let Some((a, b)) = same_names(&args.input.files) {
+        return Err(Error::msg(format!(
+            "{a} and {b} have the same file name: their tables would have the same name under \
+             {}; export them in separate runs into separate directories, or rename one",
+            args.parquet.display()
+        )));
+    }
+    std::fs::create_dir_all(&args.parquet)
+        .map_err(|e| Error::msg(format!("cannot create {}: {e}", args.parquet.display())))?;
+    let bars = Bars::new(args.input.progress.no_progress, true);
+    let files = &args.input.files;
+    let several = files.len() > 1;
+    let mut worst = exit::OK;
+    for_each_ordered(
+        files,
+        args.input.thread_budget(),
+        |file| export_file(&args, file, several.then_some(file), &bars),
+        |i, done| {
+            let file = files.get(i).map_or("", String::as_str);
+            match done {
+                Ok(x) => {
+                    bars.eprintln(&format!(
+                        "poolshark: {file}: {} messages, {} windows written under {}",
+                        x.messages,
+                        x.windows,
+                        Path::new(&args.parquet).display()
+                    ));
+                    if let Some(why) = x.fatal {
+                        bars.eprintln(&format!("poolshark: {file}: stopped early: {why}"));
+                    }
+                }
+                Err(e) => {
+                    bars.eprintln(&format!("poolshark: {e}"));
+                    worst = exit::USAGE;
+                }
+            }
+        },
+    );
+    Ok(worst)
+}

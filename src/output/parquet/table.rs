@@ -1,0 +1,390 @@
+//! One Parquet table of one capture, written as rows come: the rows gather in Arrow builders and
+//! go out as a row group every [`ROW_GROUP`] rows, so a table of a billion rows holds one row
+//! group in memory. The file is written beside its name and renamed to it once complete: a
+//! reader (an engine scanning the dataset) never sees half a file.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    ArrayBuilder, BooleanBuilder, Float64Builder, StringBuilder, TimestampNanosecondBuilder,
+    UInt32Builder, UInt64Builder, UInt8Builder,
+};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
+
+use crate::source::Timestamp;
+
+/// Rows per row group: about 5-20 MB of builders for the widest table, and large enough that
+/// engines read whole column chunks at a time.
+pub const ROW_GROUP: usize = 65_536;
+
+/// A column's type, as the schema gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Text that repeats (a file, a protocol, a rule, a server): dictionary-encoded.
+    Label,
+    /// Text that seldom repeats (a client key, a message): plain.
+    Text,
+    U8,
+    U32,
+    U64,
+    F64,
+    Bool,
+    /// Timestamp(ns, UTC).
+    Time,
+}
+
+/// A column of the schema: its name, its type, whether it may be null.
+#[derive(Clone, Copy, Debug)]
+pub struct Col {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub nullable: bool,
+}
+
+pub const fn col(name: &'static str, kind: Kind, nullable: bool) -> Col {
+    Col {
+        name,
+        kind,
+        nullable,
+    }
+}
+
+enum Builder {
+    Str(StringBuilder),
+    U8(UInt8Builder),
+    U32(UInt32Builder),
+    U64(UInt64Builder),
+    F64(Float64Builder),
+    Bool(BooleanBuilder),
+    Time(TimestampNanosecondBuilder),
+}
+
+impl Builder {
+    fn new(kind: Kind) -> Builder {
+        match kind {
+            Kind::Label | Kind::Text => Builder::Str(StringBuilder::new()),
+            Kind::U8 => Builder::U8(UInt8Builder::new()),
+            Kind::U32 => Builder::U32(UInt32Builder::new()),
+            Kind::U64 => Builder::U64(UInt64Builder::new()),
+            Kind::F64 => Builder::F64(Float64Builder::new()),
+            Kind::Bool => Builder::Bool(BooleanBuilder::new()),
+            Kind::Time => Builder::Time(TimestampNanosecondBuilder::new().with_timezone("UTC")),
+        }
+    }
+
+    fn finish(&mut self) -> ArrayRef {
+        match self {
+            Builder::Str(b) => Arc::new(b.finish()),
+            Builder::U8(b) => Arc::new(b.finish()),
+            Builder::U32(b) => Arc::new(b.finish()),
+            Builder::U64(b) => Arc::new(b.finish()),
+            Builder::F64(b) => Arc::new(b.finish()),
+            Builder::Bool(b) => Arc::new(b.finish()),
+            Builder::Time(b) => Arc::new(b.finish()),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Builder::Str(b) => b.len(),
+            Builder::U8(b) => b.len(),
+            Builder::U32(b) => b.len(),
+            Builder::U64(b) => b.len(),
+            Builder::F64(b) => b.len(),
+            Builder::Bool(b) => b.len(),
+            Builder::Time(b) => b.len(),
+        }
+    }
+}
+
+fn data_type(kind: Kind) -> DataType {
+    match kind {
+        Kind::Label | Kind::Text => DataType::Utf8,
+        Kind::U8 => DataType::UInt8,
+        Kind::U32 => DataType::UInt32,
+        Kind::U64 => DataType::UInt64,
+        Kind::F64 => DataType::Float64,
+        Kind::Bool => DataType::Boolean,
+        Kind::Time => DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())),
+    }
+}
+
+/// Nanoseconds since the epoch (saturating far outside the years 1677-2262).
+pub fn nanos(t: Timestamp) -> i64 {
+    t.secs
+        .saturating_mul(1_000_000_000)
+        .saturating_add(i64::from(t.nanos))
+}
+
+/// A table being written: call the setters for each column of a row, in any order (a column
+/// left out is null), then [`Table::end_row`].
+pub struct Table {
+    path: PathBuf,
+    tmp: PathBuf,
+    cols: &'static [Col],
+    schema: Arc<Schema>,
+    builders: Vec<Builder>,
+    writer: Option<ArrowWriter<File>>,
+    rows: u64,
+    /// The column after the one set last.
+    next: usize,
+    scratch: String,
+}
+
+impl Table {
+    /// Creates the table's file at `path` (written beside it until [`Table::close`]).
+    pub fn create(path: &Path, cols: &'static [Col]) -> std::io::Result<Table> {
+        let schema = Arc::new(Schema::new(
+            cols.iter()
+                .map(|c| Field::new(c.name, data_type(c.kind), c.nullable))
+                .collect::<Vec<_>>(),
+        ));
+        let mut props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_max_row_group_size(ROW_GROUP)
+            .set_dictionary_enabled(true);
+        // Dictionaries where values repeat; elsewhere a dictionary would only be given up
+        // page after page.
+        for c in cols.iter().filter(|c| c.kind != Kind::Label) {
+            props = props.set_column_dictionary_enabled(ColumnPath::from(c.name), false);
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        let file = File::create(&tmp)?;
+        let writer = ArrowWriter::try_new(file, schema.clone(), Some(props.build()))
+            .map_err(std::io::Error::other)?;
+        Ok(Table {
+            path: path.to_path_buf(),
+            tmp,
+            cols,
+            schema,
+            builders: cols.iter().map(|c| Builder::new(c.kind)).collect(),
+            writer: Some(writer),
+            rows: 0,
+            next: 0,
+            scratch: String::new(),
+        })
+    }
+
+    fn index(&mut self, name: &str) -> usize {
+        // Rows set their columns in the schema's order: the next one is tried first.
+        let next = self.next;
+        let i = match self.cols.get(next) {
+            Some(c) if c.name == name => next,
+            // The tables name their own columns: a wrong name is a bug of this module.
+            _ => self
+                .cols
+                .iter()
+                .position(|c| c.name == name)
+                .unwrap_or_else(|| panic!("no column {name} in {}", self.path.display())),
+        };
+        self.next = i + 1;
+        i
+    }
+
+    pub fn str(&mut self, name: &str, v: Option<&str>) {
+        let i = self.index(name);
+        if let Builder::Str(b) = &mut self.builders[i] {
+            b.append_option(v);
+        }
+    }
+
+    /// A value written as text (an address, a pool handle), formatted into a buffer kept
+    /// between rows rather than a new string each time.
+    pub fn display(&mut self, name: &str, v: Option<&dyn std::fmt::Display>) {
+        let i = self.index(name);
+        if let Builder::Str(b) = &mut self.builders[i] {
+            match v {
+                Some(v) => {
+                    use std::fmt::Write as _;
+                    self.scratch.clear();
+                    let _ = write!(self.scratch, "{v}");
+                    b.append_value(&self.scratch);
+                }
+                None => b.append_null(),
+            }
+        }
+    }
+
+    pub fn u8(&mut self, name: &str, v: Option<u8>) {
+        let i = self.index(name);
+        if let Builder::U8(b) = &mut self.builders[i] {
+            b.append_option(v);
+        }
+    }
+
+    pub fn u32(&mut self, name: &str, v: Option<u32>) {
+        let i = self.index(name);
+        if let Builder::U32(b) = &mut self.builders[i] {
+            b.append_option(v);
+        }
+    }
+
+    pub fn u64(&mut self, name: &str, v: Option<u64>) {
+        let i = self.index(name);
+        if let Builder::U64(b) = &mut self.builders[i] {
+            b.append_option(v);
+        }
+    }
+
+    pub fn f64(&mut self, name: &str, v: Option<f64>) {
+        let i = self.index(name);
+        if let Builder::F64(b) = &mut self.builders[i] {
+            b.append_option(v);
+        }
+    }
+
+    pub fn bool(&mut self, name: &str, v: Option<bool>) {
+        let i = self.index(name);
+        if let Builder::Bool(b) = &mut self.builders[i] {
+            b.append_option(v);
+        }
+    }
+
+    pub fn time(&mut self, name: &str, v: Option<Timestamp>) {
+        let i = self.index(name);
+        if let Builder::Time(b) = &mut self.builders[i] {
+            b.append_option(v.map(nanos));
+        }
+    }
+
+    /// Ends a row: columns not set in it are null; a full row group is written out.
+    pub fn end_row(&mut self) -> std::io::Result<()> {
+        self.rows += 1;
+        self.next = 0;
+        let rows = self.rows as usize;
+        for (b, c) in self.builders.iter_mut().zip(self.cols) {
+            if b.len() < rows_in_group(rows) {
+                // Left out: null (or, for a column that may not be null, a zero value).
+                match (b, c.nullable) {
+                    (Builder::Str(b), true) => b.append_null(),
+                    (Builder::Str(b), false) => b.append_value(""),
+                    (Builder::U8(b), n) => append(b, n, 0),
+                    (Builder::U32(b), n) => append(b, n, 0),
+                    (Builder::U64(b), n) => append(b, n, 0),
+                    (Builder::F64(b), n) => append(b, n, 0.0),
+                    (Builder::Bool(b), true) => b.append_null(),
+                    (Builder::Bool(b), false) => b.append_value(false),
+                    (Builder::Time(b), n) => append(b, n, 0),
+                }
+            }
+        }
+        if self.builders.first().map_or(0, Builder::len) >= ROW_GROUP {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let n = self.builders.first().map_or(0, Builder::len);
+        if n == 0 {
+            return Ok(());
+        }
+        let columns: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
+        let batch =
+            RecordBatch::try_new(self.schema.clone(), columns).map_err(std::io::Error::other)?;
+        if let Some(w) = &mut self.writer {
+            w.write(&batch).map_err(std::io::Error::other)?;
+        }
+        Ok(())
+    }
+
+    /// Rows written so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Writes what is left and the footer, and gives the file its name.
+    pub fn close(mut self) -> std::io::Result<u64> {
+        self.flush()?;
+        if let Some(w) = self.writer.take() {
+            w.close().map_err(std::io::Error::other)?;
+        }
+        std::fs::rename(&self.tmp, &self.path)?;
+        Ok(self.rows)
+    }
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        // Not closed (an error on the way): no half table under the table's name.
+        if self.writer.is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Rows of the current group once this row ends.
+fn rows_in_group(rows: usize) -> usize {
+    match rows % ROW_GROUP {
+        0 => ROW_GROUP,
+        r => r,
+    }
+}
+
+fn append<T: arrow_array::types::ArrowPrimitiveType>(
+    b: &mut arrow_array::builder::PrimitiveBuilder<T>,
+    nullable: bool,
+    zero: T::Native,
+) {
+    if nullable {
+        b.append_null();
+    } else {
+        b.append_value(zero);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+
+    const COLS: &[Col] = &[
+        col("file", Kind::Label, false),
+        col("frame", Kind::U64, false),
+        col("time", Kind::Time, true),
+        col("key", Kind::Text, true),
+    ];
+
+    #[test]
+    fn rows_go_out_in_row_groups_and_the_file_appears_whole() {
+        let dir = std::env::temp_dir().join(format!("poolshark-table-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.parquet");
+        let mut t = Table::create(&path, COLS).unwrap();
+        let n = ROW_GROUP as u64 + 10;
+        for i in 0..n {
+            t.str("file", Some("a.pcap"));
+            t.u64("frame", Some(i + 1));
+            if i % 2 == 0 {
+                t.time(
+                    "time",
+                    Some(Timestamp {
+                        secs: 1_700_000_000,
+                        nanos: 5,
+                    }),
+                );
+            }
+            // `key` left out: null.
+            t.end_row().unwrap();
+        }
+        assert!(!path.exists(), "named before it is complete");
+        assert_eq!(t.close().unwrap(), n);
+        let r = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
+        let meta = r.metadata();
+        assert_eq!(meta.file_metadata().num_rows() as u64, n);
+        assert_eq!(meta.num_row_groups(), 2);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
