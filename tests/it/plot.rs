@@ -255,17 +255,7 @@ fn rsplib_pools_one_file_each() {
     };
     let dir = tempdir();
     // The README's nine pools and how many PEs registered in each.
-    let pools = [
-        ("RR-Pool", 5),
-        ("WRR-Pool", 3),
-        ("RAND-Pool", 4),
-        ("WRAND-Pool", 3),
-        ("PRIO-Pool", 4),
-        ("LU-Pool", 4),
-        ("LUD-Pool", 3),
-        ("PLU-Pool", 3),
-        ("RLU-Pool", 3),
-    ];
+    let pools = common::MULTI_PE_POOLS;
     for ext in ["svg", "png"] {
         let stderr = plot("stats", &cap, &dir.join(format!("rsp.{ext}")), &[]);
         assert!(stderr.contains("one file each"), "{stderr}");
@@ -289,7 +279,7 @@ fn rsplib_pools_one_file_each() {
     for (pool, pes) in pools {
         let svg = std::fs::read_to_string(dir.join(format!("rsp-{pool}.svg"))).expect("SVG");
         let members = series_members(&svg);
-        assert_eq!(members.len(), pes, "{pool}: {members:?}");
+        assert_eq!(members.len() as u64, pes, "{pool}: {members:?}");
         if pool == "RR-Pool" {
             let ids: BTreeSet<&str> = members.iter().map(String::as_str).collect();
             assert_eq!(

@@ -649,6 +649,17 @@ fn legend(pen: &mut Pen<'_, impl DrawingBackend>, p: &Picture, lay: &Layout) -> 
         *y += 24;
         Ok(())
     };
+    // A line of an entry, beside its key, cut to the legend's width.
+    let entry = |pen: &mut Pen<'_, _>, s: &str, y: i32, size: f64, c: RGBColor| -> Drawn {
+        pen.text(
+            &cut(s, room - 36, size),
+            (x + 36, y),
+            size,
+            c,
+            HPos::Left,
+            false,
+        )
+    };
     if !p.members.is_empty() {
         heading(pen, &mut y, "Share of answers per window")?;
         for m in &p.members {
@@ -656,33 +667,12 @@ fn legend(pen: &mut Pen<'_, impl DrawingBackend>, p: &Picture, lay: &Layout) -> 
             let (width, radius) = thickness(m.colour, p.members.len());
             pen.line((x, y + 6), (x + 26, y + 6), c, width)?;
             pen.circle((x + 13, y + 6), radius, c)?;
-            pen.text(
-                &cut(&m.label, room - 36, TEXT),
-                (x + 36, y),
-                TEXT,
-                INK,
-                HPos::Left,
-                false,
-            )?;
+            entry(pen, &m.label, y, TEXT, INK)?;
             y += 18;
-            pen.text(
-                &cut(&m.description, room - 36, SMALL),
-                (x + 36, y),
-                SMALL,
-                GREY,
-                HPos::Left,
-                false,
-            )?;
+            entry(pen, &m.description, y, SMALL, GREY)?;
             y += 17;
             let counts = format!("first in {} answers, {} findings", m.first, m.findings);
-            pen.text(
-                &cut(&counts, room - 36, SMALL),
-                (x + 36, y),
-                SMALL,
-                GREY,
-                HPos::Left,
-                false,
-            )?;
+            entry(pen, &counts, y, SMALL, GREY)?;
             y += 23;
         }
         pen.dashed(&[(x, y + 6), (x + 26, y + 6)], INK, 1, 6.0, 4.0)?;
@@ -745,14 +735,7 @@ fn legend(pen: &mut Pen<'_, impl DrawingBackend>, p: &Picture, lay: &Layout) -> 
         rules.sort_unstable();
         rules.dedup();
         let text = format!("{n} {}: {}", s.name(), rules.join(", "));
-        pen.text(
-            &cut(&text, room - 36, SMALL),
-            (x + 36, y),
-            SMALL,
-            INK,
-            HPos::Left,
-            false,
-        )?;
+        entry(pen, &text, y, SMALL, INK)?;
         y += 20;
     }
     if !any {
@@ -775,14 +758,7 @@ fn legend(pen: &mut Pen<'_, impl DrawingBackend>, p: &Picture, lay: &Layout) -> 
             counted.push(format!("{n} {k}"));
         }
         let text = counted.join(", ");
-        pen.text(
-            &cut(&text, room - 36, SMALL),
-            (x + 36, y),
-            SMALL,
-            INK,
-            HPos::Left,
-            false,
-        )?;
+        entry(pen, &text, y, SMALL, INK)?;
         y += 26;
     }
     if !p.gauges.is_empty() {
@@ -790,14 +766,7 @@ fn legend(pen: &mut Pen<'_, impl DrawingBackend>, p: &Picture, lay: &Layout) -> 
         for g in &p.gauges {
             let c = rgb(palette::series(g.colour).ink());
             pen.line((x, y + 6), (x + 26, y + 6), c, 2)?;
-            pen.text(
-                &cut(&g.label, room - 36, SMALL),
-                (x + 36, y),
-                SMALL,
-                INK,
-                HPos::Left,
-                false,
-            )?;
+            entry(pen, &g.label, y, SMALL, INK)?;
             y += 20;
         }
     }

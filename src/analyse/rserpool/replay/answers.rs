@@ -7,7 +7,36 @@ use crate::analyse::rserpool::event::{Meta, PeInfo};
 use crate::analyse::rserpool::handle::{pe_hex, pe_list, pe_text, PoolHandle};
 use crate::analyse::rserpool::rules::{Draft, Rule};
 use crate::analyse::rserpool::selection::{describe_settings, Checked, Expectation, ProfilePool};
+use crate::analyse::rserpool::state::PoolEntry;
 use crate::analyse::Report;
+
+/// Tells the report's observer (`export`), if any, of a checked resolution: its answer and the
+/// reference's, where the reference determines one. `registrar` is named only when there is one.
+fn observe(
+    report: &mut Report,
+    meta: &Meta,
+    registrar: Option<&str>,
+    pool: &PoolHandle,
+    e: &PoolEntry,
+    items: Option<u32>,
+    (answer, reference): (&[u32], Option<&[u32]>),
+) {
+    let (Some(o), Some(registrar)) = (report.observing(), registrar) else {
+        return;
+    };
+    let policy = e.membership.policy().map(|p| p.name()).unwrap_or_default();
+    o.resolution(&crate::analyse::observe::Resolution {
+        frame: meta.frame,
+        time: meta.time,
+        registrar,
+        pool: &pool.to_string(),
+        policy: &policy,
+        profile: e.profiles.first().map_or("", |p| p.profile.name),
+        items,
+        answer,
+        reference,
+    });
+}
 
 impl Replay {
     #[allow(clippy::too_many_arguments)]
@@ -64,20 +93,15 @@ impl Replay {
                 return;
             };
             // A negative answer: no reference to give.
-            if let (Some(o), Some(registrar)) = (report.observing(), &registrar) {
-                let policy = e.membership.policy().map(|p| p.name()).unwrap_or_default();
-                o.resolution(&crate::analyse::observe::Resolution {
-                    frame: meta.frame,
-                    time: meta.time,
-                    registrar,
-                    pool: &pool.to_string(),
-                    policy: &policy,
-                    profile: e.profiles.first().map_or("", |p| p.profile.name),
-                    items,
-                    answer: &[],
-                    reference: None,
-                });
-            }
+            observe(
+                report,
+                meta,
+                registrar.as_deref(),
+                pool,
+                e,
+                items,
+                (&[], None),
+            );
             if !e.membership.is_empty() {
                 let members: Vec<u32> = e.membership.members().iter().map(|m| m.pe_id).collect();
                 let causes_text: Vec<String> = causes.iter().map(|c| format!("0x{c:x}")).collect();
@@ -156,20 +180,16 @@ impl Replay {
                 p.fit = Default::default();
             }
         }
-        if let (Some(o), Some(registrar)) = (report.observing(), &registrar) {
-            let policy = e.membership.policy().map(|p| p.name()).unwrap_or_default();
-            o.resolution(&crate::analyse::observe::Resolution {
-                frame: meta.frame,
-                time: meta.time,
-                registrar,
-                pool: &pool.to_string(),
-                policy: &policy,
-                profile: e.profiles.first().map_or("", |p| p.profile.name),
-                items,
-                answer: &observed,
-                reference: lead_expected.as_ref().and_then(|x| x.as_deref()),
-            });
-        }
+        let reference = lead_expected.as_ref().and_then(|x| x.as_deref());
+        observe(
+            report,
+            meta,
+            registrar.as_deref(),
+            pool,
+            e,
+            items,
+            (&observed, reference),
+        );
         let expectation = e.profiles.first().and_then(|p| p.expectation());
         e.tally.count(&observed, expectation, &mut room);
         let judged = expectation.is_some();
