@@ -3,6 +3,7 @@
 pub mod capture;
 pub mod check;
 pub mod configs;
+pub mod docs;
 pub mod export;
 pub mod files;
 pub mod generate;
@@ -71,6 +72,10 @@ pub enum Command {
     /// Ask a live DHCP server pair which server serves each hash bucket (a DISCOVER or a
     /// SOLICIT per bucket, never a REQUEST) and compare with the expected map.
     Probe(probe::ProbeArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(docs::CompletionsArgs),
+    /// Write the man pages: poolshark.1 and one per command.
+    Man(docs::ManArgs),
 }
 
 /// Parses the command line and runs it; returns the process exit code.
@@ -99,6 +104,8 @@ pub fn main() -> i32 {
         Command::Leases(a) => leases::run(a),
         Command::Generate(a) => generate::run(a),
         Command::Probe(a) => probe::run(a),
+        Command::Completions(a) => docs::completions(a),
+        Command::Man(a) => docs::man(a),
     };
     match r {
         Ok(code) => code,

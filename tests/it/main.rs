@@ -23,6 +23,7 @@ mod dhcp_roundtrip;
 mod dhcp_tshark;
 mod display_filter;
 mod dissect_vs_tshark;
+mod docs_cli;
 #[path = "../e2e/mod.rs"]
 mod e2e;
 mod export_parquet;
