@@ -470,7 +470,7 @@ pub fn json(rows: &[Row], tl: &Timeline) -> serde_json::Value {
 
 /// The CSV header: one table, a row per message type, window, member in a window and gauge in a
 /// window; `kind` says which, and each column means one thing in every row that fills it (see
-/// the README's `stats` section).
+/// docs/stats-and-tui.md).
 pub const CSV_HEADER: &str = "kind,subject_kind,subject,start_s,end_s,start_epoch,end_epoch,\
 answers,findings,pes_start,pes_end,pes_max,member,first,any,expected_first,expected_any,\
 gauge,end_value,protocol,type,count,share,bytes,rate_per_s,malformed,unjudged";

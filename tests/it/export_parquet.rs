@@ -27,7 +27,7 @@ const CAPTURES: [&str; 3] = [
     "rserpool/rsplib-multi-pe.pcap",
 ];
 
-/// The README's example, `DIR` replaced by the export's directory.
+/// The example of docs/parquet.md, `DIR` replaced by the export's directory.
 const OUTSIDE_BUCKETS: &str = "SET TimeZone = 'UTC';
 SELECT CAST(date_trunc('day', time) AS DATE) AS day, other AS server,
        count(*) AS answers, min(time) AS first, max(time) AS last
@@ -250,7 +250,14 @@ fn exported_tables_count_what_check_counts() {
         assert!(rows.iter().any(|r| r[0] == f.to_str().unwrap()), "{rows:?}");
     }
 
-    // The README's example. On the Kea capture, per its README: the servers answered only their
+    // The documented example is this query, word for word.
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/parquet.md"))
+        .expect("docs/parquet.md");
+    assert!(
+        doc.contains(OUTSIDE_BUCKETS),
+        "docs/parquet.md gives another query"
+    );
+    // The example. On the Kea capture, per its README: the servers answered only their
     // own buckets while load-balancing; server1 answered server2's clients from partner-down
     // (04:08:23.775) until both were load-balancing again (04:08:50.39), all on 2026-11-30.
     let kea = files[1].to_str().unwrap();

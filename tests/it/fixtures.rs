@@ -184,13 +184,73 @@ fn the_fixture_readme_names_every_fixture_and_planted_frame() {
 #[test]
 fn documents_have_no_merge_conflict_markers() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let docs = ["README.md", "FUZZING.md", "fixtures/README.md"];
-    for doc in docs {
+    let mut docs: Vec<String> = ["README.md", "FUZZING.md", "fixtures/README.md"]
+        .map(String::from)
+        .to_vec();
+    docs.extend(markdown_in(&root.join("docs")));
+    for doc in &docs {
         let text = std::fs::read_to_string(root.join(doc)).unwrap_or_else(|e| panic!("{doc}: {e}"));
         for (i, line) in text.lines().enumerate() {
             let marker =
                 ["<<<<<<< ", ">>>>>>> "].iter().any(|m| line.starts_with(m)) || line == "=======";
             assert!(!marker, "{doc}:{}: a merge conflict marker: {line}", i + 1);
+        }
+    }
+}
+
+/// The Markdown files under `dir`, as paths relative to the project's root.
+fn markdown_in(dir: &std::path::Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .expect("docs/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .map(|p| format!("docs/{}", common::file_name(&p)))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The README is a front page (under 15 KB) that leads to docs/; every relative link of the
+/// README and of docs/ names a file that exists, and every page of docs/ is linked from the
+/// README or from docs/README.md.
+#[test]
+fn documents_link_to_files_that_exist() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    assert!(
+        readme.len() < 15 * 1024,
+        "README.md is {} bytes",
+        readme.len()
+    );
+    let docs = markdown_in(&root.join("docs"));
+    assert!(docs.len() >= 10, "{docs:?}");
+    let mut linked = std::collections::BTreeSet::new();
+    for doc in std::iter::once("README.md".to_string()).chain(docs.iter().cloned()) {
+        let path = root.join(&doc);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{doc}: {e}"));
+        let base = path.parent().expect("parent");
+        // Markdown links and images: `](target)`.
+        for (i, _) in text.match_indices("](") {
+            let rest = &text[i + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = rest[..end].split('#').next().unwrap_or_default();
+            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let to = base.join(target);
+            assert!(to.exists(), "{doc}: the link to {target} names no file");
+            if let Ok(rel) = to
+                .canonicalize()
+                .expect("canonical")
+                .strip_prefix(root.canonicalize().expect("root"))
+            {
+                linked.insert(rel.to_string_lossy().into_owned());
+            }
+        }
+    }
+    for doc in &docs {
+        if doc != "docs/README.md" {
+            assert!(linked.contains(doc), "{doc} is linked from nowhere");
         }
     }
 }

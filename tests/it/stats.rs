@@ -487,9 +487,15 @@ fn csv_columns_mean_one_thing_per_kind() {
         return;
     };
     let header = "kind,subject_kind,subject,start_s,end_s,start_epoch,end_epoch,answers,findings,pes_start,pes_end,pes_max,member,first,any,expected_first,expected_any,gauge,end_value,protocol,type,count,share,bytes,rate_per_s,malformed,unjudged";
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
-    assert!(readme.contains(header), "the README documents the header");
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/stats-and-tui.md"
+    ))
+    .expect("docs/stats-and-tui.md");
+    assert!(
+        readme.contains(header),
+        "docs/stats-and-tui.md documents the header"
+    );
     let filled: BTreeMap<&str, &str> = BTreeMap::from([
         ("message", "kind,start_s,end_s,start_epoch,end_epoch,protocol,type,count,share,bytes,rate_per_s,malformed"),
         ("window", "kind,subject_kind,subject,start_s,end_s,start_epoch,end_epoch,answers,findings,unjudged"),
