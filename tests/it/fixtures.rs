@@ -254,3 +254,59 @@ fn documents_link_to_files_that_exist() {
         }
     }
 }
+
+/// Every rule id the analysers can report (a string literal `"rserpool.*"`, `"dhcp.lb.*"`,
+/// `"failover.*"` or `"config.*"` in src/analyse) has its section in docs/findings.md, with an
+/// example and what to do; and every section there names a rule the code has.
+#[test]
+fn every_finding_rule_is_documented() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut in_code = std::collections::BTreeSet::new();
+    let mut stack = vec![root.join("src/analyse")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).expect("src/analyse") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).expect("source");
+            for part in text.split('"').skip(1).step_by(2) {
+                let family = ["rserpool.", "dhcp.lb.", "failover.", "config."]
+                    .iter()
+                    .any(|f| part.starts_with(f));
+                let shape = part
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '.' || c == '-');
+                if family && shape && part.matches('.').count() <= 2 && !part.ends_with('.') {
+                    in_code.insert(part.to_string());
+                }
+            }
+        }
+    }
+    assert!(in_code.len() >= 30, "{in_code:?}");
+    let doc = std::fs::read_to_string(root.join("docs/findings.md")).expect("docs/findings.md");
+    let sections: Vec<&str> = doc.split("\n#### ").skip(1).collect();
+    let mut documented = std::collections::BTreeSet::new();
+    for s in &sections {
+        let heading = s.lines().next().unwrap_or_default();
+        assert!(s.contains("What to do:"), "{heading}: no 'What to do'");
+        assert!(
+            s.contains("Example") || s.contains("`frame "),
+            "{heading}: no example"
+        );
+        for id in heading.split('`').skip(1).step_by(2) {
+            documented.insert(id.to_string());
+        }
+    }
+    let missing: Vec<_> = in_code.difference(&documented).collect();
+    assert!(
+        missing.is_empty(),
+        "rules without a section in docs/findings.md: {missing:?}"
+    );
+    let unknown: Vec<_> = documented.difference(&in_code).collect();
+    assert!(
+        unknown.is_empty(),
+        "sections for rules the code does not have: {unknown:?}"
+    );
+}
