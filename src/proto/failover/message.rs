@@ -10,6 +10,10 @@
 use std::fmt;
 use std::net::Ipv4Addr;
 
+use nom::bytes::complete::take;
+use nom::number::complete::{be_u16, be_u32, be_u8};
+use nom::{IResult, Parser};
+
 use super::option::{self, code, server_flag, FoOption};
 use super::values::{reject_reason_name, BindingStatus, MessageType, ServerState};
 use crate::error::DecodeError;
@@ -47,14 +51,49 @@ impl fmt::Display for EmitError {
 
 impl std::error::Error for EmitError {}
 
-fn be16(b: &[u8], at: usize) -> Option<u16> {
-    let s = b.get(at..at.checked_add(2)?)?;
-    Some(u16::from_be_bytes([*s.first()?, *s.get(1)?]))
+/// The fixed header as far as `buf` holds it: each field that is there whole, the ones after the
+/// first missing one zero (`length` is `None` when even it is missing).
+#[derive(Default)]
+struct Header {
+    length: Option<u16>,
+    msg_type: u8,
+    payload_offset: u8,
+    time: u32,
+    xid: u32,
 }
 
-fn be32(b: &[u8], at: usize) -> Option<u32> {
-    let s = b.get(at..at.checked_add(4)?)?;
-    <[u8; 4]>::try_from(s).ok().map(u32::from_be_bytes)
+/// The fixed header, read leniently: a header cut short gives the fields before the cut.
+fn header(i: &[u8]) -> Header {
+    let mut h = Header::default();
+    // A short buffer ends the fields early; what was read is in `h`.
+    let _ = header_fields(i, &mut h);
+    h
+}
+
+/// `length u16 | type u8 | payload offset u8 | time u32 | xid u32`, each field into `h` as it is
+/// read.
+fn header_fields<'a>(i: &'a [u8], h: &mut Header) -> IResult<&'a [u8], ()> {
+    let (i, length) = be_u16(i)?;
+    h.length = Some(length);
+    let (i, msg_type) = be_u8(i)?;
+    h.msg_type = msg_type;
+    let (i, payload_offset) = be_u8(i)?;
+    h.payload_offset = payload_offset;
+    let (i, time) = be_u32(i)?;
+    h.time = time;
+    let (i, xid) = be_u32(i)?;
+    h.xid = xid;
+    Ok((i, ()))
+}
+
+/// An option's `code u16 | length u16`.
+fn option_header(i: &[u8]) -> IResult<&[u8], (u16, u16)> {
+    (be_u16, be_u16).parse(i)
+}
+
+/// An option's data: the `len` bytes after its header.
+fn option_data(i: &[u8], len: u16) -> IResult<&[u8], &[u8]> {
+    take(len).parse(i)
 }
 
 impl Message {
@@ -84,16 +123,17 @@ impl Message {
                 buf.len(),
             ));
         }
+        let h = header(buf);
         let mut msg = Message {
-            msg_type: MessageType::from_u8(buf.get(2).copied().unwrap_or(0)),
-            payload_offset: buf.get(3).copied().unwrap_or(0),
-            time: be32(buf, 4).unwrap_or(0),
-            xid: be32(buf, 8).unwrap_or(0),
+            msg_type: MessageType::from_u8(h.msg_type),
+            payload_offset: h.payload_offset,
+            time: h.time,
+            xid: h.xid,
             extra_header: Vec::new(),
             options: Vec::new(),
             trailing: Vec::new(),
         };
-        let Some(declared) = be16(buf, 0).map(usize::from) else {
+        let Some(declared) = h.length.map(usize::from) else {
             return (msg, errors);
         };
         let end = if declared < HEADER_LEN {
@@ -155,7 +195,7 @@ impl Message {
             Vec::with_capacity(option_count(body.get(options_start..).unwrap_or_default()));
         let mut off = options_start;
         while let Some(rest) = body.get(off..).filter(|r| !r.is_empty()) {
-            let (Some(c), Some(len)) = (be16(rest, 0), be16(rest, 2)) else {
+            let Ok((after, (c, len))) = option_header(rest) else {
                 errors.push(DecodeError::truncated(
                     off,
                     "option header",
@@ -165,19 +205,19 @@ impl Message {
                 msg.trailing = rest.to_vec();
                 break;
             };
-            let len = usize::from(len);
-            let Some(data) = rest.get(OPTION_HEADER_LEN..OPTION_HEADER_LEN + len) else {
+            let Ok((_, data)) = option_data(after, len) else {
                 errors.push(DecodeError::new(
                     off,
                     format!(
                         "option {c} ({}) declares {len} bytes, only {} left in the message",
                         option::option_name(c).unwrap_or("unknown"),
-                        rest.len().saturating_sub(OPTION_HEADER_LEN)
+                        after.len()
                     ),
                 ));
                 msg.trailing = rest.to_vec();
                 break;
             };
+            let len = usize::from(len);
             match FoOption::decode(c, data) {
                 Ok(o) => {
                     if let FoOption::HashBucketAssignment(b) = &o {
@@ -428,13 +468,13 @@ pub fn parse(buf: &[u8]) -> (Message, Vec<DecodeError>) {
 /// How many whole options `buf` holds, walking the length fields only: the capacity of the
 /// option list, allocated once (a BNDUPD carries a dozen).
 fn option_count(buf: &[u8]) -> usize {
-    let (mut n, mut at) = (0usize, 0usize);
-    while let Some(len) = be16(buf, at.saturating_add(2)) {
-        at = at.saturating_add(OPTION_HEADER_LEN + usize::from(len));
-        if at > buf.len() {
+    let (mut n, mut rest) = (0usize, buf);
+    while let Ok((after, (_, len))) = option_header(rest) {
+        let Ok((next, _)) = option_data(after, len) else {
             break;
-        }
+        };
         n += 1;
+        rest = next;
     }
     n
 }

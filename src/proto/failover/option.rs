@@ -3,6 +3,10 @@
 
 use std::net::Ipv4Addr;
 
+use nom::combinator::{all_consuming, map, rest};
+use nom::number::complete::{be_u16, be_u32, be_u8};
+use nom::{IResult, Parser};
+
 use super::values::{BindingStatus, ServerState};
 
 /// Option codes (ISC's FTO_*).
@@ -153,16 +157,48 @@ pub enum FoOption {
     Raw { code: u16, data: Vec<u8> },
 }
 
-fn fixed<const N: usize>(data: &[u8]) -> Result<[u8; N], String> {
-    <[u8; N]>::try_from(data).map_err(|_| format!("length {}, expected {N}", data.len()))
+/// What `parser` reads from the whole of `data`, an option of `n` bytes; otherwise what is
+/// wrong with the length.
+fn whole<'a, O>(
+    data: &'a [u8],
+    n: usize,
+    parser: impl Parser<&'a [u8], Output = O, Error = nom::error::Error<&'a [u8]>>,
+) -> Result<O, String> {
+    all_consuming(parser)
+        .parse(data)
+        .map(|(_, o)| o)
+        .map_err(|_| format!("length {}, expected {n}", data.len()))
 }
 
+/// Options of one 32-bit number (times, counts).
 fn u32_of(data: &[u8]) -> Result<u32, String> {
-    fixed::<4>(data).map(u32::from_be_bytes)
+    whole(data, 4, be_u32)
 }
 
+/// Options of one byte (states, flags, versions).
 fn u8_of(data: &[u8]) -> Result<u8, String> {
-    fixed::<1>(data).map(|[b]| b)
+    whole(data, 1, be_u8)
+}
+
+/// IP-flags: 16 bits.
+fn ip_flags(data: &[u8]) -> Result<u16, String> {
+    whole(data, 2, be_u16)
+}
+
+/// assigned-IP-address.
+fn ipv4_of(data: &[u8]) -> Result<Ipv4Addr, String> {
+    whole(data, 4, map(be_u32, Ipv4Addr::from))
+}
+
+/// A type byte, then bytes: client-hardware-address (htype, address), message-digest (type,
+/// digest).
+fn typed_bytes(i: &[u8]) -> IResult<&[u8], (u8, &[u8])> {
+    (be_u8, rest).parse(i)
+}
+
+/// DDNS: 16 bits of flags, then the client's domain name.
+fn ddns(i: &[u8]) -> IResult<&[u8], (u16, &[u8])> {
+    (be_u16, rest).parse(i)
 }
 
 impl FoOption {
@@ -171,41 +207,41 @@ impl FoOption {
         use FoOption::*;
         Ok(match c {
             code::ADDRESSES_TRANSFERRED => AddressesTransferred(u32_of(data)?),
-            code::ASSIGNED_IP_ADDRESS => AssignedIpAddress(Ipv4Addr::from(fixed::<4>(data)?)),
+            code::ASSIGNED_IP_ADDRESS => AssignedIpAddress(ipv4_of(data)?),
             code::BINDING_STATUS => {
                 BindingStatus(super::values::BindingStatus::from_u8(u8_of(data)?))
             }
             code::CLIENT_IDENTIFIER => ClientIdentifier(data.to_vec()),
-            code::CLIENT_HARDWARE_ADDRESS => match data.split_first() {
-                Some((&htype, address)) => ClientHardwareAddress {
+            code::CLIENT_HARDWARE_ADDRESS => match typed_bytes(data) {
+                Ok((_, (htype, address))) => ClientHardwareAddress {
                     htype,
                     address: address.to_vec(),
                 },
-                None => return Err("length 0, expected a hardware type byte".into()),
+                Err(_) => return Err("length 0, expected a hardware type byte".into()),
             },
             code::CLIENT_LAST_TRANSACTION_TIME => ClientLastTransactionTime(u32_of(data)?),
             code::CLIENT_REPLY_OPTIONS => ClientReplyOptions(data.to_vec()),
             code::CLIENT_REQUEST_OPTIONS => ClientRequestOptions(data.to_vec()),
-            code::DDNS => match data {
-                [a, b, name @ ..] => Ddns {
-                    flags: u16::from_be_bytes([*a, *b]),
+            code::DDNS => match ddns(data) {
+                Ok((_, (flags, name))) => Ddns {
+                    flags,
                     name: name.to_vec(),
                 },
-                _ => return Err(format!("length {}, expected at least 2", data.len())),
+                Err(_) => return Err(format!("length {}, expected at least 2", data.len())),
             },
             code::DELAYED_SERVICE => DelayedService(u8_of(data)?),
             code::HASH_BUCKET_ASSIGNMENT => HashBucketAssignment(data.to_vec()),
-            code::IP_FLAGS => IpFlags(fixed::<2>(data).map(u16::from_be_bytes)?),
+            code::IP_FLAGS => IpFlags(ip_flags(data)?),
             code::LEASE_EXPIRATION_TIME => LeaseExpirationTime(u32_of(data)?),
             code::MAX_UNACKED_BNDUPD => MaxUnackedBndupd(u32_of(data)?),
             code::MCLT => Mclt(u32_of(data)?),
             code::MESSAGE => Message(data.to_vec()),
-            code::MESSAGE_DIGEST => match data.split_first() {
-                Some((&digest_type, digest)) => MessageDigest {
+            code::MESSAGE_DIGEST => match typed_bytes(data) {
+                Ok((_, (digest_type, digest))) => MessageDigest {
                     digest_type,
                     digest: digest.to_vec(),
                 },
-                None => return Err("length 0, expected a digest type byte".into()),
+                Err(_) => return Err("length 0, expected a digest type byte".into()),
             },
             code::POTENTIAL_EXPIRATION_TIME => PotentialExpirationTime(u32_of(data)?),
             code::RECEIVE_TIMER => ReceiveTimer(u32_of(data)?),

@@ -136,19 +136,10 @@ impl OperationError {
                     ),
                 );
             }
-            let kind = CauseKind::of(code);
-            let info = if info.is_empty() {
-                CauseInfo::Empty
-            } else if kind == CauseKind::UnrecognizedParameter {
-                CauseInfo::UnrecognizedParameter(info.to_vec())
-            } else if kind == CauseKind::UnrecognizedMessage {
-                CauseInfo::UnrecognizedMessage(info.to_vec())
-            } else if kind.carries_parameters() {
-                CauseInfo::Parameters(parse_params(ctx, info, at + 4, depth + 1))
-            } else {
-                CauseInfo::Raw(info.to_vec())
-            };
-            causes.push(Cause { code, info });
+            causes.push(Cause {
+                code,
+                info: cause_info(ctx, CauseKind::of(code), info, at + 4, depth),
+            });
         }
         OperationError { causes, rest }
     }
@@ -158,6 +149,28 @@ impl OperationError {
             c.emit(ctx, out);
         }
         out.extend_from_slice(&self.rest);
+    }
+}
+
+/// The information of a cause of `kind` (`info`, at `base` in the message): the offending
+/// parameter or message as received, the parameters concerned decoded, or raw bytes.
+fn cause_info(
+    ctx: &mut Ctx<'_>,
+    kind: CauseKind,
+    info: &[u8],
+    base: usize,
+    depth: usize,
+) -> CauseInfo {
+    if info.is_empty() {
+        CauseInfo::Empty
+    } else if kind == CauseKind::UnrecognizedParameter {
+        CauseInfo::UnrecognizedParameter(info.to_vec())
+    } else if kind == CauseKind::UnrecognizedMessage {
+        CauseInfo::UnrecognizedMessage(info.to_vec())
+    } else if kind.carries_parameters() {
+        CauseInfo::Parameters(parse_params(ctx, info, base, depth + 1))
+    } else {
+        CauseInfo::Raw(info.to_vec())
     }
 }
 

@@ -21,7 +21,7 @@ use super::numbering::{param_kind, param_name, UnknownAction};
 use super::parameters::{parse_params, Ctx, Parameter, MAX_DEPTH};
 use super::policy::{Policy, PolicyKind, Role};
 use super::transports::{Transport, TransportProtocol};
-use super::wire::be16;
+use super::wire::tlv_header;
 use super::{Encoding, Protocol};
 
 struct Tree {
@@ -161,7 +161,7 @@ impl Tree {
     fn message(&self, msg: &Message, depth: usize) -> Field {
         let n = self.n;
         let wire = msg.emit();
-        let length = be16(&wire, 2).unwrap_or(0);
+        let length = super::message::header(&wire).map_or(0, |(_, (_, _, len))| len);
         let mut root = Field::node(n.proto, n.proto_label, 0, wire.len());
         let type_note = match msg.protocol {
             Protocol::Asap => msg.asap_type().map_or("Unknown", AsapType::name),
@@ -348,8 +348,7 @@ impl Tree {
                     off,
                 ));
         }
-        let code = be16(wire, 0).unwrap_or(0);
-        let len = usize::from(be16(wire, 2).unwrap_or(4));
+        let (code, len) = tlv_header(wire).map_or((0, 4), |(_, (c, l))| (c, usize::from(l)));
         let value = wire.get(4..len).unwrap_or_default();
         let v = off + 4;
         let kind = param_kind(code, self.enc);
@@ -647,7 +646,7 @@ impl Tree {
     /// One error cause; `wire` is its encoding (header, info, padding), at `off`.
     fn cause(&self, c: &Cause, wire: &[u8], off: usize, depth: usize) -> Field {
         let n = self.n;
-        let len = usize::from(be16(wire, 2).unwrap_or(4));
+        let len = tlv_header(wire).map_or(4, |(_, (_, l))| usize::from(l));
         let info = wire.get(4..len).unwrap_or_default();
         let kind = c.kind();
         let mut label = kind

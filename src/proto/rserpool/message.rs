@@ -1,6 +1,10 @@
 //! One ASAP or ENRP message: header, the fixed fields of its type, its parameters; the lenient
 //! parser and the typed accessors the analysers use.
 
+use nom::combinator::map;
+use nom::number::complete::{be_u16, be_u32, be_u8};
+use nom::{IResult, Parser};
+
 use crate::error::DecodeError;
 
 use super::causes::Cause;
@@ -10,7 +14,6 @@ use super::header::{
 use super::parameters::{walk_params, Ctx, Parameter, PoolElement, ServerInformation};
 use super::policy::Policy;
 use super::transports::Transport;
-use super::wire::{be16, be32};
 use super::{Encoding, Protocol};
 
 /// The fields between the header and the parameters.
@@ -95,6 +98,83 @@ pub struct Message {
     pub uncounted_padding: u8,
 }
 
+/// `type u8 | flags u8 | length u16`.
+pub(crate) fn header(i: &[u8]) -> IResult<&[u8], (u8, u8, u16)> {
+    (be_u8, be_u8, be_u16).parse(i)
+}
+
+/// ASAP Endpoint Keep-Alive and Server Announce: the ENRP server's identifier.
+fn server_id(i: &[u8]) -> IResult<&[u8], Fixed> {
+    map(be_u32, Fixed::ServerId).parse(i)
+}
+
+/// ENRP Presence, Handle Table Request and Response, List Request and Response, Error: the
+/// sender's and the receiver's server identifiers.
+fn servers(i: &[u8]) -> IResult<&[u8], Fixed> {
+    map((be_u32, be_u32), |(sender, receiver)| Fixed::Servers {
+        sender,
+        receiver,
+    })
+    .parse(i)
+}
+
+/// ENRP Handle Update: the server identifiers, the update action and a reserved field.
+fn update(i: &[u8]) -> IResult<&[u8], Fixed> {
+    map(
+        (be_u32, be_u32, be_u16, be_u16),
+        |(sender, receiver, action, reserved)| Fixed::Update {
+            sender,
+            receiver,
+            action,
+            reserved,
+        },
+    )
+    .parse(i)
+}
+
+/// ENRP Init Takeover, Init Takeover Ack and Takeover Server: the server identifiers and the
+/// target's.
+fn takeover(i: &[u8]) -> IResult<&[u8], Fixed> {
+    map((be_u32, be_u32, be_u32), |(sender, receiver, target)| {
+        Fixed::Takeover {
+            sender,
+            receiver,
+            target,
+        }
+    })
+    .parse(i)
+}
+
+/// No fixed fields (the ASAP types other than Keep-Alive and Server Announce).
+fn no_fixed(i: &[u8]) -> IResult<&[u8], Fixed> {
+    Ok((i, Fixed::None))
+}
+
+/// A parser of the fixed fields between the header and the parameters.
+type FixedParser = fn(&[u8]) -> IResult<&[u8], Fixed>;
+
+/// The fixed fields of a message type: their length and their parser; `None` for a type the
+/// protocol does not define.
+fn fixed_fields(protocol: Protocol, msg_type: u8) -> Option<(usize, FixedParser)> {
+    Some(match protocol {
+        Protocol::Asap => match AsapType::from_u8(msg_type)? {
+            t if t.has_server_id() => (4, server_id),
+            _ => (0, no_fixed),
+        },
+        Protocol::Enrp => {
+            let t = EnrpType::from_u8(msg_type)?;
+            let parser: FixedParser = match t {
+                EnrpType::HandleUpdate => update,
+                EnrpType::InitTakeover | EnrpType::InitTakeoverAck | EnrpType::TakeoverServer => {
+                    takeover
+                }
+                _ => servers,
+            };
+            (t.fixed_len(), parser)
+        }
+    })
+}
+
 /// Decodes one message from `buf` (see [`super::parse`]).
 pub(crate) fn parse_message(
     buf: &[u8],
@@ -117,7 +197,7 @@ pub(crate) fn parse_message(
         trailing: Vec::new(),
         uncounted_padding: 0,
     };
-    let Some(declared) = be16(buf, 2).map(usize::from) else {
+    let Ok((after_header, (_, _, declared))) = header(buf) else {
         ctx.error(
             0,
             format!(
@@ -128,6 +208,7 @@ pub(crate) fn parse_message(
         msg.fixed = Fixed::Raw(buf.get(2..).unwrap_or_default().to_vec());
         return msg;
     };
+    let declared = usize::from(declared);
     let end = if declared < 4 {
         ctx.error(
             2,
@@ -146,8 +227,10 @@ pub(crate) fn parse_message(
     } else {
         declared
     };
-    let body = buf.get(4..end).unwrap_or_default();
-    let trailing = buf.get(end..).unwrap_or_default();
+    // `end` lies between the header and the end of `buf`.
+    let (body, trailing) = after_header
+        .split_at_checked(end - 4)
+        .unwrap_or((after_header, &[]));
     if !trailing.is_empty() && (trailing.len() > 3 || trailing.iter().any(|&b| b != 0)) {
         ctx.error(
             end,
@@ -159,24 +242,11 @@ pub(crate) fn parse_message(
     }
     msg.trailing = trailing.to_vec();
 
-    let fixed_len = match protocol {
-        Protocol::Asap => match AsapType::from_u8(msg.msg_type) {
-            Some(t) if t.has_server_id() => 4,
-            Some(_) => 0,
-            None => {
-                msg.fixed = Fixed::Raw(body.to_vec());
-                return msg;
-            }
-        },
-        Protocol::Enrp => match EnrpType::from_u8(msg.msg_type) {
-            Some(t) => t.fixed_len(),
-            None => {
-                msg.fixed = Fixed::Raw(body.to_vec());
-                return msg;
-            }
-        },
+    let Some((fixed_len, fixed)) = fixed_fields(protocol, msg.msg_type) else {
+        msg.fixed = Fixed::Raw(body.to_vec());
+        return msg;
     };
-    let Some(fixed) = body.get(..fixed_len) else {
+    let Ok((params, fixed)) = fixed(body) else {
         ctx.error(
             4,
             format!(
@@ -187,27 +257,7 @@ pub(crate) fn parse_message(
         msg.fixed = Fixed::Raw(body.to_vec());
         return msg;
     };
-    let w = |i: usize| be32(fixed, i * 4).unwrap_or(0);
-    msg.fixed = match (protocol, fixed_len) {
-        (_, 0) => Fixed::None,
-        (Protocol::Asap, _) => Fixed::ServerId(w(0)),
-        (Protocol::Enrp, 8) => Fixed::Servers {
-            sender: w(0),
-            receiver: w(1),
-        },
-        (Protocol::Enrp, _) if msg.msg_type == EnrpType::HandleUpdate as u8 => Fixed::Update {
-            sender: w(0),
-            receiver: w(1),
-            action: be16(fixed, 8).unwrap_or(0),
-            reserved: be16(fixed, 10).unwrap_or(0),
-        },
-        (Protocol::Enrp, _) => Fixed::Takeover {
-            sender: w(0),
-            receiver: w(1),
-            target: w(2),
-        },
-    };
-    let params = body.get(fixed_len..).unwrap_or_default();
+    msg.fixed = fixed;
     let (params, cut) = walk_params(&mut ctx, params, 4 + fixed_len, depth);
     msg.params = params;
     msg.uncounted_padding = cut;

@@ -9,13 +9,17 @@
 use std::borrow::Cow;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
+use nom::combinator::{all_consuming, map};
+use nom::number::complete::{be_i32, be_u128, be_u16, be_u32};
+use nom::{IResult, Parser};
+
 use crate::error::DecodeError;
 
 use super::causes::OperationError;
 use super::numbering::{param_kind, ParamKind, UnknownAction};
 use super::policy::Policy;
 use super::transports::{Transport, TransportProtocol};
-use super::wire::{be16, be32, read_tlv};
+use super::wire::{padded, read_tlv, tlv_header};
 use super::Encoding;
 
 /// Nesting deeper than this (a parameter in a parameter in ...) is not decoded, so crafted input
@@ -247,7 +251,7 @@ pub(crate) fn walk_params(
         }
         off += tlv.next;
         // Only the TLV that ends the buffer can come short of its padding.
-        cut = u8::try_from(super::wire::padded(tlv.len) - tlv.next).unwrap_or(0);
+        cut = u8::try_from(padded(tlv.len) - tlv.next).unwrap_or(0);
         match param_kind(code, ctx.enc) {
             Some(kind) => out.push(parse_value(ctx, kind, code, value, at + 4, depth)),
             None => {
@@ -270,15 +274,68 @@ pub(crate) fn walk_params(
 /// How many entries walking `buf` can give: its TLVs as their length fields chain, one more for
 /// a rest that does not make a TLV (an unprocessed tail). A count, never trusted for more.
 fn tlv_count(buf: &[u8]) -> usize {
-    let (mut n, mut off) = (0, 0);
-    while off < buf.len() {
+    let (mut n, mut rest) = (0, buf);
+    while !rest.is_empty() {
         n += 1;
-        match be16(buf, off + 2) {
-            Some(len) if len >= 4 => off += super::wire::padded(usize::from(len)),
+        match tlv_header(rest) {
+            Ok((_, (_, len))) if len >= 4 => {
+                rest = rest.get(padded(usize::from(len))..).unwrap_or_default()
+            }
             _ => break,
         }
     }
     n
+}
+
+/// IPv4 Address: the address.
+fn ipv4(i: &[u8]) -> IResult<&[u8], Ipv4Addr> {
+    map(be_u32, Ipv4Addr::from).parse(i)
+}
+
+/// IPv6 Address: the address.
+fn ipv6(i: &[u8]) -> IResult<&[u8], Ipv6Addr> {
+    map(be_u128, Ipv6Addr::from).parse(i)
+}
+
+/// PE Identifier: the identifier.
+fn pe_identifier(i: &[u8]) -> IResult<&[u8], u32> {
+    be_u32(i)
+}
+
+/// PE Checksum: the checksum.
+fn pe_checksum(i: &[u8]) -> IResult<&[u8], u16> {
+    be_u16(i)
+}
+
+/// Handle Resolution Option: the number of PEs wanted.
+fn handle_resolution_option(i: &[u8]) -> IResult<&[u8], u32> {
+    be_u32(i)
+}
+
+/// Pool Element before its nested parameters: PE identifier, home ENRP server identifier,
+/// registration life.
+fn pool_element_fixed(i: &[u8]) -> IResult<&[u8], (u32, u32, i32)> {
+    (be_u32, be_u32, be_i32).parse(i)
+}
+
+/// Server Information before its nested parameter: the server identifier, then in RSPLIB 2007
+/// a flags word.
+fn server_information_fixed(i: &[u8], enc: Encoding) -> IResult<&[u8], (u32, Option<u32>)> {
+    let (i, server_id) = be_u32(i)?;
+    if enc == Encoding::Rsplib2007 {
+        let (i, flags) = be_u32(i)?;
+        Ok((i, (server_id, Some(flags))))
+    } else {
+        Ok((i, (server_id, None)))
+    }
+}
+
+/// What `parser` reads from the whole of `value`; `None` when the value is shorter or longer.
+fn exactly<'a, O>(
+    value: &'a [u8],
+    parser: impl Parser<&'a [u8], Output = O, Error = nom::error::Error<&'a [u8]>>,
+) -> Option<O> {
+    all_consuming(parser).parse(value).ok().map(|(_, o)| o)
 }
 
 /// Decodes the value of a parameter of a known kind; one that does not fit its kind becomes
@@ -291,16 +348,9 @@ fn parse_value(
     base: usize,
     depth: usize,
 ) -> Parameter {
-    let exact = |n: usize| (value.len() == n).then_some(());
     let decoded = match kind {
-        ParamKind::Ipv4 => value
-            .try_into()
-            .ok()
-            .map(|a: [u8; 4]| Parameter::Ipv4(Ipv4Addr::from(a))),
-        ParamKind::Ipv6 => value
-            .try_into()
-            .ok()
-            .map(|a: [u8; 16]| Parameter::Ipv6(Ipv6Addr::from(a))),
+        ParamKind::Ipv4 => exactly(value, ipv4).map(Parameter::Ipv4),
+        ParamKind::Ipv6 => exactly(value, ipv6).map(Parameter::Ipv6),
         ParamKind::DccpTransport
         | ParamKind::SctpTransport
         | ParamKind::TcpTransport
@@ -323,16 +373,12 @@ fn parse_value(
             ctx, value, base, depth,
         ))),
         ParamKind::Cookie => Some(Parameter::Cookie(value.to_vec())),
-        ParamKind::PeIdentifier => exact(4)
-            .and_then(|_| be32(value, 0))
-            .map(Parameter::PeIdentifier),
-        ParamKind::PeChecksum => exact(2)
-            .and_then(|_| be16(value, 0))
-            .map(Parameter::PeChecksum),
+        ParamKind::PeIdentifier => exactly(value, pe_identifier).map(Parameter::PeIdentifier),
+        ParamKind::PeChecksum => exactly(value, pe_checksum).map(Parameter::PeChecksum),
         ParamKind::OpaqueTransport => Some(Parameter::OpaqueTransport(value.to_vec())),
-        ParamKind::HandleResolutionOption => exact(4)
-            .and_then(|_| be32(value, 0))
-            .map(Parameter::HandleResolutionOption),
+        ParamKind::HandleResolutionOption => {
+            exactly(value, handle_resolution_option).map(Parameter::HandleResolutionOption)
+        }
     };
     decoded.unwrap_or_else(|| {
         // Policy and the containers report their own problems; the fixed-size ones here.
@@ -373,10 +419,8 @@ fn parse_pool_element(
     base: usize,
     depth: usize,
 ) -> Option<Parameter> {
-    let pe_id = be32(value, 0)?;
-    let home_server_id = be32(value, 4)?;
-    let registration_life = be32(value, 8)? as i32;
-    let params = parse_params(ctx, value.get(12..)?, base + 12, depth + 1);
+    let (nested, (pe_id, home_server_id, registration_life)) = pool_element_fixed(value).ok()?;
+    let params = parse_params(ctx, nested, base + 12, depth + 1);
     Some(Parameter::PoolElement(PoolElement {
         pe_id,
         home_server_id,
@@ -391,13 +435,9 @@ fn parse_server_information(
     base: usize,
     depth: usize,
 ) -> Option<Parameter> {
-    let server_id = be32(value, 0)?;
-    let (flags, fixed) = if ctx.enc == Encoding::Rsplib2007 {
-        (Some(be32(value, 4)?), 8)
-    } else {
-        (None, 4)
-    };
-    let params = parse_params(ctx, value.get(fixed..)?, base + fixed, depth + 1);
+    let (nested, (server_id, flags)) = server_information_fixed(value, ctx.enc).ok()?;
+    let fixed = value.len() - nested.len();
+    let params = parse_params(ctx, nested, base + fixed, depth + 1);
     Some(Parameter::ServerInformation(ServerInformation {
         server_id,
         flags,

@@ -9,6 +9,10 @@
 //! A [`Policy`] keeps the wire values as they were (so emit reproduces the bytes, reserved bits
 //! included); [`Policy::kind`] and the accessors give the normalised view.
 
+use nom::combinator::iterator;
+use nom::number::complete::be_u32;
+use nom::IResult;
+
 use crate::error::DecodeError;
 
 use super::Encoding;
@@ -213,6 +217,20 @@ pub fn policy_kind(code: u32, enc: Encoding) -> PolicyKind {
 /// Largest load/degradation value of the legacy encodings (24 bits = 100 %).
 pub const LEGACY_FULL: u32 = 0x00ff_ffff;
 
+/// The first word of a policy value: the policy type (RFC), or the 8-bit type and the first
+/// 24-bit value (the legacy encodings).
+fn policy_type(i: &[u8], enc: Encoding) -> IResult<&[u8], (u32, PolicyValues)> {
+    let (i, first) = be_u32(i)?;
+    Ok((
+        i,
+        if enc == Encoding::Rfc {
+            (first, PolicyValues::new())
+        } else {
+            (first >> 24, smallvec::smallvec![first & LEGACY_FULL])
+        },
+    ))
+}
+
 /// A policy's value words, inline up to four (no policy defines more).
 pub type PolicyValues = smallvec::SmallVec<[u32; 4]>;
 
@@ -364,8 +382,7 @@ impl Policy {
         base: usize,
         errors: &mut Vec<DecodeError>,
     ) -> Option<Policy> {
-        let type_word = super::wire::be32(value, 0);
-        let Some(first) = type_word else {
+        let Ok((words, (code, mut values))) = policy_type(value, enc) else {
             errors.push(DecodeError::new(
                 base,
                 format!(
@@ -375,21 +392,15 @@ impl Policy {
             ));
             return None;
         };
-        let (code, mut values) = if enc == Encoding::Rfc {
-            (first, PolicyValues::new())
-        } else {
-            (first >> 24, smallvec::smallvec![first & LEGACY_FULL])
-        };
-        let words = value.get(4..).unwrap_or_default();
-        let mut chunks = words.chunks_exact(4);
-        for w in chunks.by_ref() {
-            values.push(u32::from_be_bytes([w[0], w[1], w[2], w[3]]));
-        }
+        // The value words, then what is left of a last word cut short.
+        let mut it = iterator(words, be_u32::<_, nom::error::Error<&[u8]>>);
+        values.extend(&mut it);
+        let rest = it.finish().map_or(&[][..], |(rest, ())| rest);
         let policy = Policy {
             encoding: enc,
             code,
             values,
-            rest: chunks.remainder().to_vec(),
+            rest: rest.to_vec(),
         };
         if !policy.rest.is_empty() {
             errors.push(DecodeError::new(

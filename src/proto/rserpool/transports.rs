@@ -3,8 +3,10 @@
 
 use std::net::IpAddr;
 
+use nom::number::complete::{be_u16, be_u32};
+use nom::{IResult, Parser};
+
 use super::parameters::{parse_params, Ctx, Parameter};
-use super::wire::{be16, be32};
 
 /// Which transport a transport parameter describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -43,6 +45,29 @@ impl TransportProtocol {
 pub const TRANSPORT_USE_DATA_ONLY: u16 = 0;
 pub const TRANSPORT_USE_DATA_PLUS_CONTROL: u16 = 1;
 
+/// A transport parameter before its addresses: the port, the transport use (or reserved field),
+/// and DCCP's service code.
+fn transport_fixed(
+    i: &[u8],
+    protocol: TransportProtocol,
+) -> IResult<&[u8], (TransportProtocol, u16, u16)> {
+    let (i, (port, transport_use)) = (be_u16, be_u16).parse(i)?;
+    match protocol {
+        TransportProtocol::Dccp { .. } => {
+            let (i, service_code) = be_u32(i)?;
+            Ok((
+                i,
+                (
+                    TransportProtocol::Dccp { service_code },
+                    port,
+                    transport_use,
+                ),
+            ))
+        }
+        p => Ok((i, (p, port, transport_use))),
+    }
+}
+
 /// A transport parameter.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Transport {
@@ -76,16 +101,8 @@ impl Transport {
         base: usize,
         depth: usize,
     ) -> Option<Transport> {
-        let port = be16(value, 0)?;
-        let transport_use = be16(value, 2)?;
-        let protocol = match protocol {
-            TransportProtocol::Dccp { .. } => TransportProtocol::Dccp {
-                service_code: be32(value, 4)?,
-            },
-            p => p,
-        };
+        let (nested, (protocol, port, transport_use)) = transport_fixed(value, protocol).ok()?;
         let fixed = protocol.fixed_len();
-        let nested = value.get(fixed..).unwrap_or_default();
         let addresses = parse_params(ctx, nested, base + fixed, depth + 1);
         if addresses.is_empty() {
             ctx.error(

@@ -1,16 +1,13 @@
-//! Bounds-checked big-endian reads and the 4-byte padding rule shared by messages, parameters and
-//! error causes.
+//! The nom parsers shared by messages, parameters and error causes (the TLV header and the TLV
+//! with its padding), the 4-byte padding rule, and the writers of TLVs.
 
-/// The u16 at `at`, or `None` when the buffer ends first.
-pub(crate) fn be16(b: &[u8], at: usize) -> Option<u16> {
-    let s = b.get(at..at.checked_add(2)?)?;
-    Some(u16::from_be_bytes(s.try_into().ok()?))
-}
+use nom::bytes::complete::take;
+use nom::number::complete::be_u16;
+use nom::{IResult, Parser};
 
-/// The u32 at `at`, or `None` when the buffer ends first.
-pub(crate) fn be32(b: &[u8], at: usize) -> Option<u32> {
-    let s = b.get(at..at.checked_add(4)?)?;
-    Some(u32::from_be_bytes(s.try_into().ok()?))
+/// `code u16 | length u16`: the header of a parameter or an error cause.
+pub(crate) fn tlv_header(i: &[u8]) -> IResult<&[u8], (u16, u16)> {
+    (be_u16, be_u16).parse(i)
 }
 
 /// `len` rounded up to a multiple of 4 (lengths here come from u16 fields, so this cannot overflow
@@ -48,6 +45,7 @@ pub(crate) fn push_tlv(out: &mut Vec<u8>, code: u16, body: impl FnOnce(&mut Vec<
 }
 
 /// One TLV (parameter or error cause) read from the front of a buffer.
+#[derive(Debug)]
 pub(crate) struct Tlv<'a> {
     pub code: u16,
     /// The length field: header and value, without padding.
@@ -63,7 +61,7 @@ pub(crate) struct Tlv<'a> {
 /// Reads the TLV at the start of `rest`; `what` ("parameter", "error cause") names it in the
 /// error sentence. Never trusts the length field.
 pub(crate) fn read_tlv<'a>(rest: &'a [u8], what: &str, parent: &str) -> Result<Tlv<'a>, String> {
-    let (Some(code), Some(len)) = (be16(rest, 0), be16(rest, 2)) else {
+    let Ok((after, (code, len))) = tlv_header(rest) else {
         return Err(format!(
             "{} byte(s) left, too few for a 4-byte {what} header",
             rest.len()
@@ -75,23 +73,27 @@ pub(crate) fn read_tlv<'a>(rest: &'a [u8], what: &str, parent: &str) -> Result<T
             "{what} 0x{code:04x} has length {len}, shorter than its 4-byte header"
         ));
     }
-    let Some(value) = rest.get(4..len) else {
+    let Ok((after, value)) = tlv_value(after, len) else {
         return Err(format!(
             "{what} 0x{code:04x} has length {len} but only {} byte(s) are left in its {parent}",
             rest.len()
         ));
     };
-    let next = padded(len).min(rest.len());
-    let dirty_padding = rest
-        .get(len..next)
-        .is_some_and(|p| p.iter().any(|&b| b != 0));
+    // The padding there is: the parent's length may leave the last TLV's out.
+    let pad = (padded(len) - len).min(after.len());
+    let padding = after.get(..pad).unwrap_or_default();
     Ok(Tlv {
         code,
         len,
         value,
-        next,
-        dirty_padding,
+        next: len + pad,
+        dirty_padding: padding.iter().any(|&b| b != 0),
     })
+}
+
+/// The value of a TLV whose length field (header included, at least 4) says `len`.
+fn tlv_value(i: &[u8], len: usize) -> IResult<&[u8], &[u8]> {
+    take(len - 4).parse(i)
 }
 
 #[cfg(test)]
@@ -99,13 +101,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_stop_at_the_end() {
-        let b = [1, 2, 3, 4, 5];
-        assert_eq!(be16(&b, 3), Some(0x0405));
-        assert_eq!(be16(&b, 4), None);
-        assert_eq!(be16(&b, usize::MAX), None);
-        assert_eq!(be32(&b, 1), Some(0x0203_0405));
-        assert_eq!(be32(&b, 2), None);
+    fn tlvs_stop_at_the_end() {
+        assert_eq!(tlv_header(&[0, 9, 0, 5, 7]), Ok((&[7u8][..], (9, 5))));
+        assert!(tlv_header(&[0, 9, 0]).is_err());
+        // A value of 1, then padding of which only 2 bytes are there.
+        let t = read_tlv(&[0, 9, 0, 5, 7, 0, 1], "parameter", "parent").unwrap();
+        assert_eq!((t.code, t.len, t.value, t.next), (9, 5, &[7u8][..], 7));
+        assert!(t.dirty_padding);
+        let e = read_tlv(&[0, 9, 0, 9, 7], "parameter", "message").unwrap_err();
+        assert_eq!(
+            e,
+            "parameter 0x0009 has length 9 but only 5 byte(s) are left in its message"
+        );
     }
 
     #[test]
