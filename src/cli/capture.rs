@@ -537,8 +537,14 @@ pub fn run(args: LiveArgs) -> Result<i32> {
         None => None,
     };
     // Everything that needed privileges is open: nothing that parses packets keeps them.
-    let dropped = crate::privileges::drop_to(&args.user).map_err(Error::msg)?;
-    if matches!(dropped, crate::privileges::Dropped::StayedRoot) {
+    #[cfg(target_os = "linux")]
+    let dropped = crate::privileges::drop_to(&args.user)
+        .map_err(Error::msg)?
+        .to_string();
+    // Elsewhere (libpcap) the capture keeps the privileges it was started with.
+    #[cfg(not(target_os = "linux"))]
+    let dropped = "privileges kept: -Z is implemented for Linux only".to_string();
+    if args.user == "root" && dropped.contains("still running as root") {
         eprintln!("poolshark: -Z root: still running as root, packets are parsed as root");
     }
     if let Some(m) = metrics.as_mut() {

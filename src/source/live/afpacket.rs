@@ -295,7 +295,9 @@ pub fn walk_block(
         return Err(BadBlock);
     }
     for i in 0..num {
-        let hdr = used.get(at..at + PKT_HDR_LEN + SLL_LEN).ok_or(BadBlock)?;
+        let hdr = used
+            .get(at..at.saturating_add(PKT_HDR_LEN + SLL_LEN))
+            .ok_or(BadBlock)?;
         let word = |o| u32_at(hdr, o).ok_or(BadBlock);
         let (next, secs, nanos, snaplen, len, status) = (
             word(0)?,
@@ -315,8 +317,9 @@ pub fn walk_block(
         if start < PKT_HDR_LEN + SLL_LEN {
             return Err(BadBlock);
         }
+        let from = at.saturating_add(start);
         let data = used
-            .get(at + start..at + start + snaplen as usize)
+            .get(from..from.saturating_add(snaplen as usize))
             .ok_or(BadBlock)?;
         let vlan = (status & TP_STATUS_VLAN_VALID != 0).then(|| {
             let tpid = if status & TP_STATUS_VLAN_TPID_VALID != 0 && tpid != 0 {
