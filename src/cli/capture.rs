@@ -34,9 +34,10 @@ use crate::source::{Frame, SourceError};
 #[derive(clap::Args, Debug)]
 pub struct LiveArgs {
     /// Interface to capture on (`ip link` lists them), or `any` for all of them (Linux cooked
-    /// frames).
-    #[arg(short = 'i', long = "interface", value_name = "IFACE")]
-    pub interface: String,
+    /// frames). Repeat it to capture on several at once: each frame keeps its interface (one
+    /// interface description each in the -w file) and each interface its counts.
+    #[arg(short = 'i', long = "interface", value_name = "IFACE", required = true)]
+    pub interface: Vec<String>,
 
     /// Capture filter. Without it only what poolshark decodes is kept (DHCP, RSerPool, failover
     /// ports, SCTP, IP fragments, tunnels: IP in IP, GRE, VXLAN, Geneve; plus the --decode-as
@@ -117,6 +118,24 @@ pub struct LiveArgs {
     #[arg(short = 's', long, default_value_t = live::DEFAULT_SNAPLEN, value_name = "BYTES")]
     pub snaplen: u32,
 
+    /// The kernel's capture buffer of each interface, in MiB (the AF_PACKET ring; libpcap's
+    /// buffer).
+    #[arg(short = 'B', long = "buffer-size", value_name = "MiB", default_value_t = live::DEFAULT_BUFFER_MIB,
+          value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub buffer: u32,
+
+    /// The queue between the capture thread and the analysis, in MiB: when the analysis falls
+    /// this far behind, frames are dropped (and counted) instead of the kernel's buffer filling.
+    #[arg(long = "queue-size", value_name = "MiB", default_value_t = live::DEFAULT_QUEUE_MIB,
+          value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub queue: u32,
+
+    /// Once the capture is open, run as USER (started as root; as tcpdump -Z), with
+    /// no-new-privileges and no capability; `-Z root` keeps root. Started with capabilities
+    /// only (CAP_NET_RAW), they are all dropped whatever USER is.
+    #[arg(short = 'Z', long = "user", value_name = "USER", default_value = crate::privileges::DEFAULT_USER)]
+    pub user: String,
+
     /// Capture mechanism: auto (AF_PACKET on Linux), afpacket, or libpcap (needs the `libpcap`
     /// feature).
     #[arg(long, value_enum, default_value = "auto")]
@@ -138,8 +157,11 @@ pub enum BackendArg {
 }
 
 fn live_options(a: &LiveArgs) -> Result<LiveOptions> {
-    let mut o = LiveOptions::new(&a.interface);
+    let mut o = LiveOptions::new("");
+    o.interfaces = a.interface.clone();
     o.snaplen = a.snaplen;
+    o.buffer = (a.buffer as usize) << 20;
+    o.queue = (a.queue as usize) << 20;
     o.count = a.count;
     if let Some(d) = a.duration {
         if !d.is_finite() || d <= 0.0 || d > 1e9 {
@@ -181,7 +203,7 @@ struct Recorder {
 }
 
 impl Recorder {
-    fn create(path: &Path, info: &InterfaceInfo) -> Result<Recorder> {
+    fn create(path: &Path, interfaces: &[InterfaceInfo]) -> Result<Recorder> {
         let name = if to_stdout(path) {
             "standard output".to_string()
         } else {
@@ -191,14 +213,19 @@ impl Recorder {
         let out: Box<dyn Write + Send> = if to_stdout(path) {
             Box::new(io::stdout())
         } else {
-            Box::new(File::create(path).map_err(fail)?)
+            let f = File::create(path).map_err(fail)?;
+            give_to_invoking_user(&f).map_err(fail)?;
+            Box::new(f)
         };
         // Every frame captured is written, at once: no window.
         let mut file = CaptureFile::new(out, false).map_err(fail)?;
-        let mut ifo = IfOptions::new(info.linktype).tsresol(9).name(&info.name);
-        ifo.snaplen = info.snaplen;
-        // The live source's frames: section 1, interface 0.
-        file.describe(1, 0, &ifo).map_err(fail)?;
+        for (i, info) in interfaces.iter().enumerate() {
+            let mut ifo = IfOptions::new(info.linktype).tsresol(9).name(&info.name);
+            ifo.snaplen = info.snaplen;
+            // The live source's frames: section 1, interface i.
+            let i = u32::try_from(i).map_err(|_| Error::msg("too many interfaces"))?;
+            file.describe(1, i, &ifo).map_err(fail)?;
+        }
         // The header is on disk at once: a reader started now sees a valid (empty) capture.
         file.flush();
         if let Some(e) = file.error() {
@@ -210,6 +237,40 @@ impl Recorder {
             file,
         })
     }
+}
+
+/// The user who asked for the capture: `sudo`'s caller (SUDO_UID, SUDO_GID) when set, else this
+/// process's real user.
+#[cfg(target_os = "linux")]
+fn invoking_user() -> (u32, u32) {
+    let id = |v: &str| std::env::var(v).ok().and_then(|s| s.parse::<u32>().ok());
+    match (id("SUDO_UID"), id("SUDO_GID")) {
+        (Some(u), Some(g)) => (u, g),
+        // SAFETY: getuid and getgid have no arguments and cannot fail.
+        _ => unsafe { (libc::getuid(), libc::getgid()) },
+    }
+}
+
+/// Makes a file this run created (`-w`, `--metrics-file`) the invoking user's, as tcpdump's
+/// `-w` under sudo does: it is created before privileges are given up, as root.
+#[cfg(target_os = "linux")]
+fn give_to_invoking_user(f: &File) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let (uid, gid) = invoking_user();
+    // SAFETY: geteuid has no arguments and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return Ok(());
+    }
+    // SAFETY: a descriptor of a file this process holds open; plain ids.
+    if unsafe { libc::fchown(f.as_raw_fd(), uid, gid) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn give_to_invoking_user(_f: &File) -> io::Result<()> {
+    Ok(())
 }
 
 /// `-w -` takes standard output for the capture file: refused where the file would be mixed
@@ -300,6 +361,8 @@ impl Sink for CaptureSink {
 struct LiveMetrics {
     page: Published,
     pace: Pace,
+    /// The listener bound before privileges go, served after.
+    bound: Option<http::Bound>,
     /// None with --metrics-file alone (no snapshot before the end); dropping it stops serving.
     server: Option<http::Server>,
 }
@@ -347,37 +410,87 @@ fn drive(
 }
 
 /// Binds the metrics endpoint (before the capture opens, so a taken port stops the run at
-/// once) and says where it is.
-fn serve_metrics(address: &str) -> Result<LiveMetrics> {
+/// once) and says where it is; it is served once privileges are given up.
+fn bind_metrics(address: &str) -> Result<LiveMetrics> {
     let addr = http::parse_address(address).map_err(Error::msg)?;
-    let page = Published::new();
-    let server = http::Server::start(addr, page.clone(), http::Limits::default())
+    let bound = http::Server::bind(addr)
         .map_err(|e| Error::msg(format!("--metrics {address}: cannot listen on {addr}: {e}")))?;
     eprintln!(
         "poolshark: metrics at http://{}/metrics",
-        server.local_addr()
+        bound.local_addr()
     );
     Ok(LiveMetrics {
-        page,
+        page: Published::new(),
         pace: Pace::new(metrics::SNAPSHOT_EVERY),
-        server: Some(server),
+        bound: Some(bound),
+        server: None,
     })
 }
 
-/// One line for stderr about the capture itself.
-pub fn live_summary(info: &InterfaceInfo, s: &LiveStats) -> String {
-    let mut line = format!(
-        "captured {} frames on {} ({} dropped by the kernel",
-        s.captured, info.name, s.kernel_dropped
-    );
-    if s.loopback_echoes > 0 {
-        line.push_str(&format!(
-            ", {} outgoing loopback copies left out",
-            s.loopback_echoes
+/// The lines for stderr about the capture itself: one per interface, and the totals when there
+/// are several.
+pub fn live_summary(interfaces: &[InterfaceInfo], s: &LiveStats) -> Vec<String> {
+    let line = |captured: u64, name: &str, kernel: u64, user: u64, echoes: u64| {
+        let mut line = format!(
+            "captured {captured} frames on {name} ({kernel} dropped by the kernel, {user} \
+             dropped in poolshark (analysis behind)"
+        );
+        if echoes > 0 {
+            line.push_str(&format!(", {echoes} outgoing loopback copies left out"));
+        }
+        line.push(')');
+        line
+    };
+    let mut lines: Vec<String> = s
+        .interfaces
+        .iter()
+        .map(|i| {
+            line(
+                i.captured,
+                &i.name,
+                i.kernel_dropped,
+                i.user_dropped,
+                i.loopback_echoes,
+            )
+        })
+        .collect();
+    if lines.is_empty() || s.interfaces.len() > 1 {
+        let names: Vec<&str> = interfaces.iter().map(|i| i.name.as_str()).collect();
+        lines.push(line(
+            s.captured,
+            &names.join(", "),
+            s.kernel_dropped,
+            s.user_dropped,
+            s.loopback_echoes,
         ));
     }
-    line.push(')');
-    line
+    lines
+}
+
+/// The capture's counts for the JSON report: totals and each interface's.
+pub fn live_json(s: &LiveStats) -> serde_json::Value {
+    let per: Vec<serde_json::Value> = s
+        .interfaces
+        .iter()
+        .map(|i| {
+            serde_json::json!({
+                "interface": i.name,
+                "captured": i.captured,
+                "kernel_received": i.kernel_received,
+                "kernel_dropped": i.kernel_dropped,
+                "kernel_freezes": i.kernel_freezes,
+                "user_dropped": i.user_dropped,
+                "loopback_echoes": i.loopback_echoes,
+                "bad_ring_blocks": i.bad_blocks,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "captured": s.captured,
+        "kernel_dropped": s.kernel_dropped,
+        "user_dropped": s.user_dropped,
+        "interfaces": per,
+    })
 }
 
 pub fn run(args: LiveArgs) -> Result<i32> {
@@ -397,25 +510,63 @@ pub fn run(args: LiveArgs) -> Result<i32> {
         None
     };
     let mut metrics = match &args.metrics {
-        Some(a) => Some(serve_metrics(a)?),
+        Some(a) => Some(bind_metrics(a)?),
         None if args.metrics_file.is_some() => Some(LiveMetrics {
             page: Published::new(),
             pace: Pace::new(metrics::SNAPSHOT_EVERY),
+            bound: None,
             server: None,
         }),
         None => None,
     };
     interrupt::install()?;
     let mut source = LiveSource::open(&live_opts).map_err(|e| Error::msg(e.to_string()))?;
-    let info = source.info().clone();
+    let interfaces = source.interfaces().to_vec();
     let recorder = match &args.write {
-        Some(p) => Some(Recorder::create(p, &info)?),
+        Some(p) => Some(Recorder::create(p, &interfaces)?),
         None => None,
     };
-    eprintln!(
-        "poolshark: capturing on {} ({}, link type {}, snap length {}, filter: {}); Ctrl-C stops",
-        info.name, info.backend, info.linktype, info.snaplen, info.filter
-    );
+    // Created now, while this process may still write where the invoking user may.
+    let mut metrics_file = match &args.metrics_file {
+        Some(p) => {
+            let fail = |e: io::Error| Error::msg(format!("cannot write {}: {e}", p.display()));
+            let f = File::create(p).map_err(fail)?;
+            give_to_invoking_user(&f).map_err(fail)?;
+            Some(f)
+        }
+        None => None,
+    };
+    // Everything that needed privileges is open: nothing that parses packets keeps them.
+    #[cfg(target_os = "linux")]
+    let dropped = crate::privileges::drop_to(&args.user)
+        .map_err(Error::msg)?
+        .to_string();
+    // Elsewhere (libpcap) the capture keeps the privileges it was started with.
+    #[cfg(not(target_os = "linux"))]
+    let dropped = "privileges kept: -Z is implemented for Linux only".to_string();
+    if args.user == "root" && dropped.contains("still running as root") {
+        eprintln!("poolshark: -Z root: still running as root, packets are parsed as root");
+    }
+    if let Some(m) = metrics.as_mut() {
+        if let Some(b) = m.bound.take() {
+            m.server = Some(
+                b.serve(m.page.clone(), http::Limits::default())
+                    .map_err(|e| Error::msg(format!("cannot serve the metrics: {e}")))?,
+            );
+        }
+    }
+    for info in &interfaces {
+        eprintln!(
+            "poolshark: capturing on {} ({}, link type {}, snap length {}, buffer {} MiB, \
+             filter: {}; {dropped}); Ctrl-C stops",
+            info.name,
+            info.backend,
+            info.linktype,
+            info.snaplen,
+            info.buffer >> 20,
+            info.filter
+        );
+    }
     // With `-w -` standard output carries the capture file alone, as with `tshark -w -`.
     // (Nor a JSON array's brackets or a fields header.)
     let read = if args.write.as_deref().is_some_and(to_stdout) {
@@ -436,7 +587,10 @@ pub fn run(args: LiveArgs) -> Result<i32> {
     };
     let mut pipeline = Pipeline::new(opts);
     let served = metrics.as_mut().filter(|m| m.server.is_some());
-    let fatal = drive(&mut source, &mut pipeline, &mut sink, served);
+    let fatal = match source.start() {
+        Ok(()) => drive(&mut source, &mut pipeline, &mut sink, served),
+        Err(e) => Some(e),
+    };
     let live_stats = source.stats();
     let CaptureSink {
         read,
@@ -461,26 +615,50 @@ pub fn run(args: LiveArgs) -> Result<i32> {
     let stats = pipeline.stats();
     let mut failed = false;
     if let Some(c) = &mut check {
-        let format = match args.format {
-            Format::Text | Format::Fields => CheckFormat::Text,
-            Format::Json | Format::Jsonl => CheckFormat::Json,
-        };
         let mut out = io::stdout().lock();
-        failed = check::report(c, &stats, format, args.all_findings, args.fail_on, &mut out)?;
+        match args.format {
+            Format::Text | Format::Fields => {
+                failed = check::report(
+                    c,
+                    &stats,
+                    CheckFormat::Text,
+                    args.all_findings,
+                    args.fail_on,
+                    &mut out,
+                )?;
+            }
+            Format::Json | Format::Jsonl => {
+                // check's report, with the capture's own counts.
+                let mut v = match check::render(c, &stats, CheckFormat::Json, args.all_findings) {
+                    check::Rendered::Json(v) => v,
+                    check::Rendered::Text(t) => serde_json::Value::String(t),
+                };
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("capture".into(), live_json(&live_stats));
+                }
+                check::write_json(&mut out, &v)?;
+                out.flush()?;
+                failed = c.report.findings.any_at_least(args.fail_on);
+            }
+        }
     }
     if let Some(m) = &metrics {
         // The last snapshot: the analysers' run has ended.
         let text = check::metrics_of(check.as_slice(), &stats, Some(&live_stats)).render();
-        if let Some(path) = &args.metrics_file {
-            metrics::write_file(path, &text)
+        if let (Some(f), Some(path)) = (metrics_file.as_mut(), &args.metrics_file) {
+            f.write_all(text.as_bytes())
+                .and_then(|()| f.flush())
                 .map_err(|e| Error::msg(format!("cannot write {}: {e}", path.display())))?;
         }
         m.page.publish(text);
     }
-    eprintln!("poolshark: {}", live_summary(&info, &live_stats));
+    for line in live_summary(&interfaces, &live_stats) {
+        eprintln!("poolshark: {line}");
+    }
     eprintln!("poolshark: {}", stats.summary_line());
     if let Some(e) = fatal {
-        eprintln!("poolshark: capture on {} stopped: {e}", info.name);
+        let names: Vec<&str> = interfaces.iter().map(|i| i.name.as_str()).collect();
+        eprintln!("poolshark: capture on {} stopped: {e}", names.join(", "));
         return Ok(exit::USAGE);
     }
     if write_failed {

@@ -625,7 +625,7 @@ fn write_file_report(
     Ok(())
 }
 
-fn write_json(out: &mut dyn Write, v: &serde_json::Value) -> Result<()> {
+pub fn write_json(out: &mut dyn Write, v: &serde_json::Value) -> Result<()> {
     serde_json::to_writer_pretty(&mut *out, v)?;
     out.write_all(b"\n")?;
     Ok(())

@@ -34,6 +34,15 @@ pub const MAX_RECORD: usize = 64 << 20;
 /// interface blocks cannot make the reader's memory grow with its size.
 pub const MAX_INTERFACES: usize = 1 << 16;
 
+/// Consecutive malformed records after which a file is taken as corrupt and reading stops
+/// (fatal): a file whose body is zeros would otherwise read as millions of empty frames (16
+/// bytes each in pcap), each reported. Damage in a real capture (a torn write, a bad 4 KiB
+/// sector, a bit flip in one length) spoils one record or a few dozen even at pcap's 16-byte
+/// minimum; 256 in a row is more than a 4 KiB sector of records none of which a capturing
+/// program could have written, so a damaged file still reads past its damage while a corrupt
+/// one stops after a few KiB.
+pub const MAX_BAD_RUN: u64 = 256;
+
 /// The names of an interface whose description gives none.
 static NO_NAMES: InterfaceNames = InterfaceNames {
     name: None,
@@ -84,6 +93,13 @@ pub struct FileSource {
     last_ts: Timestamp,
     finished: bool,
     read_error: ErrorSlot,
+    /// Malformed records in a row so far, and the byte offset of the first of them.
+    bad_run: u64,
+    bad_run_start: u64,
+    /// The previous call's record: its offset, and whether it ended without a frame (a
+    /// non-fatal error: one more malformed record).
+    call_offset: u64,
+    in_flight: bool,
 }
 
 enum RecordKind {
@@ -242,6 +258,10 @@ impl FileSource {
             last_ts: Timestamp::default(),
             finished: false,
             read_error: slot,
+            bad_run: 0,
+            bad_run_start: 0,
+            call_offset: 0,
+            in_flight: false,
         };
         if let Some((big_endian, nanosecond, header_len)) = legacy {
             let header = match src.reader.next() {
@@ -440,6 +460,29 @@ impl FileSource {
         }
     }
 
+    /// One more malformed record, at `offset`: past [`MAX_BAD_RUN`] in a row the file is corrupt
+    /// and reading stops.
+    fn count_bad(&mut self, offset: u64) -> Result<(), SourceError> {
+        if self.bad_run == 0 {
+            self.bad_run_start = offset;
+        }
+        self.bad_run += 1;
+        if self.bad_run >= MAX_BAD_RUN {
+            self.finished = true;
+            return Err(fatal(
+                Some(self.next_number.saturating_sub(1)),
+                Some(self.bad_run_start),
+                format!(
+                    "{} malformed records in a row from byte {} on (zero-length packets, \
+                     impossible lengths or times, or blocks that do not parse): the file is \
+                     corrupt from there, reading stops",
+                    self.bad_run, self.bad_run_start
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Takes in a block that carries no packet (section header, interface description, statistics,
     /// name resolution, unknown ones).
     fn meta_block(&mut self, len: usize) -> Result<(), SourceError> {
@@ -518,6 +561,12 @@ impl FrameSource for FileSource {
         if self.finished {
             return Ok(None);
         }
+        if self.in_flight {
+            // The previous call ended in a non-fatal error: a malformed record.
+            self.count_bad(self.call_offset)?;
+        }
+        self.in_flight = true;
+        self.call_offset = self.offset();
         let len = loop {
             match self.buffer_record()? {
                 None => return Ok(None),
@@ -545,6 +594,17 @@ impl FrameSource for FileSource {
             let word = |at| u32_at(rec, at, big_endian).unwrap_or_default();
             let per_sec: u32 = if nanosecond { 1_000_000_000 } else { 1_000_000 };
             let (secs, frac) = (word(0), word(4));
+            // What no capturing program writes: a packet of no length, more bytes captured
+            // than the packet had, a fraction of a second of a second or more.
+            let (caplen, orig_len) = (word(8), word(12));
+            let bad = orig_len == 0 || caplen > orig_len || frac >= per_sec;
+            self.in_flight = false;
+            if bad {
+                self.count_bad(offset)?;
+            } else {
+                self.bad_run = 0;
+            }
+            let rec = self.reader.data().get(..len).unwrap_or_default();
             return Ok(Some(Frame {
                 number,
                 ts: Timestamp::new(
@@ -553,7 +613,7 @@ impl FrameSource for FileSource {
                 ),
                 ts_digits: if nanosecond { 9 } else { 6 },
                 linktype,
-                orig_len: word(12),
+                orig_len,
                 interface: 0,
                 data: rec.get(h..).unwrap_or_default(),
                 pcapng: None,
@@ -565,6 +625,8 @@ impl FrameSource for FileSource {
         }
         let block_type = u32_at(self.reader.data(), 0, big_endian);
         if let Some(block_type @ (CB_TYPE | DCB_TYPE)) = block_type {
+            self.in_flight = false;
+            self.bad_run = 0;
             // Type, length, Private Enterprise Number; the trailing length (checked above).
             let record = self.reader.data().get(..len).unwrap_or_default();
             let pen = u32_at(record, 8, big_endian).unwrap_or_default();
@@ -708,6 +770,8 @@ impl FrameSource for FileSource {
             }
         };
         self.last_ts = frame.ts;
+        self.in_flight = false;
+        self.bad_run = 0;
         let record = self.reader.data().get(..len).unwrap_or_default();
         let mut frame = frame.with_data(record.get(data).unwrap_or_default());
         frame.pcapng = Some(Pcapng {

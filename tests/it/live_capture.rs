@@ -86,6 +86,15 @@ impl Running {
         if let Some(d) = dir {
             cmd.current_dir(d);
         }
+        Running::start_full(cmd, stdout, args)
+    }
+
+    /// `capture ARGS` through `cmd` (poolshark, or what runs it: setpriv, ip netns exec).
+    fn start_cmd(cmd: Command, args: &[&str]) -> Running {
+        Running::start_full(cmd, Stdio::piped(), args)
+    }
+
+    fn start_full(mut cmd: Command, stdout: Stdio, args: &[&str]) -> Running {
         let mut child = cmd
             .arg("capture")
             .args(args)
@@ -879,7 +888,10 @@ fn metrics_served_while_capturing_agree_with_check_on_the_same_frames() {
     };
     let (text, page) = live;
     assert_eq!(
-        page.get("poolshark_capture_kernel_dropped_total", &[]),
+        page.get(
+            "poolshark_capture_kernel_dropped_total",
+            &[("interface", "lo")]
+        ),
         Some(0.0),
         "{text}"
     );
@@ -1018,4 +1030,327 @@ fn a_metrics_port_that_cannot_be_bound_stops_the_run_before_capturing() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains(&format!("127.0.0.1:{port}")), "{err}");
     assert!(!err.contains("capturing on"), "{err}");
+}
+
+/// Whether this test may run as root (it must, under POOLSHARK_REQUIRE_LIVE=1).
+fn root_or_skip(what: &str) -> bool {
+    // SAFETY: geteuid has no arguments and cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        return true;
+    }
+    if std::env::var_os("POOLSHARK_REQUIRE_LIVE").is_some() {
+        panic!("POOLSHARK_REQUIRE_LIVE is set but this test is not root: {what} needs root");
+    }
+    poolshark::test_support::skip(format_args!("{what} needs root"));
+    false
+}
+
+/// The fields of /proc/PID/task/TID/status for every thread of `pid`: (Uid, Gid, CapEff,
+/// CapPrm, NoNewPrivs) lines, by thread name.
+fn thread_credentials(pid: u32) -> Vec<(String, [String; 5])> {
+    let mut out = Vec::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return out;
+    };
+    for t in tasks.flatten() {
+        let Ok(status) = std::fs::read_to_string(t.path().join("status")) else {
+            continue;
+        };
+        let get = |k: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(k))
+                .map(|v| v.split_whitespace().collect::<Vec<_>>().join(" "))
+                .unwrap_or_default()
+        };
+        out.push((
+            get("Name:"),
+            [
+                get("Uid:"),
+                get("Gid:"),
+                get("CapEff:"),
+                get("CapPrm:"),
+                get("NoNewPrivs:"),
+            ],
+        ));
+    }
+    out
+}
+
+/// Waits until `pid` has a thread named `capture` (the one that reads the rings), then returns
+/// every thread's credentials.
+fn credentials_once_capturing(pid: u32) -> Vec<(String, [String; 5])> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let c = thread_credentials(pid);
+        if c.iter().any(|(n, _)| n == "capture") {
+            return c;
+        }
+        assert!(Instant::now() < deadline, "no capture thread: {c:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Started as root, the capture runs as nobody (every thread: real, effective, saved and file
+/// ids), with no capability and no_new_privs, while it decodes what crosses lo; the -w file
+/// was created before and belongs to the user sudo names.
+#[test]
+fn a_capture_started_as_root_parses_packets_as_nobody_without_capabilities() {
+    let _lo = LO.lock().unwrap_or_else(|e| e.into_inner());
+    if !root_or_skip("dropping root") || !live_permitted() {
+        return;
+    }
+    let dir = temp_path("drop");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("as-nobody.pcapng");
+    let mut cmd = poolshark();
+    cmd.env("SUDO_UID", "4242").env("SUDO_GID", "4343");
+    let run = Running::start_cmd(
+        cmd,
+        &[
+            "-i",
+            "lo",
+            "--count",
+            "1",
+            "--duration",
+            "30",
+            "--format",
+            "jsonl",
+            "-w",
+            file.to_str().unwrap(),
+        ],
+    );
+    let creds = credentials_once_capturing(run.child.id());
+    assert!(creds.len() >= 2, "{creds:?}");
+    for (name, [uid, gid, eff, prm, nnp]) in &creds {
+        assert_eq!(uid, "65534 65534 65534 65534", "thread {name}");
+        assert_eq!(gid, "65534 65534 65534 65534", "thread {name}");
+        assert_eq!(eff, "0000000000000000", "thread {name}");
+        assert_eq!(prm, "0000000000000000", "thread {name}");
+        assert_eq!(nnp, "1", "thread {name}");
+    }
+    send_udp((Ipv4Addr::LOCALHOST.into(), 67), &dhcpv4_discover());
+    let (code, out, err) = run.finish();
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("running as nobody (uid 65534"), "{err}");
+    let records = json_lines(&out);
+    assert_eq!(records.len(), 1, "{out}");
+    assert_eq!(
+        field(&records[0], "dhcp.id"),
+        Some(&serde_json::json!(XID4)),
+        "{out}"
+    );
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(&file).unwrap();
+    assert_eq!((meta.uid(), meta.gid()), (4242, 4343));
+    // Written after the drop through the descriptor opened before: the frame is in it.
+    let o = poolshark().arg("read").arg(&file).output().unwrap();
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains("DHCP Discover - Transaction ID 0x4c1f0002"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `-Z root` keeps root and says so on stderr; no_new_privs is set all the same.
+#[test]
+fn dash_z_root_keeps_root_and_says_so() {
+    let _lo = LO.lock().unwrap_or_else(|e| e.into_inner());
+    if !root_or_skip("-Z root") || !live_permitted() {
+        return;
+    }
+    let run = Running::start(&["-i", "lo", "-Z", "root", "--count", "1", "--duration", "30"]);
+    let creds = credentials_once_capturing(run.child.id());
+    for (name, [uid, _, eff, _, nnp]) in &creds {
+        assert_eq!(uid, "0 0 0 0", "thread {name}");
+        assert_ne!(eff, "0000000000000000", "thread {name}");
+        assert_eq!(nnp, "1", "thread {name}");
+    }
+    send_udp((Ipv4Addr::LOCALHOST.into(), 67), &dhcpv4_discover());
+    let (code, out, err) = run.finish();
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("-Z root: still running as root"), "{err}");
+    assert!(out.contains("DHCP Discover"), "{out}");
+}
+
+/// Started as an unprivileged user holding only CAP_NET_RAW (ambient, as `setcap` on the binary
+/// would give it), the capture drops it once the socket is open.
+#[test]
+fn a_capture_with_only_cap_net_raw_drops_it_after_opening() {
+    let _lo = LO.lock().unwrap_or_else(|e| e.into_inner());
+    if !root_or_skip("setting up a CAP_NET_RAW-only process") || !live_permitted() {
+        return;
+    }
+    let mut cmd = Command::new("setpriv");
+    cmd.args([
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "--inh-caps=-all,+net_raw",
+        "--ambient-caps=-all,+net_raw",
+        env!("CARGO_BIN_EXE_poolshark"),
+    ]);
+    let probe = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_poolshark"))
+        .arg("--version")
+        .output();
+    match probe {
+        Ok(o) if o.status.success() => {}
+        other => {
+            poolshark::test_support::skip(format_args!(
+                "nobody cannot run the binary here: {other:?}"
+            ));
+            return;
+        }
+    }
+    let run = Running::start_cmd(
+        cmd,
+        &[
+            "-i",
+            "lo",
+            "--count",
+            "1",
+            "--duration",
+            "30",
+            "--format",
+            "jsonl",
+        ],
+    );
+    let creds = credentials_once_capturing(run.child.id());
+    for (name, [uid, _, eff, prm, nnp]) in &creds {
+        assert_eq!(uid, "65534 65534 65534 65534", "thread {name}");
+        assert_eq!(eff, "0000000000000000", "thread {name}");
+        assert_eq!(prm, "0000000000000000", "thread {name}");
+        assert_eq!(nnp, "1", "thread {name}");
+    }
+    send_udp((Ipv4Addr::LOCALHOST.into(), 67), &dhcpv4_discover());
+    let (code, out, err) = run.finish();
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("capabilities dropped"), "{err}");
+    assert_eq!(json_lines(&out).len(), 1, "{out}");
+}
+
+/// A network namespace of the test's own, deleted (with the veth pair in it) when dropped,
+/// a failed assertion included.
+struct Netns(String);
+
+impl Netns {
+    fn create() -> Option<Netns> {
+        let name = format!("psh-live-{}", std::process::id());
+        let ip = |args: &[&str]| {
+            Command::new("ip")
+                .args(args)
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        if !ip(&["netns", "add", &name]) {
+            return None;
+        }
+        let ns = Netns(name);
+        let n = ns.0.as_str();
+        for args in [
+            &["-n", n, "link", "set", "lo", "up"][..],
+            &[
+                "-n", n, "link", "add", "va", "type", "veth", "peer", "name", "vb",
+            ],
+            &["-n", n, "link", "set", "va", "up"],
+            &["-n", n, "link", "set", "vb", "up"],
+        ] {
+            assert!(ip(args), "ip {args:?} failed");
+        }
+        Some(ns)
+    }
+
+    fn exec(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut c = Command::new("ip");
+        c.args(["netns", "exec", &self.0]).arg(program);
+        c
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = Command::new("ip").args(["netns", "del", &self.0]).output();
+    }
+}
+
+/// Two interfaces at once, lo and one end of a veth pair in a namespace of the test's own:
+/// a shared DHCPv6 capture replayed on lo and an RSerPool one on the other end of the pair,
+/// at the same time. The -w file describes both interfaces and tshark finds every DHCPv6
+/// message of the first file on lo and every ASAP/ENRP message of the second on va, none
+/// elsewhere; the summary counts each interface's frames as the file holds them, no drop.
+#[test]
+fn two_interfaces_at_once_keep_each_frame_s_interface() {
+    if !root_or_skip("a network namespace") || !have_tcpreplay() || !common::have_tshark() {
+        return;
+    }
+    let (Some(rserpool), Some(kea)) = (
+        common::shared_capture("rserpool/rsplib-multi-pe.pcap"),
+        common::shared_capture("dhcp-kea/kea-2.2-ha-load-balancing-v6.pcap"),
+    ) else {
+        return;
+    };
+    let Some(ns) = Netns::create() else {
+        if std::env::var_os("POOLSHARK_REQUIRE_LIVE").is_some() {
+            panic!("POOLSHARK_REQUIRE_LIVE is set but no network namespace can be made");
+        }
+        poolshark::test_support::skip("no network namespace can be made (ip netns add)");
+        return;
+    };
+    let file = temp_path("two.pcapng");
+    let run = Running::start_cmd(
+        ns.exec(env!("CARGO_BIN_EXE_poolshark")),
+        &[
+            "-i",
+            "lo",
+            "-i",
+            "va",
+            "-w",
+            file.to_str().unwrap(),
+            "--duration",
+            "120",
+        ],
+    );
+    let replay = |iface: &'static str, capture: PathBuf| {
+        let mut c = ns.exec("tcpreplay");
+        c.args(["-q", "-i", iface, "--pps", "3000"]).arg(capture);
+        std::thread::spawn(move || c.output().unwrap())
+    };
+    let (a, b) = (replay("lo", kea.clone()), replay("vb", rserpool.clone()));
+    for o in [a.join().unwrap(), b.join().unwrap()] {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: a signal to our own child process (ip netns exec became poolshark).
+    let r = unsafe { libc::kill(run.child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(r, 0);
+    let (code, _, err) = run.finish();
+    assert_eq!(code, 0, "{err}");
+    let count =
+        |capture: &Path, filter: &str| common::tshark::fields(capture, filter, &[], &[]).len();
+    let on = |iface: &str, filter: &str| {
+        count(
+            &file,
+            &format!("frame.interface_name == \"{iface}\" && ({filter})"),
+        )
+    };
+    let dhcpv6 = count(&kea, "dhcpv6");
+    let rsp = count(&rserpool, "asap || enrp");
+    assert!(dhcpv6 > 0 && rsp > 0);
+    assert_eq!(on("lo", "dhcpv6"), dhcpv6, "{err}");
+    assert_eq!(on("va", "asap || enrp"), rsp, "{err}");
+    assert_eq!(on("lo", "asap || enrp"), 0);
+    assert_eq!(on("va", "dhcpv6"), 0);
+    for iface in ["lo", "va"] {
+        let frames = on(iface, "frame");
+        assert!(
+            err.contains(&format!(
+                "captured {frames} frames on {iface} (0 dropped by the kernel, 0 dropped in poolshark"
+            )),
+            "{iface}: {err}"
+        );
+    }
+    let _ = std::fs::remove_file(&file);
 }

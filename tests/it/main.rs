@@ -13,6 +13,7 @@ mod capture_filter_tcpdump;
 mod check_failover;
 mod cli_hash;
 mod config_check;
+mod corrupt_body;
 mod decode_only;
 mod dhcp_check_captures;
 mod dhcp_check_planted;

@@ -72,8 +72,33 @@ pub struct Server {
 impl Server {
     /// Binds `addr` and serves `page` from a thread of its own.
     pub fn start(addr: SocketAddr, page: Published, limits: Limits) -> io::Result<Server> {
+        Server::bind(addr)?.serve(page, limits)
+    }
+
+    /// Binds `addr` without serving yet (a capture binds before it gives up its privileges and
+    /// starts the serving thread after, so that thread never has them).
+    pub fn bind(addr: SocketAddr) -> io::Result<Bound> {
         let listener = TcpListener::bind(addr)?;
         let addr = listener.local_addr()?;
+        Ok(Bound { listener, addr })
+    }
+}
+
+/// A bound listener that [`Bound::serve`] serves.
+pub struct Bound {
+    listener: TcpListener,
+    addr: SocketAddr,
+}
+
+impl Bound {
+    /// Where it listens (the port chosen, when 0 was asked).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Serves `page` from a thread of its own.
+    pub fn serve(self, page: Published, limits: Limits) -> io::Result<Server> {
+        let Bound { listener, addr } = self;
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
         let thread = std::thread::Builder::new()
@@ -85,7 +110,9 @@ impl Server {
             thread: Some(thread),
         })
     }
+}
 
+impl Server {
     /// Where it listens (the port chosen, when 0 was asked).
     pub fn local_addr(&self) -> SocketAddr {
         self.addr

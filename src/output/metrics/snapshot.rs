@@ -56,13 +56,31 @@ pub fn snapshot(src: &Sources<'_>) -> Exposition {
     let mut e = Exposition::new();
     pipeline(&mut e, src.stats);
     if let Some(l) = src.live {
-        counter(
-            &mut e,
-            "poolshark_capture_kernel_dropped_total",
-            "Packets the kernel dropped because poolshark did not read them fast enough.",
-            vec![],
-            l.kernel_dropped as f64,
-        );
+        for i in &l.interfaces {
+            let iface = || vec![("interface", i.name.clone())];
+            counter(
+                &mut e,
+                "poolshark_capture_kernel_dropped_total",
+                "Packets the kernel dropped because its capture buffer was full, by interface.",
+                iface(),
+                i.kernel_dropped as f64,
+            );
+            counter(
+                &mut e,
+                "poolshark_capture_user_dropped_total",
+                "Frames poolshark dropped because the analysis fell behind the capture, by \
+                 interface.",
+                iface(),
+                i.user_dropped as f64,
+            );
+            counter(
+                &mut e,
+                "poolshark_capture_interface_frames_total",
+                "Frames captured and handed to the analysis, by interface.",
+                iface(),
+                i.captured as f64,
+            );
+        }
         counter(
             &mut e,
             "poolshark_capture_frames_total",

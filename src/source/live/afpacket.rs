@@ -1,18 +1,18 @@
-//! Linux AF_PACKET capture through libc: one socket per capture, a classic BPF program attached
-//! before it is bound (so no packet slips through unfiltered), kernel timestamps in nanoseconds
-//! through `SO_TIMESTAMPNS`, and `poll` with a short timeout so a stop request, a deadline or a
-//! count is noticed promptly.
+//! Linux AF_PACKET capture through libc: one socket per interface, a classic BPF program
+//! attached before it is bound (so no packet slips through unfiltered), and a TPACKET_V3
+//! memory-mapped receive ring: the kernel writes packets, stamped to the nanosecond, into blocks
+//! of shared memory and hands each block over whole, so a burst of thousands of packets costs
+//! one wake-up instead of a system call each (tcpdump's and dumpcap's way through libpcap).
 //!
-//! Why `recvmsg` with `SO_TIMESTAMPNS` and not the TPACKET_V3 ring: poolshark's traffic is
-//! control-plane traffic (DHCP, RSerPool, failover), thousands of packets a second at most, where
-//! one copy per packet costs nothing measurable; the ring needs an mmap of shared memory read
-//! with raw pointers, and its block timeout delays delivery, which a live view (the TUI) notices.
-//! Kernel drops are still reported, through `PACKET_STATISTICS`.
+//! Everything read from the ring is input: the block and packet headers are read as bytes, and
+//! every offset and length in them is checked against the block before use
+//! ([`Ring::read_block`]). Kernel drops are read with `PACKET_STATISTICS`.
 
 use std::ffi::CString;
 use std::io;
 use std::mem;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::bpf::Insn;
 
@@ -23,8 +23,6 @@ const ARPHRD_ETHER: u16 = 1;
 pub const ARPHRD_LOOPBACK: u16 = 772;
 const ARPHRD_NONE: u16 = 0xfffe;
 const ARPHRD_RAWIP: u16 = 519;
-/// Receive buffer asked of the kernel: a burst of a few thousand packets waits there.
-const RECEIVE_BUFFER: libc::c_int = 4 << 20;
 
 /// How the socket hands packets over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,28 +106,29 @@ fn hardware_type(name: &str) -> io::Result<u16> {
     Ok(unsafe { req.ifr_ifru.ifru_hwaddr.sa_family })
 }
 
-/// One received packet's details.
-#[derive(Clone, Copy, Debug, Default)]
+/// One packet's details, read from its ring header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Received {
-    /// Bytes written into the buffer.
+    /// Bytes of the packet in the ring (after its link header when cooked).
     pub caplen: usize,
     /// Length of the packet as the kernel had it.
     pub len: usize,
     pub secs: i64,
     pub nanos: u32,
-    /// Whether the kernel gave a timestamp.
-    pub stamped: bool,
     pub pkttype: u8,
     pub hatype: u16,
     pub ifindex: u32,
     pub protocol: u16,
     pub addr: [u8; 8],
     pub addr_len: u8,
+    /// The VLAN tag the kernel took off the frame (TPID, TCI), to be put back.
+    pub vlan: Option<(u16, u16)>,
 }
 
-/// An open, filtered, bound AF_PACKET socket.
+/// An open, filtered, bound AF_PACKET socket with its receive ring.
 pub struct Socket {
     fd: OwnedFd,
+    ring: Ring,
 }
 
 fn check(r: libc::c_int) -> io::Result<()> {
@@ -153,9 +152,223 @@ fn setsockopt<T>(fd: &OwnedFd, level: libc::c_int, name: libc::c_int, value: &T)
     })
 }
 
+const PACKET_RX_RING: libc::c_int = 5;
+const PACKET_VERSION: libc::c_int = 10;
+const TPACKET_V3: libc::c_int = 2;
+const TP_STATUS_KERNEL: u32 = 0;
+const TP_STATUS_USER: u32 = 1;
+const TP_STATUS_VLAN_VALID: u32 = 1 << 4;
+const TP_STATUS_VLAN_TPID_VALID: u32 = 1 << 6;
+/// `struct tpacket_req3` (linux/if_packet.h).
+#[repr(C)]
+struct TpacketReq3 {
+    block_size: u32,
+    block_nr: u32,
+    frame_size: u32,
+    frame_nr: u32,
+    retire_blk_tov: u32,
+    sizeof_priv: u32,
+    feature_req_word: u32,
+}
+/// Offsets in `struct tpacket_block_desc` (version, offset_to_priv, then `tpacket_hdr_v1`).
+const BLOCK_STATUS: usize = 8;
+const BLOCK_NUM_PKTS: usize = 12;
+const BLOCK_FIRST_PKT: usize = 16;
+const BLOCK_LEN: usize = 20;
+/// The block descriptor's size: the first packet cannot start before it.
+const BLOCK_DESC_LEN: usize = 48;
+/// `struct tpacket3_hdr`, TPACKET_ALIGNed: the `sockaddr_ll` follows it.
+const PKT_HDR_LEN: usize = 48;
+/// `struct sockaddr_ll`.
+const SLL_LEN: usize = 20;
+/// How long the kernel keeps a block that is not full before handing it over: the longest a
+/// packet waits on a quiet link (a live view shows it this late at most).
+const BLOCK_TIMEOUT_MS: u32 = 10;
+/// The smallest block: large enough that a busy link hands over hundreds of packets at once.
+const MIN_BLOCK: usize = 1 << 20;
+
+/// The ring's geometry for a buffer of `bytes` and packets of up to `snaplen` bytes (libpcap's
+/// way: a frame holds the headers and a whole snap length, a block a power of two of at least
+/// one frame).
+pub fn ring_geometry(bytes: usize, snaplen: u32) -> (usize, usize, usize) {
+    // Headers, a link header of up to 32 bytes (and a VLAN tag), the snap length; 16-aligned.
+    let frame = (PKT_HDR_LEN + SLL_LEN + 32 + snaplen as usize).next_multiple_of(16);
+    let block = frame.next_power_of_two().max(MIN_BLOCK);
+    let blocks = (bytes / block).max(2);
+    (block, blocks, frame)
+}
+
+/// The TPACKET_V3 ring, mapped into this process.
+struct Ring {
+    base: *mut u8,
+    len: usize,
+    block_size: usize,
+    blocks: usize,
+    /// The block the kernel fills next, so the one read next.
+    next: usize,
+}
+
+// SAFETY: the mapping belongs to this Ring alone (the socket is never shared); moving it to
+// another thread moves its only user.
+unsafe impl Send for Ring {}
+
+impl Drop for Ring {
+    fn drop(&mut self) {
+        // SAFETY: base and len are the mapping made in Socket::open, unmapped only here.
+        unsafe {
+            libc::munmap(self.base.cast(), self.len);
+        }
+    }
+}
+
+/// Why a block could not be read whole: the rest of it is skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BadBlock;
+
+impl Ring {
+    fn status(&self, block: usize) -> &AtomicU32 {
+        // SAFETY: block < blocks, so the word lies inside the mapping; it is 4-aligned (blocks
+        // are page-aligned) and the kernel writes it as a u32, so an atomic view of it is sound.
+        unsafe {
+            &*(self
+                .base
+                .add(block * self.block_size + BLOCK_STATUS)
+                .cast::<AtomicU32>())
+        }
+    }
+
+    /// Whether the next block is the reader's.
+    fn ready(&self) -> bool {
+        self.status(self.next).load(Ordering::Acquire) & TP_STATUS_USER != 0
+    }
+
+    /// Hands each packet of the next block to `each` (its header, and its bytes from the link
+    /// or network header on), then gives the block back to the kernel. `None` when the block
+    /// is still the kernel's; `Some(Err(BadBlock))` when a header in it does not fit the block
+    /// (the packets before were handed over).
+    fn read_block(
+        &mut self,
+        mut each: impl FnMut(&Received, &[u8]),
+    ) -> Option<Result<usize, BadBlock>> {
+        if !self.ready() {
+            return None;
+        }
+        // SAFETY: the block lies inside the mapping; since its status says TP_STATUS_USER (read
+        // with Acquire above) the kernel does not write it until it is given back below, so a
+        // shared slice of it is not written while it lives.
+        let block = unsafe {
+            std::slice::from_raw_parts(self.base.add(self.next * self.block_size), self.block_size)
+        };
+        let r = walk_block(block, &mut each);
+        self.status(self.next)
+            .store(TP_STATUS_KERNEL, Ordering::Release);
+        self.next = (self.next + 1) % self.blocks;
+        Some(r)
+    }
+}
+
+fn u16_at(b: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_ne_bytes(b.get(at..at + 2)?.try_into().ok()?))
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_ne_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+/// Reads the packets of one block (its bytes as the kernel wrote them): every offset and length
+/// is checked against the block, so a header that is wrong ends the walk instead of reading
+/// past it. The number of packets handed over, or `BadBlock`.
+pub fn walk_block(
+    block: &[u8],
+    each: &mut impl FnMut(&Received, &[u8]),
+) -> Result<usize, BadBlock> {
+    let num = u32_at(block, BLOCK_NUM_PKTS).ok_or(BadBlock)? as usize;
+    let first = u32_at(block, BLOCK_FIRST_PKT).ok_or(BadBlock)? as usize;
+    let blk_len = u32_at(block, BLOCK_LEN).ok_or(BadBlock)? as usize;
+    if num == 0 {
+        return Ok(0);
+    }
+    // The bytes the kernel filled: no packet lies past them.
+    let used = block.get(..blk_len.min(block.len())).ok_or(BadBlock)?;
+    let mut at = first;
+    if at < BLOCK_DESC_LEN {
+        return Err(BadBlock);
+    }
+    for i in 0..num {
+        let hdr = used
+            .get(at..at.saturating_add(PKT_HDR_LEN + SLL_LEN))
+            .ok_or(BadBlock)?;
+        let word = |o| u32_at(hdr, o).ok_or(BadBlock);
+        let (next, secs, nanos, snaplen, len, status) = (
+            word(0)?,
+            word(4)?,
+            word(8)?,
+            word(12)?,
+            word(16)?,
+            word(20)?,
+        );
+        let mac = u16_at(hdr, 24).ok_or(BadBlock)? as usize;
+        let net = u16_at(hdr, 26).ok_or(BadBlock)? as usize;
+        let (tci, tpid) = (word(32)?, u16_at(hdr, 36).ok_or(BadBlock)?);
+        let sll = &hdr[PKT_HDR_LEN..];
+        // SOCK_RAW: the packet starts at its link header (mac); SOCK_DGRAM: at the network
+        // header, mac = net. The smaller one is where the bytes start.
+        let start = mac.min(net);
+        if start < PKT_HDR_LEN + SLL_LEN {
+            return Err(BadBlock);
+        }
+        let from = at.saturating_add(start);
+        let data = used
+            .get(from..from.saturating_add(snaplen as usize))
+            .ok_or(BadBlock)?;
+        let vlan = (status & TP_STATUS_VLAN_VALID != 0).then(|| {
+            let tpid = if status & TP_STATUS_VLAN_TPID_VALID != 0 && tpid != 0 {
+                tpid
+            } else {
+                0x8100
+            };
+            (tpid, (tci & 0xffff) as u16)
+        });
+        let r = Received {
+            caplen: data.len(),
+            len: len as usize,
+            secs: i64::from(secs),
+            nanos: nanos.min(999_999_999),
+            pkttype: sll[10],
+            hatype: u16_at(sll, 8).ok_or(BadBlock)?,
+            ifindex: u32::try_from(i32::from_ne_bytes([sll[4], sll[5], sll[6], sll[7]]))
+                .unwrap_or(0),
+            protocol: u16::from_be_bytes([sll[2], sll[3]]),
+            addr_len: sll[11].min(8),
+            addr: sll[12..20].try_into().map_err(|_| BadBlock)?,
+            vlan,
+        };
+        each(&r, data);
+        if i + 1 < num {
+            if next == 0 {
+                return Err(BadBlock);
+            }
+            at = at.checked_add(next as usize).ok_or(BadBlock)?;
+        }
+    }
+    Ok(num)
+}
+
+/// What `PACKET_STATISTICS` says since the last read (reading resets the kernel's counters).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KernelStats {
+    /// Packets the filter passed, dropped ones included.
+    pub received: u64,
+    /// Packets dropped for want of room in the ring.
+    pub dropped: u64,
+    /// Times the ring was full (every block the reader's) and the queue froze.
+    pub freezes: u64,
+}
+
 impl Socket {
-    /// Opens the socket, attaches `filter`, binds it to the device.
-    pub fn open(dev: &Device, filter: &[Insn]) -> io::Result<Socket> {
+    /// Opens the socket, attaches `filter`, maps a receive ring of about `buffer` bytes for
+    /// packets of up to `snaplen`, binds it to the device.
+    pub fn open(dev: &Device, filter: &[Insn], buffer: usize, snaplen: u32) -> io::Result<Socket> {
         let kind = match dev.mode {
             Mode::Ethernet | Mode::RawIp => libc::SOCK_RAW,
             Mode::Cooked => libc::SOCK_DGRAM,
@@ -168,12 +381,7 @@ impl Socket {
         }
         // SAFETY: fd is a fresh descriptor owned by nobody else.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        let one: libc::c_int = 1;
-        setsockopt(&fd, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, &one)?;
-        // As root the buffer may exceed rmem_max; otherwise take what the system allows.
-        if setsockopt(&fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &RECEIVE_BUFFER).is_err() {
-            let _ = setsockopt(&fd, libc::SOL_SOCKET, libc::SO_RCVBUF, &RECEIVE_BUFFER);
-        }
+        setsockopt(&fd, libc::SOL_PACKET, PACKET_VERSION, &TPACKET_V3)?;
         let prog = libc::sock_fprog {
             len: u16::try_from(filter.len())
                 .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "filter too long"))?,
@@ -181,6 +389,58 @@ impl Socket {
             filter: filter.as_ptr() as *mut libc::sock_filter,
         };
         setsockopt(&fd, libc::SOL_SOCKET, libc::SO_ATTACH_FILTER, &prog)?;
+        let (block_size, blocks, frame_size) = ring_geometry(buffer, snaplen);
+        let too_big = || io::Error::new(io::ErrorKind::InvalidInput, "capture buffer too large");
+        let req = TpacketReq3 {
+            block_size: u32::try_from(block_size).map_err(|_| too_big())?,
+            block_nr: u32::try_from(blocks).map_err(|_| too_big())?,
+            frame_size: u32::try_from(frame_size).map_err(|_| too_big())?,
+            frame_nr: u32::try_from(block_size / frame_size * blocks).map_err(|_| too_big())?,
+            retire_blk_tov: BLOCK_TIMEOUT_MS,
+            sizeof_priv: 0,
+            feature_req_word: 0,
+        };
+        setsockopt(&fd, libc::SOL_PACKET, PACKET_RX_RING, &req)?;
+        let len = block_size * blocks;
+        // SAFETY: a fresh shared mapping of the socket's ring, of the length the ring has; the
+        // result is checked.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_LOCKED,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        let base = if base == libc::MAP_FAILED {
+            // Without the right to lock that much memory: an ordinary mapping.
+            // SAFETY: as above.
+            let base = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_SHARED,
+                    fd.as_raw_fd(),
+                    0,
+                )
+            };
+            if base == libc::MAP_FAILED {
+                return Err(io::Error::last_os_error());
+            }
+            base
+        } else {
+            base
+        };
+        let ring = Ring {
+            base: base.cast(),
+            len,
+            block_size,
+            blocks,
+            next: 0,
+        };
         // SAFETY: sockaddr_ll is plain old data; all zeroes is a valid value.
         let mut sll: libc::sockaddr_ll = unsafe { mem::zeroed() };
         sll.sll_family = libc::AF_PACKET as u16;
@@ -194,105 +454,35 @@ impl Socket {
                 mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
             )
         })?;
-        let s = Socket { fd };
+        let s = Socket { fd, ring };
         // Counters from before the bind mean nothing: reading them resets them.
         let _ = s.statistics();
         Ok(s)
     }
 
-    /// Waits up to `timeout_ms` for a packet; `Ok(false)` when none came (or a signal arrived).
-    pub fn wait(&self, timeout_ms: i32) -> io::Result<bool> {
-        let mut p = libc::pollfd {
-            fd: self.fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd.
-        let r = unsafe { libc::poll(&mut p, 1, timeout_ms) };
-        if r < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                return Ok(false);
-            }
-            return Err(e);
-        }
-        if r > 0 && p.revents & (libc::POLLERR | libc::POLLNVAL) != 0 {
-            return Err(io::Error::other(
-                "the capture socket reported an error (the interface may have gone away)",
-            ));
-        }
-        Ok(r > 0)
+    /// The ring's size in bytes.
+    pub fn ring_bytes(&self) -> usize {
+        self.ring.len
     }
 
-    /// Reads one waiting packet into `buf` without blocking; `Ok(None)` when there is none.
-    pub fn receive(&self, buf: &mut [u8]) -> io::Result<Option<Received>> {
-        // SAFETY: sockaddr_ll is plain old data; all zeroes is a valid value.
-        let mut sll: libc::sockaddr_ll = unsafe { mem::zeroed() };
-        let mut iov = libc::iovec {
-            iov_base: buf.as_mut_ptr().cast(),
-            iov_len: buf.len(),
-        };
-        // u64 words keep the control buffer aligned for cmsghdr.
-        let mut control = [0u64; 16];
-        // SAFETY: msghdr is plain old data; all zeroes is a valid value.
-        let mut msg: libc::msghdr = unsafe { mem::zeroed() };
-        msg.msg_name = (&mut sll as *mut libc::sockaddr_ll).cast();
-        msg.msg_namelen = mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = mem::size_of_val(&control) as _;
-        // MSG_TRUNC: the return value is the packet's whole length even when the buffer is
-        // smaller (the snap length).
-        // SAFETY: every pointer in msg refers to a live buffer of the length given.
-        let n = unsafe {
-            libc::recvmsg(
-                self.fd.as_raw_fd(),
-                &mut msg,
-                libc::MSG_TRUNC | libc::MSG_DONTWAIT,
-            )
-        };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            return match e.kind() {
-                io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(None),
-                _ => Err(e),
-            };
-        }
-        let len = n as usize;
-        let mut r = Received {
-            caplen: len.min(buf.len()),
-            len,
-            pkttype: sll.sll_pkttype,
-            hatype: sll.sll_hatype,
-            ifindex: u32::try_from(sll.sll_ifindex).unwrap_or(0),
-            protocol: u16::from_be(sll.sll_protocol),
-            addr_len: sll.sll_halen.min(8),
-            addr: sll.sll_addr,
-            ..Received::default()
-        };
-        // SAFETY: msg was filled by recvmsg; the CMSG macros stay within msg_controllen.
-        unsafe {
-            let mut c = libc::CMSG_FIRSTHDR(&msg);
-            while !c.is_null() {
-                if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
-                    let ts: libc::timespec = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
-                    r.secs = ts.tv_sec;
-                    r.nanos = u32::try_from(ts.tv_nsec).unwrap_or(0).min(999_999_999);
-                    r.stamped = true;
-                }
-                c = libc::CMSG_NXTHDR(&msg, c);
-            }
-        }
-        Ok(Some(r))
+    pub fn raw_fd(&self) -> libc::c_int {
+        self.fd.as_raw_fd()
     }
 
-    /// Packets the filter passed and packets the kernel dropped for want of buffer space since
-    /// the last call (reading resets the kernel's counters).
-    pub fn statistics(&self) -> io::Result<(u64, u64)> {
-        let mut st = [0u32; 2];
+    /// Reads the next block if the kernel has handed it over (see [`Ring::read_block`]).
+    pub fn read_block(
+        &mut self,
+        each: impl FnMut(&Received, &[u8]),
+    ) -> Option<Result<usize, BadBlock>> {
+        self.ring.read_block(each)
+    }
+
+    /// Counters since the last call (reading resets the kernel's).
+    pub fn statistics(&self) -> io::Result<KernelStats> {
+        // struct tpacket_stats_v3: packets, drops, freeze_q_cnt.
+        let mut st = [0u32; 3];
         let mut len = mem::size_of_val(&st) as libc::socklen_t;
-        // SAFETY: st is a live tpacket_stats-sized buffer whose length is given.
+        // SAFETY: st is a live tpacket_stats_v3-sized buffer whose length is given.
         check(unsafe {
             libc::getsockopt(
                 self.fd.as_raw_fd(),
@@ -302,12 +492,137 @@ impl Socket {
                 &mut len,
             )
         })?;
-        Ok((u64::from(st[0]), u64::from(st[1])))
+        Ok(KernelStats {
+            received: u64::from(st[0]),
+            dropped: u64::from(st[1]),
+            freezes: u64::from(st[2]),
+        })
     }
+}
+
+/// Waits up to `timeout_ms` for any of `fds` to have a block ready; a signal ends the wait
+/// early. An error when one reports an error (its interface went away).
+pub fn wait_any(fds: &[libc::c_int], timeout_ms: i32) -> io::Result<()> {
+    let mut p: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    // SAFETY: p is a live array of p.len() pollfds.
+    let r = unsafe { libc::poll(p.as_mut_ptr(), p.len() as libc::nfds_t, timeout_ms) };
+    if r < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() == io::ErrorKind::Interrupted {
+            return Ok(());
+        }
+        return Err(e);
+    }
+    if p.iter()
+        .any(|p| p.revents & (libc::POLLERR | libc::POLLNVAL) != 0)
+    {
+        return Err(io::Error::other(
+            "the capture socket reported an error (the interface may have gone away)",
+        ));
+    }
+    Ok(())
 }
 
 /// Whether a received packet is the outgoing copy of a loopback packet, which the socket sees
 /// again as incoming (libpcap drops it the same way).
 pub fn is_loopback_echo(r: &Received) -> bool {
     r.pkttype == PACKET_OUTGOING && r.hatype == ARPHRD_LOOPBACK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A block as the kernel lays it out, with `pkts` (mac offset, data) packets.
+    fn block(size: usize, pkts: &[&[u8]]) -> Vec<u8> {
+        let mut b = vec![0u8; size];
+        let mut at = BLOCK_DESC_LEN;
+        b[BLOCK_NUM_PKTS..BLOCK_NUM_PKTS + 4].copy_from_slice(&(pkts.len() as u32).to_ne_bytes());
+        b[BLOCK_FIRST_PKT..BLOCK_FIRST_PKT + 4].copy_from_slice(&(at as u32).to_ne_bytes());
+        for (i, p) in pkts.iter().enumerate() {
+            let start = PKT_HDR_LEN + SLL_LEN + 2;
+            let total = (start + p.len()).next_multiple_of(16);
+            let next = if i + 1 < pkts.len() { total as u32 } else { 0 };
+            b[at..at + 4].copy_from_slice(&next.to_ne_bytes());
+            b[at + 4..at + 8].copy_from_slice(&7u32.to_ne_bytes());
+            b[at + 8..at + 12].copy_from_slice(&9u32.to_ne_bytes());
+            b[at + 12..at + 16].copy_from_slice(&(p.len() as u32).to_ne_bytes());
+            b[at + 16..at + 20].copy_from_slice(&(p.len() as u32 + 5).to_ne_bytes());
+            b[at + 24..at + 26].copy_from_slice(&(start as u16).to_ne_bytes());
+            b[at + 26..at + 28].copy_from_slice(&(start as u16 + 14).to_ne_bytes());
+            b[at + PKT_HDR_LEN + 10] = PACKET_OUTGOING;
+            b[at + start..at + start + p.len()].copy_from_slice(p);
+            at += total;
+        }
+        b[BLOCK_LEN..BLOCK_LEN + 4].copy_from_slice(&(at as u32).to_ne_bytes());
+        b
+    }
+
+    fn walk(b: &[u8]) -> (Vec<Vec<u8>>, Result<usize, BadBlock>) {
+        let mut got = Vec::new();
+        let r = walk_block(b, &mut |h: &Received, d: &[u8]| {
+            assert_eq!((h.secs, h.nanos, h.len), (7, 9, d.len() + 5));
+            assert_eq!(h.pkttype, PACKET_OUTGOING);
+            got.push(d.to_vec())
+        });
+        (got, r)
+    }
+
+    #[test]
+    fn a_block_hands_over_its_packets() {
+        let b = block(4096, &[b"first packet", b"second", b""]);
+        let (got, r) = walk(&b);
+        assert_eq!(r, Ok(3));
+        assert_eq!(
+            got,
+            vec![b"first packet".to_vec(), b"second".to_vec(), vec![]]
+        );
+    }
+
+    #[test]
+    fn headers_that_do_not_fit_the_block_end_the_walk() {
+        let good = block(4096, &[b"first packet", b"second"]);
+        // A snap length past the block.
+        let mut b = good.clone();
+        b[BLOCK_DESC_LEN + 12..BLOCK_DESC_LEN + 16].copy_from_slice(&100_000u32.to_ne_bytes());
+        assert_eq!(walk(&b), (vec![], Err(BadBlock)));
+        // A next offset past the block: the first packet is handed over, not the second.
+        let mut b = good.clone();
+        b[BLOCK_DESC_LEN..BLOCK_DESC_LEN + 4].copy_from_slice(&u32::MAX.to_ne_bytes());
+        assert_eq!(walk(&b), (vec![b"first packet".to_vec()], Err(BadBlock)));
+        // More packets claimed than there are.
+        let mut b = good.clone();
+        b[BLOCK_NUM_PKTS..BLOCK_NUM_PKTS + 4].copy_from_slice(&3u32.to_ne_bytes());
+        assert_eq!(walk(&b).1, Err(BadBlock));
+        // A first packet inside the block descriptor, or past the filled length.
+        let mut b = good.clone();
+        b[BLOCK_FIRST_PKT..BLOCK_FIRST_PKT + 4].copy_from_slice(&8u32.to_ne_bytes());
+        assert_eq!(walk(&b).1, Err(BadBlock));
+        let mut b = good.clone();
+        b[BLOCK_LEN..BLOCK_LEN + 4].copy_from_slice(&60u32.to_ne_bytes());
+        assert_eq!(walk(&b), (vec![], Err(BadBlock)));
+        // A data offset inside the headers.
+        let mut b = good;
+        b[BLOCK_DESC_LEN + 24..BLOCK_DESC_LEN + 28].copy_from_slice(&[4, 0, 4, 0]);
+        assert_eq!(walk(&b).1, Err(BadBlock));
+        // A block shorter than its descriptor.
+        assert_eq!(walk(&[0u8; 10]).1, Err(BadBlock));
+    }
+
+    #[test]
+    fn the_ring_holds_a_whole_snap_length_per_packet() {
+        let (block, blocks, frame) = ring_geometry(32 << 20, 262_144);
+        assert!(frame >= 262_144 + PKT_HDR_LEN + SLL_LEN && frame % 16 == 0);
+        assert!(block >= frame && block.is_power_of_two());
+        assert_eq!(block * blocks, 32 << 20);
+        let (block, blocks, _) = ring_geometry(1, 1500);
+        assert_eq!((block, blocks), (MIN_BLOCK, 2));
+    }
 }

@@ -37,8 +37,7 @@ fn map_error(interface: &str, e: pcap::Error) -> LiveError {
 }
 
 impl PcapCapture {
-    pub fn open(opts: &LiveOptions, snaplen: u32) -> Result<PcapCapture, LiveError> {
-        let iface = opts.interface.as_str();
+    pub fn open(opts: &LiveOptions, iface: &str, snaplen: u32) -> Result<PcapCapture, LiveError> {
         let timeout = i32::try_from(opts.poll_interval.as_millis())
             .unwrap_or(i32::MAX)
             .max(1);
@@ -48,7 +47,7 @@ impl PcapCapture {
             .precision(Precision::Nano)
             .immediate_mode(true)
             .timeout(timeout)
-            .buffer_size(4 << 20)
+            .buffer_size(i32::try_from(opts.buffer).unwrap_or(i32::MAX))
             .open()
             .map_err(|e| map_error(iface, e))?;
         let expression = match &opts.filter {
