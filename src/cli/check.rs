@@ -377,7 +377,7 @@ fn run_parts(
             sink,
         })
         .collect();
-    run_file_parts(file, input, opts, bars, label, handed)
+    run_file_parts(file, input, opts, bars, label, handed, None)
 }
 
 /// Ends every part's run not yet ended (each into its own report), then makes them one sink:
