@@ -254,6 +254,13 @@ impl CheckSink {
         }
     }
 
+    /// Before a live snapshot of the analysers' state ([`Analyser::refresh`]).
+    pub fn refresh(&mut self) {
+        for a in &mut self.analysers {
+            a.refresh();
+        }
+    }
+
     /// The protocols its analysers read.
     fn protocols(&self) -> Vec<AppProtocol> {
         AppProtocol::ALL
