@@ -234,6 +234,11 @@ pub trait Analyser: Send {
     fn finish(&mut self, _last: Option<Timestamp>, _report: &mut Report) {}
 
     /// Human-readable summary lines (pools, servers) for `check`'s text output.
+    /// Before a snapshot of its state while the run goes on (a live capture's metrics): an
+    /// analyser that waits for enough traffic before judging shows what it can of the traffic
+    /// so far. Never called by a run that reads a file, whose reports it must not change.
+    fn refresh(&mut self) {}
+
     fn report_text(&self, _out: &mut String) {}
 
     /// Sections of `check`'s JSON output, e.g. `"pools": [...]`.

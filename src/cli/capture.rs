@@ -369,7 +369,10 @@ struct LiveMetrics {
 
 impl LiveMetrics {
     /// A snapshot of the analysers (on this thread, which runs them), published for the server.
-    fn publish(&self, sink: &CaptureSink, stats: &crate::pipeline::RunStats, live: &LiveStats) {
+    fn publish(&self, sink: &mut CaptureSink, stats: &crate::pipeline::RunStats, live: &LiveStats) {
+        if let Some(c) = &mut sink.check {
+            c.refresh();
+        }
         let sinks = sink.check.as_slice();
         let text = check::metrics_of(sinks, stats, Some(live)).render();
         self.page.publish(text);

@@ -254,6 +254,13 @@ impl CheckSink {
         }
     }
 
+    /// Before a live snapshot of the analysers' state ([`Analyser::refresh`]).
+    pub fn refresh(&mut self) {
+        for a in &mut self.analysers {
+            a.refresh();
+        }
+    }
+
     /// The protocols its analysers read.
     fn protocols(&self) -> Vec<AppProtocol> {
         AppProtocol::ALL
@@ -377,7 +384,7 @@ fn run_parts(
             sink,
         })
         .collect();
-    run_file_parts(file, input, opts, bars, label, handed)
+    run_file_parts(file, input, opts, bars, label, handed, None)
 }
 
 /// Ends every part's run not yet ended (each into its own report), then makes them one sink:

@@ -4,17 +4,20 @@
 //! Parquet"). Files run in parallel as `check`'s do, each through its own pipeline and analysers.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::anyhow_like::{Error, Result};
 use super::check::{analysers, analysers_seeded, AnalysisArgs, CheckSink};
 use super::exit;
-use super::files::{for_each_ordered, run_file};
+use super::files::{for_each_ordered, run_file, run_file_parts};
 use super::input::CaptureFilesArgs;
 use super::progress::Bars;
 use crate::analyse::Report;
 use crate::dissect::FrameSummary;
+use crate::handoff::Part;
 use crate::output::parquet::{self, table::Table, tables, Recorder};
 use crate::pipeline::{Decoded, Sink};
+use crate::proto::AppProtocol;
 use crate::source::{Frame, SourceError, Timestamp};
 
 #[derive(clap::Args, Debug)]
@@ -37,21 +40,33 @@ pub struct ExportArgs {
 }
 
 /// The analysers' sink with the messages written as they pass.
-struct ExportSink {
+struct ExportSink<'a> {
     check: CheckSink,
-    messages: Table,
-    file: String,
+    messages: tables::Messages,
     error: Option<std::io::Error>,
+    /// Set once a table cannot be written: the reading stops (it runs on another thread when
+    /// the capture is dissected apart).
+    failed: &'a AtomicBool,
 }
 
-impl Sink for ExportSink {
+impl Sink for ExportSink<'_> {
     fn message(&mut self, d: &Decoded<'_>) {
         if self.error.is_none() {
-            if let Err(e) = tables::message(&mut self.messages, &self.file, d) {
+            if let Err(e) = self.messages.row(d) {
                 self.error = Some(e);
+                self.failed.store(true, Ordering::Relaxed);
             }
         }
         self.check.message(d);
+        if self
+            .check
+            .report
+            .observer
+            .as_ref()
+            .is_some_and(|o| o.failed())
+        {
+            self.failed.store(true, Ordering::Relaxed);
+        }
     }
 
     fn end_frame(&mut self, frame: &Frame<'_>, summary: &FrameSummary) {
@@ -67,13 +82,7 @@ impl Sink for ExportSink {
     }
 
     fn stopped(&self) -> bool {
-        self.error.is_some()
-            || self
-                .check
-                .report
-                .observer
-                .as_ref()
-                .is_some_and(|o| o.failed())
+        self.failed.load(Ordering::Relaxed)
     }
 }
 
@@ -85,12 +94,14 @@ struct Exported {
     fatal: Option<String>,
 }
 
-/// Exports one capture; the tables exist (each whole) once it returns `Ok`.
+/// Exports one capture, on up to `threads` threads; the tables exist (each whole) once it
+/// returns `Ok`.
 fn export_file(
     args: &ExportArgs,
     file: &str,
     label: Option<&str>,
     bars: &Bars,
+    threads: usize,
 ) -> Result<Exported> {
     let opts = args.input.analysis_options()?;
     let input = args.input.capture(file);
@@ -101,18 +112,33 @@ fn export_file(
         Recorder::create(dir, &name, file).map_err(|e| io("cannot create its tables", e))?;
     let report =
         Report::new(args.analysis.max_findings, args.interval).observed(Box::new(recorder));
-    let messages = Table::create(
+    let messages = tables::Messages::create(
         &parquet::table_path(dir, "messages", &name).map_err(|e| io("messages", e))?,
-        tables::MESSAGES,
+        file,
     )
     .map_err(|e| io("messages", e))?;
+    let failed = AtomicBool::new(false);
     let mut sink = ExportSink {
         check: CheckSink::new(analysers_seeded(&args.analysis, Vec::new())?, report),
         messages,
-        file: file.to_string(),
         error: None,
+        failed: &failed,
     };
-    let (stats, fatal) = run_file(file, &input, &opts, bars, label, &mut sink)?;
+    let (stats, fatal) = if threads > 1 {
+        // As `check` does: the capture is read and dissected on this thread, and its messages
+        // decoded, analysed and made rows on another. One part, every protocol: the analysers
+        // and the tables see the messages in the order one pipeline gives them.
+        let part = Part {
+            protocols: AppProtocol::ALL
+                .into_iter()
+                .filter(|p| opts.dispatch.wants(*p))
+                .collect(),
+            sink: &mut sink,
+        };
+        run_file_parts(file, &input, &opts, bars, label, vec![part], Some(&failed))?
+    } else {
+        run_file(file, &input, &opts, bars, label, &mut sink)?
+    };
     sink.check.finish(stats.last);
     if let Some(e) = sink.error.take() {
         return Err(io("writing the messages", e));
@@ -168,10 +194,12 @@ pub fn run(mut args: ExportArgs) -> Result<i32> {
     let files = &args.input.files;
     let several = files.len() > 1;
     let mut worst = exit::OK;
+    // Threads to spare beyond one per file go to the files' own (as `check`'s).
+    let per_file = (args.input.thread_budget() / files.len().max(1)).max(1);
     for_each_ordered(
         files,
-        args.input.thread_budget(),
-        |file| export_file(&args, file, several.then_some(file), &bars),
+        args.input.threads(),
+        |file| export_file(&args, file, several.then_some(file), &bars, per_file),
         |i, done| {
             let file = files.get(i).map_or("", String::as_str);
             match done {

@@ -3,7 +3,7 @@
 //! files were given, each as soon as it and those before it are done.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use super::progress::FileProgress;
@@ -98,7 +98,8 @@ pub fn run_file<S: Sink>(
 }
 
 /// [`run_file`] with the file dissected once on this thread and each part's payloads decoded
-/// into its sink on a thread of its own ([`crate::handoff`]).
+/// into its sink on a thread of its own ([`crate::handoff`]). The reading stops early once
+/// `stop` is set (a part's output failed).
 pub fn run_file_parts<S: Sink + Send>(
     file: &str,
     input: &super::input::CaptureArgs,
@@ -106,14 +107,26 @@ pub fn run_file_parts<S: Sink + Send>(
     bars: &super::progress::Bars,
     label: Option<&str>,
     parts: Vec<crate::handoff::Part<'_, S>>,
+    stop: Option<&AtomicBool>,
 ) -> super::anyhow_like::Result<(crate::pipeline::RunStats, Option<SourceError>)> {
     let (mut source, progress) = open(file, input, bars)?;
     let mut front = Tracked {
-        inner: &mut crate::pipeline::NullSink,
+        inner: &mut Watch(stop),
         progress,
         label,
     };
     Ok(crate::handoff::run(&mut source, opts, &mut front, parts))
+}
+
+/// The dissecting thread's own sink: nothing but whether to stop.
+struct Watch<'a>(Option<&'a AtomicBool>);
+
+impl Sink for Watch<'_> {
+    fn message(&mut self, _d: &Decoded<'_>) {}
+
+    fn stopped(&self) -> bool {
+        self.0.is_some_and(|s| s.load(Ordering::Relaxed))
+    }
 }
 
 /// Runs `source` through a pipeline of its own into `tracked`: the run's statistics and the

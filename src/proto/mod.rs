@@ -132,6 +132,12 @@ impl<'a> Message<'a> {
     /// The message type as people name it ("Registration", "Solicit", "BNDUPD", ...): what the
     /// statistics count by.
     pub fn type_name(&self) -> String {
+        self.type_label().into_owned()
+    }
+
+    /// [`Message::type_name`] without a new string for the names known in advance.
+    pub fn type_label(&self) -> std::borrow::Cow<'static, str> {
+        use std::borrow::Cow;
         match self {
             Message::Rserpool(m) => {
                 let name = match m.protocol {
@@ -139,21 +145,21 @@ impl<'a> Message<'a> {
                     rserpool::Protocol::Enrp => m.enrp_type().map(|t| t.name()),
                 };
                 match name {
-                    Some(n) => n.to_string(),
-                    None => format!("Unknown (0x{:02x})", m.msg_type),
+                    Some(n) => Cow::Borrowed(n),
+                    None => Cow::Owned(format!("Unknown (0x{:02x})", m.msg_type)),
                 }
             }
             Message::Dhcpv4(m) => match m.message_type() {
-                Some(t) => dhcpv4::names::message_type_name(t).to_string(),
-                None => format!("BOOTP {}", dhcpv4::names::op_name(m.op)),
+                Some(t) => Cow::Borrowed(dhcpv4::names::message_type_name(t)),
+                None => Cow::Owned(format!("BOOTP {}", dhcpv4::names::op_name(m.op))),
             },
             Message::Dhcpv6(m) => match m.msg_type() {
-                Some(t) => dhcpv6::names::message_type_name(t).to_string(),
-                None => "Empty".to_string(),
+                Some(t) => Cow::Borrowed(dhcpv6::names::message_type_name(t)),
+                None => Cow::Borrowed("Empty"),
             },
             Message::Failover(m) => match m.msg_type.abbrev() {
-                Some(a) => a.to_string(),
-                None => m.msg_type.description().to_string(),
+                Some(a) => Cow::Borrowed(a),
+                None => Cow::Borrowed(m.msg_type.description()),
             },
         }
     }

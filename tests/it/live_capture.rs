@@ -1353,4 +1353,113 @@ fn two_interfaces_at_once_keep_each_frame_s_interface() {
         );
     }
     let _ = std::fs::remove_file(&file);
+
+/// The DHCP analyser learns its model from the first events (up to its learn limit, else the
+/// whole run): on the small traffic of one pair it would show nothing before the capture ended.
+/// Live, each snapshot learns a provisional model from the events so far: the Kea pair replayed
+/// slowly onto `lo` shows in a scrape while the replay still runs, its two servers (the ones the
+/// capture's README names) with balanced answers, shares and the pair's episode, each count
+/// within what `check` finds in the whole file.
+#[test]
+fn a_dhcp_pair_shows_in_the_metrics_while_its_traffic_goes_on() {
+    let _lo = LO.lock().unwrap_or_else(|e| e.into_inner());
+    if !live_permitted() || !have_tcpreplay() {
+        return;
+    }
+    let Some(kea) = common::shared_capture("dhcp-kea/kea-2.2-ha-load-balancing-v6.pcap") else {
+        return;
+    };
+    let servers = [
+        ("00:03:00:01:02:00:00:00:01:01", "primary"),
+        ("00:03:00:01:02:00:00:00:02:02", "secondary"),
+    ];
+    let o = poolshark()
+        .args(["check", "--no-progress", "--format", "json"])
+        .arg(&kea)
+        .output()
+        .unwrap();
+    let whole: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let whole_answers = |server: &str| {
+        whole["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["server"] == server)
+            .and_then(|s| s["balanced_answers"].as_f64())
+            .unwrap_or_else(|| panic!("check has no {server}: {whole}"))
+    };
+    let dhcpv6_messages = whole["summary"]["messages"].as_f64().unwrap();
+    let run = Running::start(&[
+        "-i",
+        "lo",
+        "--check",
+        "--metrics",
+        "127.0.0.1:0",
+        "--duration",
+        "120",
+    ]);
+    let addr = metrics_address(&run);
+    // 3115 frames at 150 a second: about 20 s of replay.
+    let mut replay = Command::new("tcpreplay")
+        .args(["-q", "-i", "lo", "--pps", "150"])
+        .arg(&kea)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let seen = loop {
+        let text = scrape(addr);
+        // Read before the scrape's values are looked at: the replay was still going on when
+        // the scrape was answered.
+        let replaying = replay.try_wait().unwrap().is_none();
+        let page = crate::metrics::Page::parse(&text);
+        let answers: Vec<Option<f64>> = servers
+            .iter()
+            .map(|(s, role)| {
+                page.get(
+                    "poolshark_dhcp_balanced_answers_total",
+                    &[("server", s), ("role", role)],
+                )
+            })
+            .collect();
+        if answers.iter().all(|a| a.is_some_and(|n| n > 0.0)) {
+            assert!(replaying, "seen only once the replay had ended: {text}");
+            break (text, page, answers);
+        }
+        assert!(
+            replaying,
+            "the pair's servers had no balanced answers before the replay ended: {text}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    let (text, page, answers) = seen;
+    let messages = page.sum_by("poolshark_messages_total", "protocol");
+    let live_dhcpv6 = messages.get("dhcpv6").copied().unwrap_or(0.0);
+    assert!(live_dhcpv6 < dhcpv6_messages, "{text}");
+    for ((server, _), n) in servers.iter().zip(&answers) {
+        assert!(
+            n.unwrap_or(0.0) <= whole_answers(server),
+            "{server}: {text}"
+        );
+    }
+    let shares: Vec<f64> = servers
+        .iter()
+        .map(|(s, _)| {
+            page.get("poolshark_dhcp_share", &[("server", s)])
+                .unwrap_or_else(|| panic!("no share of {s}: {text}"))
+        })
+        .collect();
+    assert!((shares.iter().sum::<f64>() - 1.0).abs() < 0.01, "{text}");
+    let episode: Vec<_> = page
+        .all("poolshark_dhcp_episode")
+        .iter()
+        .filter(|(_, v)| *v == 1.0)
+        .collect();
+    assert_eq!(episode.len(), 1, "one current episode: {text}");
+    let _ = replay.wait();
+    // SAFETY: a signal to our own child process.
+    let r = unsafe { libc::kill(run.child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(r, 0);
+    let (code, _, err) = run.finish();
+    assert!(matches!(code, 0 | 1), "{err}");
 }

@@ -8,6 +8,13 @@
 //! the client's retry, a late answer, or a failover STATE saying since when a server was in its
 //! state is known when the verdict is given. Memory is bounded by the buffer, the pending
 //! transmissions and the tracker's tables.
+//!
+//! Live (`capture --check` with metrics), the buffer may take long to fill: until it does, each
+//! snapshot of the state ([`Analyser::refresh`]) learns a provisional model from the buffer so
+//! far and replays it through a tail of its own, as a run that ended there would, so that the
+//! metrics show the pairs, their shares and episodes while they happen. The provisional run
+//! writes into a report of its own and is dropped once the model is fixed: what the run reports
+//! is the same as without it.
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -47,6 +54,15 @@ pub struct DhcpLbAnalyser {
     run: Option<Run>,
     inferred: Inferred,
     events: u64,
+    /// While learning, the model and tail of the buffer so far ([`Analyser::refresh`]).
+    provisional: Option<Provisional>,
+}
+
+/// A provisional model and the tail it drove, made from the buffer's first `events`.
+struct Provisional {
+    inferred: Inferred,
+    run: Run,
+    events: usize,
 }
 
 impl DhcpLbAnalyser {
@@ -57,6 +73,7 @@ impl DhcpLbAnalyser {
             run: None,
             inferred: Inferred::default(),
             events: 0,
+            provisional: None,
         }
     }
 
@@ -64,62 +81,64 @@ impl DhcpLbAnalyser {
         &self.settings
     }
 
+    /// The model: the fixed one, else (live, while learning) the provisional one.
     pub fn inferred(&self) -> &Inferred {
-        &self.inferred
+        match (&self.run, &self.provisional) {
+            (None, Some(p)) => &p.inferred,
+            _ => &self.inferred,
+        }
+    }
+
+    /// The tail: the run's, else (live, while learning) the provisional one's.
+    fn tail(&self) -> Option<&Run> {
+        self.run
+            .as_ref()
+            .or(self.provisional.as_ref().map(|p| &p.run))
     }
 
     pub fn registry(&self) -> Option<&Registry> {
-        self.run.as_ref().map(|r| &r.registry)
+        self.tail().map(|r| &r.registry)
     }
 
     pub fn pairs(&self) -> Vec<(&Pair, &PairStats)> {
-        self.run
-            .as_ref()
+        self.tail()
             .map(|r| r.pairs.iter().map(|(p, s)| (p, s)).collect())
             .unwrap_or_default()
     }
 
     pub fn counters(&self) -> Counters {
-        self.run
-            .as_ref()
-            .map(|r| r.tracker.counters)
-            .unwrap_or_default()
+        self.tail().map(|r| r.tracker.counters).unwrap_or_default()
+    }
+
+    /// Whether the model shown is provisional (learnt from the buffer so far, live).
+    pub fn provisional(&self) -> bool {
+        self.run.is_none() && self.provisional.is_some()
     }
 
     pub fn events(&self) -> u64 {
         self.events
     }
 
-    /// Fixes the model from the buffer and replays the buffer through the tail.
-    fn learn(&mut self, report: &mut Report) {
-        let Some(buffer) = self.learning.take() else {
-            return;
-        };
-        let replayed = inference::replay(&buffer, &self.settings);
-        self.inferred = inference::infer(&replayed, &self.settings);
+    /// A tail for the model `inferred`, its servers' roles set.
+    fn start_run(settings: &Settings, inferred: &Inferred) -> Run {
         let mut run = Run {
-            registry: Registry::new(&self.settings.servers, self.settings.max_servers),
+            registry: Registry::new(&settings.servers, settings.max_servers),
             tracker: Tracker::new(
-                self.settings.answer_window_ns,
-                self.settings.lookahead_ns,
-                self.settings.max_transactions,
-                self.settings.max_pending,
+                settings.answer_window_ns,
+                settings.lookahead_ns,
+                settings.max_transactions,
+                settings.max_pending,
             ),
-            timeline: FailoverTimeline::new(self.settings.link_timeout_ns),
-            silences: Silences::new(self.settings.down_after_ns, self.settings.down_min_messages),
-            pairs: self
-                .inferred
+            timeline: FailoverTimeline::new(settings.link_timeout_ns),
+            silences: Silences::new(settings.down_after_ns, settings.down_min_messages),
+            pairs: inferred
                 .pairs
                 .iter()
                 .map(|p| {
-                    let mut stats = PairStats::new(self.settings.max_pending);
-                    let tied = self
-                        .inferred
-                        .reports
-                        .iter()
-                        .find(|r| r.family == Some(p.family));
+                    let mut stats = PairStats::new(settings.max_pending);
+                    let tied = inferred.reports.iter().find(|r| r.family == Some(p.family));
                     stats.undecided =
-                        tied.and_then(|r| Undecided::new(&r.undecided, self.settings.max_pending));
+                        tied.and_then(|r| Undecided::new(&r.undecided, settings.max_pending));
                     (p.clone(), stats)
                 })
                 .collect(),
@@ -127,11 +146,23 @@ impl DhcpLbAnalyser {
             now: Timestamp::default(),
         };
         // The same events in the same order give the same server indices as the inference's.
-        for p in &self.inferred.pairs {
+        for p in &inferred.pairs {
             run.registry.set_role(p.primary, super::hba::Role::Primary);
             run.registry
                 .set_role(p.secondary, super::hba::Role::Secondary);
         }
+        run
+    }
+
+    /// Fixes the model from the buffer and replays the buffer through the tail.
+    fn learn(&mut self, report: &mut Report) {
+        let Some(buffer) = self.learning.take() else {
+            return;
+        };
+        self.provisional = None;
+        let replayed = inference::replay(&buffer, &self.settings);
+        self.inferred = inference::infer(&replayed, &self.settings);
+        let mut run = Self::start_run(&self.settings, &self.inferred);
         for e in buffer {
             run.ingest(e, &self.settings, report);
         }
@@ -329,6 +360,34 @@ impl Analyser for DhcpLbAnalyser {
         if let Some(e) = events::derive(d) {
             self.event(e, report);
         }
+    }
+
+    /// While the buffer fills (live), a provisional model learnt from it so far and its tail,
+    /// made again when events came since the last: what a run that ended here would show (its
+    /// transmissions judged without waiting for `lookahead`, those still unanswered as such).
+    /// Costs a replay of the buffer (at most `learn_limit` events) per call with new events; the
+    /// run's own report is not touched.
+    fn refresh(&mut self) {
+        let Some(buffer) = &self.learning else {
+            return;
+        };
+        if buffer.is_empty() || self.provisional.as_ref().map(|p| p.events) == Some(buffer.len()) {
+            return;
+        }
+        let replayed = inference::replay(buffer, &self.settings);
+        let inferred = inference::infer(&replayed, &self.settings);
+        let mut run = Self::start_run(&self.settings, &inferred);
+        // Findings of a model that may still change are not reported: they go nowhere.
+        let mut scratch = Report::for_findings(0);
+        for e in buffer {
+            run.ingest(e.clone(), &self.settings, &mut scratch);
+        }
+        run.finish(&self.settings, &mut scratch);
+        self.provisional = Some(Provisional {
+            inferred,
+            run,
+            events: buffer.len(),
+        });
     }
 
     fn finish(&mut self, _last: Option<Timestamp>, report: &mut Report) {

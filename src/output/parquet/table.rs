@@ -1,11 +1,15 @@
 //! One Parquet table of one capture, written as rows come: the rows gather in Arrow builders and
 //! go out as a row group every [`ROW_GROUP`] rows, so a table of a billion rows holds one row
-//! group in memory. The file is written beside its name and renamed to it once complete: a
-//! reader (an engine scanning the dataset) never sees half a file.
+//! group in memory (and one more on its way out). A row group is encoded, compressed and written
+//! on a thread of the table's own, so the thread that makes the rows (the analysis) does not wait
+//! for it. The file is written beside its name and renamed to it once complete: a reader (an
+//! engine scanning the dataset) never sees half a file.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, SyncSender};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 
 use arrow_array::builder::{
     ArrayBuilder, BooleanBuilder, Float64Builder, StringBuilder, TimestampNanosecondBuilder,
@@ -15,7 +19,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 
 use crate::source::Timestamp;
@@ -123,6 +127,50 @@ pub fn nanos(t: Timestamp) -> i64 {
         .saturating_add(i64::from(t.nanos))
 }
 
+/// The thread that encodes and writes a table's row groups, and the way to it.
+struct Writer {
+    tx: SyncSender<RecordBatch>,
+    thread: JoinHandle<std::io::Result<()>>,
+}
+
+/// Row groups waiting for the writing thread: the table's thread goes on making the next while
+/// one is written, and waits when the writing falls behind (memory stays bounded).
+const GROUPS_IN_FLIGHT: usize = 1;
+
+impl Writer {
+    fn start(mut w: ArrowWriter<File>) -> std::io::Result<Writer> {
+        let (tx, rx) = mpsc::sync_channel::<RecordBatch>(GROUPS_IN_FLIGHT);
+        let thread = std::thread::Builder::new()
+            .name("parquet-writer".into())
+            .spawn(move || {
+                for batch in rx {
+                    w.write(&batch).map_err(std::io::Error::other)?;
+                }
+                w.close().map_err(std::io::Error::other)?;
+                Ok(())
+            })?;
+        Ok(Writer { tx, thread })
+    }
+
+    /// Hands a row group over; an error is the writing thread's (it has stopped).
+    fn write(&mut self, batch: RecordBatch) -> std::io::Result<()> {
+        if self.tx.send(batch).is_ok() {
+            return Ok(());
+        }
+        // The thread has ended, on an error: [`Writer::finish`] gives it.
+        Err(std::io::Error::other("the table's writing stopped"))
+    }
+
+    /// Writes what was handed over and the footer: the first error of the writing, if any.
+    fn finish(self) -> std::io::Result<()> {
+        drop(self.tx);
+        match self.thread.join() {
+            Ok(r) => r,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
 /// A table being written: call the setters for each column of a row, in any order (a column
 /// left out is null), then [`Table::end_row`].
 pub struct Table {
@@ -131,7 +179,7 @@ pub struct Table {
     cols: &'static [Col],
     schema: Arc<Schema>,
     builders: Vec<Builder>,
-    writer: Option<ArrowWriter<File>>,
+    writer: Option<Writer>,
     rows: u64,
     /// The column after the one set last.
     next: usize,
@@ -155,6 +203,12 @@ impl Table {
         for c in cols.iter().filter(|c| c.kind != Kind::Label) {
             props = props.set_column_dictionary_enabled(ColumnPath::from(c.name), false);
         }
+        // No minimum and maximum of text that seldom repeats (a client key, a list of PEs, a
+        // message): no engine prunes on them, and they cost a comparison per value.
+        for c in cols.iter().filter(|c| c.kind == Kind::Text) {
+            props = props
+                .set_column_statistics_enabled(ColumnPath::from(c.name), EnabledStatistics::None);
+        }
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -163,6 +217,7 @@ impl Table {
         let file = File::create(&tmp)?;
         let writer = ArrowWriter::try_new(file, schema.clone(), Some(props.build()))
             .map_err(std::io::Error::other)?;
+        let writer = Writer::start(writer)?;
         Ok(Table {
             path: path.to_path_buf(),
             tmp,
@@ -194,25 +249,72 @@ impl Table {
 
     pub fn str(&mut self, name: &str, v: Option<&str>) {
         let i = self.index(name);
-        if let Builder::Str(b) = &mut self.builders[i] {
+        self.str_at(i, v);
+    }
+
+    /// Column `i` (its place in the schema) set to text: for rows made by place rather than
+    /// name (the messages, a row per message).
+    pub fn str_at(&mut self, i: usize, v: Option<&str>) {
+        if let Some(Builder::Str(b)) = self.builders.get_mut(i) {
             b.append_option(v);
         }
     }
 
-    /// A value written as text (an address, a pool handle), formatted into a buffer kept
-    /// between rows rather than a new string each time.
-    pub fn display(&mut self, name: &str, v: Option<&dyn std::fmt::Display>) {
-        let i = self.index(name);
-        if let Builder::Str(b) = &mut self.builders[i] {
+    /// Column `i` set to `v` written as text, straight into the column (no string made).
+    pub fn display_at(&mut self, i: usize, v: Option<&dyn std::fmt::Display>) {
+        if let Some(Builder::Str(b)) = self.builders.get_mut(i) {
             match v {
                 Some(v) => {
                     use std::fmt::Write as _;
+                    let _ = write!(b, "{v}");
+                    b.append_value("");
+                }
+                None => b.append_null(),
+            }
+        }
+    }
+
+    /// Column `i` set to `v` in lowercase hex (made in a buffer kept between rows).
+    pub fn hex_at(&mut self, i: usize, v: Option<&[u8]>) {
+        if let Some(Builder::Str(b)) = self.builders.get_mut(i) {
+            match v {
+                Some(v) => {
                     self.scratch.clear();
-                    let _ = write!(self.scratch, "{v}");
+                    crate::field::push_hex(&mut self.scratch, v, None);
                     b.append_value(&self.scratch);
                 }
                 None => b.append_null(),
             }
+        }
+    }
+
+    /// Bytes in lowercase hex, straight into the column.
+    pub fn hex(&mut self, name: &str, v: Option<&[u8]>) {
+        let i = self.index(name);
+        self.hex_at(i, v);
+    }
+
+    /// A value written as text (an address, a pool handle), straight into the column.
+    pub fn display(&mut self, name: &str, v: Option<&dyn std::fmt::Display>) {
+        let i = self.index(name);
+        self.display_at(i, v);
+    }
+
+    pub fn u32_at(&mut self, i: usize, v: Option<u32>) {
+        if let Some(Builder::U32(b)) = self.builders.get_mut(i) {
+            b.append_option(v);
+        }
+    }
+
+    pub fn u64_at(&mut self, i: usize, v: Option<u64>) {
+        if let Some(Builder::U64(b)) = self.builders.get_mut(i) {
+            b.append_option(v);
+        }
+    }
+
+    pub fn time_at(&mut self, i: usize, v: Option<Timestamp>) {
+        if let Some(Builder::Time(b)) = self.builders.get_mut(i) {
+            b.append_option(v.map(nanos));
         }
     }
 
@@ -293,10 +395,17 @@ impl Table {
         let columns: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
         let batch =
             RecordBatch::try_new(self.schema.clone(), columns).map_err(std::io::Error::other)?;
-        if let Some(w) = &mut self.writer {
-            w.write(&batch).map_err(std::io::Error::other)?;
+        let Some(w) = &mut self.writer else {
+            return Ok(());
+        };
+        if w.write(batch).is_ok() {
+            return Ok(());
         }
-        Ok(())
+        // The writing thread has stopped on an error: its own.
+        match self.writer.take().map(Writer::finish) {
+            Some(Err(e)) => Err(e),
+            _ => Err(std::io::Error::other("the table's writing stopped")),
+        }
     }
 
     /// Rows written so far.
@@ -307,8 +416,10 @@ impl Table {
     /// Writes what is left and the footer, and gives the file its name.
     pub fn close(mut self) -> std::io::Result<u64> {
         self.flush()?;
-        if let Some(w) = self.writer.take() {
-            w.close().map_err(std::io::Error::other)?;
+        match self.writer.take() {
+            Some(w) => w.finish()?,
+            // An error stopped the writing: it was returned then.
+            None => return Err(std::io::Error::other("the table's writing failed")),
         }
         std::fs::rename(&self.tmp, &self.path)?;
         Ok(self.rows)
@@ -318,9 +429,11 @@ impl Table {
 impl Drop for Table {
     fn drop(&mut self) {
         // Not closed (an error on the way): no half table under the table's name.
-        if self.writer.is_some() {
-            let _ = std::fs::remove_file(&self.tmp);
+        // (Once closed, it has been renamed: there is nothing to remove.)
+        if let Some(w) = self.writer.take() {
+            let _ = w.finish();
         }
+        let _ = std::fs::remove_file(&self.tmp);
     }
 }
 

@@ -1,12 +1,13 @@
 //! The tables `export --parquet` writes, their columns (README's "Export to Parquet" section says
 //! what each means) and how a row of each is made.
 
+use std::net::IpAddr;
+
 use super::table::{col, Col, Kind, Table};
 use crate::analyse::finding::{Finding, Severity, Subject};
 use crate::analyse::observe::{DhcpTransaction, Resolution};
 use crate::analyse::rserpool::PoolHandle;
 use crate::analyse::timeline::Timeline;
-use crate::field::hex;
 use crate::pipeline::Decoded;
 use crate::proto::Message;
 use crate::source::Timestamp;
@@ -91,57 +92,134 @@ pub const WINDOWS: &[Col] = &[
     col("expected_any", Kind::F64, true),
 ];
 
-/// A row of `messages`.
-pub fn message(t: &mut Table, file: &str, d: &Decoded<'_>) -> std::io::Result<()> {
-    t.str("file", Some(file));
-    t.u64("frame", Some(d.frame.number));
-    t.time("time", Some(d.frame.ts));
-    t.display("src", Some(&d.payload.src));
-    t.display("dst", Some(&d.payload.dst));
-    t.u32("src_port", Some(u32::from(d.payload.src_port)));
-    t.u32("dst_port", Some(u32::from(d.payload.dst_port)));
-    t.str("protocol", Some(d.protocol.name()));
-    t.str("message_type", Some(&d.message.type_name()));
-    match d.message {
-        Message::Dhcpv4(m) => {
-            t.u32("transaction_id", Some(m.xid()));
-            let key = match m.client_identifier() {
-                Some(id) => hex(&id),
-                None => m.chaddr().map(hex).unwrap_or_default(),
-            };
-            t.str("client_key", Some(&key));
-            let server = m.server_identifier();
-            t.display(
-                "server_id",
-                server.as_ref().map(|a| a as &dyn std::fmt::Display),
-            );
+/// The `messages` table of a capture, a row per decoded message: made by column place rather
+/// than name, the repeating text (addresses) formatted once.
+pub struct Messages {
+    table: Table,
+    file: String,
+    /// Addresses as text, as `src`, `dst` and `server_id` write them: a direct-mapped cache (an
+    /// address found at its slot is not formatted again; one that is not takes the slot).
+    addrs: Vec<Option<(IpAddr, Box<str>)>>,
+}
+
+/// Slots of the address cache (a power of two).
+const ADDRESS_SLOTS: usize = 1024;
+
+/// An address's slot in the cache.
+fn slot(a: &IpAddr) -> usize {
+    let x = match a {
+        IpAddr::V4(v) => u64::from(u32::from(*v)),
+        IpAddr::V6(v) => {
+            let n = u128::from(*v);
+            (n as u64) ^ ((n >> 64) as u64)
         }
-        Message::Dhcpv6(m) => {
-            t.u32("transaction_id", m.xid());
-            t.str(
-                "client_key",
-                m.client_id().map(|d| hex(d.bytes())).as_deref(),
-            );
-            t.str(
-                "server_id",
-                m.server_id().map(|d| hex(d.bytes())).as_deref(),
-            );
-        }
-        Message::Failover(m) => t.u32("transaction_id", Some(m.xid)),
-        Message::Rserpool(m) => {
-            let handle = m.pool_handle().map(PoolHandle::new);
-            t.display(
-                "pool_handle",
-                handle.as_ref().map(|h| h as &dyn std::fmt::Display),
-            );
-            t.u32("pe_id", m.pe_identifiers().next());
-        }
+    };
+    // Fibonacci hashing: the top bits of the product.
+    (x.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - ADDRESS_SLOTS.trailing_zeros())) as usize
+}
+
+// The places of `MESSAGES`' columns.
+const M_FILE: usize = 0;
+const M_FRAME: usize = 1;
+const M_TIME: usize = 2;
+const M_SRC: usize = 3;
+const M_DST: usize = 4;
+const M_SRC_PORT: usize = 5;
+const M_DST_PORT: usize = 6;
+const M_PROTOCOL: usize = 7;
+const M_TYPE: usize = 8;
+const M_XID: usize = 9;
+const M_CLIENT_KEY: usize = 10;
+const M_SERVER_ID: usize = 11;
+const M_POOL_HANDLE: usize = 12;
+const M_PE_ID: usize = 13;
+const M_ERRORS: usize = 14;
+
+impl Messages {
+    pub fn create(path: &std::path::Path, file: &str) -> std::io::Result<Messages> {
+        Ok(Messages {
+            table: Table::create(path, MESSAGES)?,
+            file: file.to_string(),
+            addrs: vec![None; ADDRESS_SLOTS],
+        })
     }
-    t.u32(
-        "decode_errors",
-        Some(u32::try_from(d.errors.len()).unwrap_or(u32::MAX)),
-    );
-    t.end_row()
+
+    fn addr(&mut self, i: usize, a: IpAddr) {
+        let Some(entry) = self.addrs.get_mut(slot(&a)) else {
+            return self.table.display_at(i, Some(&a));
+        };
+        let text = match entry {
+            Some((cached, text)) if *cached == a => text,
+            _ => &mut entry.insert((a, a.to_string().into_boxed_str())).1,
+        };
+        self.table.str_at(i, Some(text));
+    }
+
+    /// A row of `messages`.
+    pub fn row(&mut self, d: &Decoded<'_>) -> std::io::Result<()> {
+        self.table.str_at(M_FILE, Some(&self.file));
+        self.table.u64_at(M_FRAME, Some(d.frame.number));
+        self.table.time_at(M_TIME, Some(d.frame.ts));
+        self.addr(M_SRC, d.payload.src);
+        self.addr(M_DST, d.payload.dst);
+        self.table
+            .u32_at(M_SRC_PORT, Some(u32::from(d.payload.src_port)));
+        self.table
+            .u32_at(M_DST_PORT, Some(u32::from(d.payload.dst_port)));
+        self.table.str_at(M_PROTOCOL, Some(d.protocol.name()));
+        self.table.str_at(M_TYPE, Some(&d.message.type_label()));
+        let t = &mut self.table;
+        match d.message {
+            Message::Dhcpv4(m) => {
+                t.u32_at(M_XID, Some(m.xid()));
+                match m.client_identifier() {
+                    Some(id) => t.hex_at(M_CLIENT_KEY, Some(&id)),
+                    None => t.hex_at(M_CLIENT_KEY, Some(m.chaddr().unwrap_or_default())),
+                }
+                match m.server_identifier() {
+                    Some(a) => self.addr(M_SERVER_ID, IpAddr::V4(a)),
+                    None => self.table.str_at(M_SERVER_ID, None),
+                }
+                self.table.str_at(M_POOL_HANDLE, None);
+                self.table.u32_at(M_PE_ID, None);
+            }
+            Message::Dhcpv6(m) => {
+                t.u32_at(M_XID, m.xid());
+                t.hex_at(M_CLIENT_KEY, m.client_id().map(|d| d.bytes()));
+                t.hex_at(M_SERVER_ID, m.server_id().map(|d| d.bytes()));
+                t.str_at(M_POOL_HANDLE, None);
+                t.u32_at(M_PE_ID, None);
+            }
+            Message::Failover(m) => {
+                t.u32_at(M_XID, Some(m.xid));
+                t.str_at(M_CLIENT_KEY, None);
+                t.str_at(M_SERVER_ID, None);
+                t.str_at(M_POOL_HANDLE, None);
+                t.u32_at(M_PE_ID, None);
+            }
+            Message::Rserpool(m) => {
+                t.u32_at(M_XID, None);
+                t.str_at(M_CLIENT_KEY, None);
+                t.str_at(M_SERVER_ID, None);
+                let handle = m.pool_handle().map(PoolHandle::new);
+                t.display_at(
+                    M_POOL_HANDLE,
+                    handle.as_ref().map(|h| h as &dyn std::fmt::Display),
+                );
+                t.u32_at(M_PE_ID, m.pe_identifiers().next());
+            }
+        }
+        self.table.u32_at(
+            M_ERRORS,
+            Some(u32::try_from(d.errors.len()).unwrap_or(u32::MAX)),
+        );
+        self.table.end_row()
+    }
+
+    /// Writes what is left and the footer: the rows written.
+    pub fn close(self) -> std::io::Result<u64> {
+        self.table.close()
+    }
 }
 
 /// A row of `dhcp_transactions`.
@@ -153,7 +231,7 @@ pub fn dhcp_transaction(t: &mut Table, file: &str, x: &DhcpTransaction<'_>) -> s
     t.time("time", Some(x.time));
     t.u8("message_type", x.message_type);
     t.u32("xid", Some(x.xid));
-    t.str("client_key", Some(&hex(x.key)));
+    t.hex("client_key", Some(x.key));
     t.u8("bucket", Some(x.bucket));
     t.str("owner", Some(x.owner));
     t.str("other", Some(x.other));
@@ -171,13 +249,19 @@ pub fn dhcp_transaction(t: &mut Table, file: &str, x: &DhcpTransaction<'_>) -> s
     t.end_row()
 }
 
-/// A PE identifier as the reports write it.
-fn pe_hex(id: u32) -> String {
-    format!("0x{id:08x}")
-}
+/// PE identifiers as the reports write them (`0x` and eight hex digits), a space between.
+struct PeList<'a>(&'a [u32]);
 
-fn pe_list(ids: &[u32]) -> String {
-    ids.iter().map(|i| pe_hex(*i)).collect::<Vec<_>>().join(" ")
+impl std::fmt::Display for PeList<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, id) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "0x{id:08x}")?;
+        }
+        Ok(())
+    }
 }
 
 /// A row of `rserpool_resolutions`.
@@ -190,9 +274,17 @@ pub fn resolution(t: &mut Table, file: &str, r: &Resolution<'_>) -> std::io::Res
     t.str("policy", Some(r.policy));
     t.str("profile", Some(r.profile));
     t.u32("items", r.items);
-    t.str("answer", Some(&pe_list(r.answer)));
-    t.str("first_pe", r.answer.first().map(|p| pe_hex(*p)).as_deref());
-    t.str("reference", r.reference.map(pe_list).as_deref());
+    t.display("answer", Some(&PeList(r.answer)));
+    let first = r.answer.get(..1).map(PeList);
+    t.display(
+        "first_pe",
+        first.as_ref().map(|p| p as &dyn std::fmt::Display),
+    );
+    let reference = r.reference.map(PeList);
+    t.display(
+        "reference",
+        reference.as_ref().map(|p| p as &dyn std::fmt::Display),
+    );
     t.bool("matches_reference", r.reference.map(|x| x == r.answer));
     t.end_row()
 }
