@@ -10,13 +10,12 @@
 use std::fmt;
 use std::net::Ipv4Addr;
 
-use nom::bytes::complete::take;
-use nom::number::complete::{be_u16, be_u32, be_u8};
 use nom::{IResult, Parser};
 
 use super::option::{self, code, server_flag, FoOption};
 use super::values::{reject_reason_name, BindingStatus, MessageType, ServerState};
 use crate::error::DecodeError;
+use crate::proto::be::{be_u16, be_u32, be_u8, take};
 
 /// The fixed header.
 pub const HEADER_LEN: usize = 12;
@@ -93,7 +92,7 @@ fn option_header(i: &[u8]) -> IResult<&[u8], (u16, u16)> {
 
 /// An option's data: the `len` bytes after its header.
 fn option_data(i: &[u8], len: u16) -> IResult<&[u8], &[u8]> {
-    take(len).parse(i)
+    take(usize::from(len)).parse(i)
 }
 
 impl Message {

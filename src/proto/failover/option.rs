@@ -3,9 +3,10 @@
 
 use std::net::Ipv4Addr;
 
-use nom::combinator::{all_consuming, map, rest};
-use nom::number::complete::{be_u16, be_u32, be_u8};
+use nom::combinator::{all_consuming, map};
 use nom::{IResult, Parser};
+
+use crate::proto::be::{be_u16, be_u32, be_u8};
 
 use super::values::{BindingStatus, ServerState};
 
@@ -193,12 +194,14 @@ fn ipv4_of(data: &[u8]) -> Result<Ipv4Addr, String> {
 /// A type byte, then bytes: client-hardware-address (htype, address), message-digest (type,
 /// digest).
 fn typed_bytes(i: &[u8]) -> IResult<&[u8], (u8, &[u8])> {
-    (be_u8, rest).parse(i)
+    let (rest, t) = be_u8(i)?;
+    Ok((&rest[rest.len()..], (t, rest)))
 }
 
 /// DDNS: 16 bits of flags, then the client's domain name.
 fn ddns(i: &[u8]) -> IResult<&[u8], (u16, &[u8])> {
-    (be_u16, rest).parse(i)
+    let (name, flags) = be_u16(i)?;
+    Ok((&name[name.len()..], (flags, name)))
 }
 
 impl FoOption {

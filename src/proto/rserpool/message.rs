@@ -2,10 +2,10 @@
 //! parser and the typed accessors the analysers use.
 
 use nom::combinator::map;
-use nom::number::complete::{be_u16, be_u32, be_u8};
 use nom::{IResult, Parser};
 
 use crate::error::DecodeError;
+use crate::proto::be::{be_u16, be_u32, be_u8};
 
 use super::causes::Cause;
 use super::header::{

@@ -10,10 +10,10 @@ use std::borrow::Cow;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use nom::combinator::{all_consuming, map};
-use nom::number::complete::{be_i32, be_u128, be_u16, be_u32};
 use nom::{IResult, Parser};
 
 use crate::error::DecodeError;
+use crate::proto::be::{be_i32, be_u128, be_u16, be_u32};
 
 use super::causes::OperationError;
 use super::numbering::{param_kind, ParamKind, UnknownAction};

@@ -10,10 +10,10 @@
 //! included); [`Policy::kind`] and the accessors give the normalised view.
 
 use nom::combinator::iterator;
-use nom::number::complete::be_u32;
 use nom::IResult;
 
 use crate::error::DecodeError;
+use crate::proto::be::be_u32;
 
 use super::Encoding;
 
@@ -393,7 +393,7 @@ impl Policy {
             return None;
         };
         // The value words, then what is left of a last word cut short.
-        let mut it = iterator(words, be_u32::<_, nom::error::Error<&[u8]>>);
+        let mut it = iterator(words, be_u32);
         values.extend(&mut it);
         let rest = it.finish().map_or(&[][..], |(rest, ())| rest);
         let policy = Policy {

@@ -3,8 +3,9 @@
 
 use std::net::IpAddr;
 
-use nom::number::complete::{be_u16, be_u32};
 use nom::{IResult, Parser};
+
+use crate::proto::be::{be_u16, be_u32};
 
 use super::parameters::{parse_params, Ctx, Parameter};
 

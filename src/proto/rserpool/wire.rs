@@ -1,11 +1,12 @@
 //! The nom parsers shared by messages, parameters and error causes (the TLV header and the TLV
 //! with its padding), the 4-byte padding rule, and the writers of TLVs.
 
-use nom::bytes::complete::take;
-use nom::number::complete::be_u16;
 use nom::{IResult, Parser};
 
+use crate::proto::be::{be_u16, take};
+
 /// `code u16 | length u16`: the header of a parameter or an error cause.
+#[inline]
 pub(crate) fn tlv_header(i: &[u8]) -> IResult<&[u8], (u16, u16)> {
     (be_u16, be_u16).parse(i)
 }
