@@ -76,6 +76,10 @@ pub struct Field {
     /// Worked out rather than read from the bytes (a stream index, a relative sequence number):
     /// `read -V` shows it in brackets, as tshark does.
     pub generated: bool,
+    /// Not shown in the tree (`read -V`), as tshark hides such fields there, but there for
+    /// display filters, `-T fields` and the JSON records (`dhcp.option.value`, the bytes of every
+    /// DHCPv4 option).
+    pub hidden: bool,
     pub children: Vec<Field>,
 }
 
@@ -87,6 +91,14 @@ impl Field {
         offset: usize,
         len: usize,
     ) -> Self {
+        // Every name of the messages' protocols is in the catalogue that filters and columns
+        // resolve names against: checked here, where every field builder passes (not in this
+        // crate's unit tests, whose made-up trees use made-up names).
+        #[cfg(not(test))]
+        debug_assert!(
+            crate::proto::catalogue::allows(name),
+            "field name {name} is missing from src/proto/catalogue.rs"
+        );
         Field {
             name,
             label: label.into(),
@@ -97,6 +109,7 @@ impl Field {
             offset,
             len,
             generated: false,
+            hidden: false,
             children: Vec::new(),
         }
     }
@@ -182,6 +195,12 @@ impl Field {
     /// Marks the field as worked out rather than read ([`Field::generated`]).
     pub fn generated(mut self) -> Self {
         self.generated = true;
+        self
+    }
+
+    /// Marks the field as hidden from the tree ([`Field::hidden`]).
+    pub fn hidden(mut self) -> Self {
+        self.hidden = true;
         self
     }
 

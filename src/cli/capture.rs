@@ -499,6 +499,9 @@ pub fn live_json(s: &LiveStats) -> serde_json::Value {
 pub fn run(args: LiveArgs) -> Result<i32> {
     let opts = args.decode.options()?;
     let display = args.display.parse()?;
+    if let Some(code) = args.fields.refuse_invalid(args.format) {
+        return Ok(code);
+    }
     let columns = args.fields.columns(args.format)?;
     let live_opts = live_options(&args)?;
     check_stdout_write(&args)?;

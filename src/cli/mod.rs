@@ -30,6 +30,9 @@ pub mod exit {
     pub const FINDINGS: i32 = 1;
     /// Usage error, or an input that cannot be read.
     pub const USAGE: i32 = 2;
+    /// `-T fields`: an `-e` name that is neither a field nor a protocol (tshark's exit code for
+    /// it; a display filter naming one is a usage error, as in tshark).
+    pub const INVALID_FIELD: i32 = 1;
 }
 
 #[derive(Parser, Debug)]

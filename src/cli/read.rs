@@ -19,12 +19,14 @@ use crate::dissect::{layers, FrameSummary};
 use crate::field::Field;
 use crate::output::capture_file::CaptureFile;
 use crate::output::fields::{Columns, FieldsOptions};
-use crate::output::filter::{Filter, FrameView};
+use crate::output::filter::{Filter, FrameView, PROTOCOLS};
 use crate::output::json::JsonRecords;
+use crate::output::quoted;
 use crate::output::text::{write_line, write_tree, FrameLine};
 use crate::output::time::{FrameTimes, SecondsFormat, TimeColumn, TimeFormat};
 use crate::output::{Format, Record};
 use crate::pipeline::{Decoded, Sink};
+use crate::proto::catalogue;
 use crate::source::{Frame, SourceError, Timestamp};
 
 #[derive(clap::Args, Debug)]
@@ -153,6 +155,33 @@ impl FieldArgs {
     }
 }
 
+impl FieldArgs {
+    /// With -T fields, the `-e` names that are neither a field nor a protocol name (of a
+    /// protocol poolshark does not know, or not in [`catalogue`]): refused as tshark refuses
+    /// them, its words on standard error and its exit code; `None` when every name is one.
+    pub fn refuse_invalid(&self, format: Format) -> Option<i32> {
+        if format != Format::Fields {
+            return None;
+        }
+        let invalid = |n: &&String| {
+            let proto = n.split('.').next().unwrap_or(n);
+            catalogue::unknown(n) || !PROTOCOLS.contains(&proto)
+        };
+        let names: Vec<&String> = self.fields.iter().filter(invalid).collect();
+        if names.is_empty() {
+            return None;
+        }
+        eprintln!(
+            "poolshark: some fields aren't valid (neither a field nor a protocol name poolshark \
+             knows; `read -V` and the JSON records show the names):"
+        );
+        for n in names {
+            eprintln!("\t{n}");
+        }
+        Some(exit::INVALID_FIELD)
+    }
+}
+
 impl DisplayFilterArgs {
     /// The parsed filter; an error names what is wrong and where.
     pub fn parse(&self) -> Result<Option<Filter>> {
@@ -168,6 +197,9 @@ impl DisplayFilterArgs {
 pub fn run(args: ReadArgs) -> Result<i32> {
     let opts = args.input.options()?;
     let filter = args.display.parse()?;
+    if let Some(code) = args.fields.refuse_invalid(args.format) {
+        return Ok(code);
+    }
     let columns = args.fields.columns(args.format)?;
     if args.print && args.write.as_deref() == Some(Path::new("-")) {
         return Err(Error::msg(
@@ -489,7 +521,10 @@ impl<W: Write> Sink for ReadSink<W> {
     fn end_frame(&mut self, frame: &Frame<'_>, summary: &FrameSummary) {
         self.frames += 1;
         let first = *self.first.get_or_insert(frame.ts);
-        let layers = if self.layers {
+        // An ICMP error's quoted packet gives addresses and ports to filters and columns too
+        // (`output::quoted`): its layers are decoded whenever there is one of them.
+        let quoting = (self.filter.is_some() || self.columns.is_some()) && quoted::is_icmp(summary);
+        let layers = if self.layers || quoting {
             let streams = self.streams.get_or_insert_with(Box::default);
             frame_layers(frame, &self.pending, self.labels, &self.tunnels, streams)
         } else {

@@ -366,7 +366,7 @@ mod tests {
 
     #[test]
     fn fields_no_frame_had_are_named() {
-        let names = ["asap.pe_identifier", "asap.nosuch", "frame.number", "enrp"];
+        let names = ["asap.pe_identifier", "asap.cookie", "frame.number", "enrp"];
         let mut c = Columns::new(&names, FieldsOptions::default()).expect("columns");
         let records = [record(vec![Field::uint(
             "asap.pe_identifier",
@@ -401,7 +401,7 @@ mod tests {
             .write_row(&view, &mut out);
         assert_eq!(out, b"\n");
         // Only tree fields: a protocol or frame field absent from a frame is no typo.
-        assert_eq!(c.unseen().collect::<Vec<_>>(), vec!["asap.nosuch"]);
+        assert_eq!(c.unseen().collect::<Vec<_>>(), vec!["asap.cookie"]);
         assert!(c.needs_trees());
         let frame_only = [
             "frame.number",

@@ -65,10 +65,10 @@ mod derived;
 use arith::{ArithOp, Calc, Operand};
 use derived::{natural_len, Derive, Derived};
 
-use super::Record;
+use super::{quoted, Record};
 use crate::dissect::{layers, Address, FrameSummary};
 use crate::field::{format_float_g15, Base, Field, Value};
-use crate::proto::AppProtocol;
+use crate::proto::{catalogue, AppProtocol};
 use crate::source::Timestamp;
 
 /// What a name may start with: poolshark's protocols (`dhcp` is Wireshark's name for DHCPv4), the
@@ -788,6 +788,7 @@ impl Column {
 /// One occurrence of a tree field as tshark's `-T fields` writes it (a subtree header: nothing).
 fn column_value(fld: &Field, each: &mut impl FnMut(String)) {
     match fld.value {
+        Value::None if catalogue::no_value(fld.name) => each("1".into()),
         Value::None => {}
         Value::Bool(b) => each(u8::from(b).to_string()),
         Value::Float(x) => each(format_float_g15(x)),
@@ -2001,6 +2002,9 @@ fn subject(name: &str) -> Result<Subject, String> {
             which,
         },
         (_, p, _) if lower_protocol(p) => return Err(not_kept(name)),
+        // A name no decoder gives (not in the unit tests, whose made-up trees use made-up
+        // names: tests/it/field_catalogue.rs checks this against tshark).
+        _ if !cfg!(test) && catalogue::unknown(name) => return Err(catalogue::unknown_text(name)),
         _ => Subject::Field(name.to_string()),
     })
 }
@@ -2322,6 +2326,16 @@ fn lower_values(s: &Subject, f: &FrameView<'_>, each: &mut impl FnMut(Value)) {
                     _ => {}
                 }
             }
+            // Then the packet an ICMP error quotes.
+            let names: &[&str] = match (v6, which) {
+                (false, Which::Src) => &["ip.src"],
+                (false, Which::Dst) => &["ip.dst"],
+                (false, Which::Either) => &["ip.src", "ip.dst"],
+                (true, Which::Src) => &["ipv6.src"],
+                (true, Which::Dst) => &["ipv6.dst"],
+                (true, Which::Either) => &["ipv6.src", "ipv6.dst"],
+            };
+            quoted::values(f.layers, names, each);
         }
         Subject::Port { proto, which } => {
             // The UDP ports of VXLAN and Geneve datagrams first, then the listing's transport.
@@ -2342,6 +2356,19 @@ fn lower_values(s: &Subject, f: &FrameView<'_>, each: &mut impl FnMut(Value)) {
                     each(Value::Uint(u64::from(p)));
                 }
             }
+            // Then the header of the packet an ICMP error quotes.
+            let names: &[&str] = match (proto, which) {
+                ("UDP", Which::Src) => &["udp.srcport"],
+                ("UDP", Which::Dst) => &["udp.dstport"],
+                ("UDP", Which::Either) => &["udp.srcport", "udp.dstport"],
+                ("TCP", Which::Src) => &["tcp.srcport"],
+                ("TCP", Which::Dst) => &["tcp.dstport"],
+                ("TCP", Which::Either) => &["tcp.srcport", "tcp.dstport"],
+                (_, Which::Src) => &["sctp.srcport"],
+                (_, Which::Dst) => &["sctp.dstport"],
+                (_, Which::Either) => &["sctp.srcport", "sctp.dstport"],
+            };
+            quoted::values(f.layers, names, each);
         }
         _ => {}
     }

@@ -8,6 +8,7 @@ pub mod metrics;
 pub mod palette;
 pub mod parquet;
 pub mod plot;
+pub mod quoted;
 pub mod stats;
 pub mod text;
 pub mod time;

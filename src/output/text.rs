@@ -35,6 +35,10 @@ pub fn write_tree(out: &mut Vec<u8>, fields: &[Field], depth: usize) {
     // Iterative to keep the stack flat whatever the nesting depth of the input (relays in relays).
     let mut stack: Vec<(&Field, usize)> = fields.iter().rev().map(|f| (f, depth)).collect();
     while let Some((f, d)) = stack.pop() {
+        // Hidden fields are for filters and columns, as in tshark's tree.
+        if f.hidden {
+            continue;
+        }
         for _ in 0..d {
             out.extend_from_slice(b"    ");
         }

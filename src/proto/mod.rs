@@ -2,6 +2,7 @@
 //! can be emitted back to bytes, and their display trees. No I/O here.
 
 mod be;
+pub mod catalogue;
 pub mod dhcpv4;
 pub mod dhcpv6;
 pub mod failover;

@@ -421,12 +421,19 @@ fn bad_filters_are_usage_errors_and_unknown_fields_are_named() {
     ] {
         poolshark_refuses(&demo, filter, error);
     }
-    let out = read(&["-Y", "asap.mesage_type == 3"], &demo);
+    // A name no decoder gives is refused before reading, as tshark refuses it (exit 2).
+    poolshark_refuses(
+        &demo,
+        "asap.mesage_type == 3",
+        "at byte 0: 'asap.mesage_type' is neither a field nor a protocol name",
+    );
+    // A field of the catalogue that no message of the capture has is named at the end.
+    let out = read(&["-Y", "asap.cookie == 3"], &demo);
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("the display filter's field 'asap.mesage_type' was in no message"),
+        stderr.contains("the display filter's field 'asap.cookie' was in no message"),
         "{stderr}"
     );
 }
@@ -500,10 +507,12 @@ fn fields_notice_counts_frames_not_kept() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 4);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("was in no message"), "{stderr}");
+    // A name no decoder gives is refused before reading, with tshark's exit code 1.
     let out = fields("enrp.pool_element_pe_identifierx");
     let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("the field 'enrp.pool_element_pe_identifierx' (-e) was in no message"),
+        stderr.contains("\tenrp.pool_element_pe_identifierx"),
         "{stderr}"
     );
 }

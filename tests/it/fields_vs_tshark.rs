@@ -375,10 +375,21 @@ fn fields_usage_errors_say_what_is_wrong() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(says), "{args:?}: {err}");
     }
-    // A field no message has is named at the end; the lines are still written.
+    // A name that is no field is refused with tshark's exit code 1 (`field_catalogue` compares
+    // with tshark's own).
     let out = common::read_fields()
         .args(["-e", "frame.number"])
         .args(["-e", "asap.no_such_field"])
+        .arg(&demo)
+        .output()
+        .expect("poolshark read");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("\tasap.no_such_field"), "{err}");
+    // A field no message of the capture has is named at the end; the lines are still written.
+    let out = common::read_fields()
+        .args(["-e", "frame.number"])
+        .args(["-e", "asap.cookie"])
         .arg(&demo)
         .output()
         .expect("poolshark read");
@@ -390,7 +401,7 @@ fn fields_usage_errors_say_what_is_wrong() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("'asap.no_such_field' (-e) was in no message"),
+        err.contains("'asap.cookie' (-e) was in no message"),
         "{err}"
     );
 }

@@ -179,7 +179,7 @@ const KNOWN_ENCAPSULATIONS: &[(&str, &str)] = &[(
 
 /// Whether tshark's `frame.protocols` is poolshark's followed by protocols poolshark does not
 /// decode (`data`, NetBIOS, CalcApp, ...): a payload poolshark leaves alone.
-fn tshark_goes_further(ours: &str, theirs: &str) -> bool {
+pub(crate) fn tshark_goes_further(ours: &str, theirs: &str) -> bool {
     theirs
         .strip_prefix(ours)
         .and_then(|rest| rest.strip_prefix(':'))

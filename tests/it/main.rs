@@ -28,10 +28,12 @@ mod docs_cli;
 #[path = "../e2e/mod.rs"]
 mod e2e;
 mod export_parquet;
+mod external_vs_tshark;
 mod failover_balance_logs;
 mod failover_crafted_tshark;
 mod failover_throughput;
 mod failover_tshark;
+mod field_catalogue;
 mod fields_vs_tshark;
 mod fixtures;
 mod frame_vs_tshark;

@@ -15,6 +15,7 @@
 
 use super::hash;
 use crate::analyse::KeyBytes;
+use crate::proto::dhcpv4::secs_byte_swapped;
 
 /// DHCPv4 message types (RFC 2132 option 53, RFC 4388).
 pub mod v4_type {
@@ -246,8 +247,17 @@ impl DelayedService {
         if self.zero_disables && threshold_seconds == 0 {
             return true;
         }
+        // `secs` sent little-endian by some clients (tshark's `dhcp.secs_le`): the threshold
+        // reads it swapped only where the server does. ISC dhcpd does with
+        // `check-secs-byte-order` on (dhcpd.conf(5): "if it looks wrong (high byte non zero and
+        // low byte zero) swap the bytes"; off by default, "only useful when doing load
+        // balancing within failover"), by the same rule as tshark's, `secs_byte_swapped`; Kea's
+        // HA load balancing does not look at `secs` at all (shared specs/NOTES.md section 2:
+        // "secs / elapsed time does not change who answers"), nor does the draft's rule of
+        // DHCPv6's elapsed time, a 16-bit field no client is known to swap. So the value the
+        // tree shows swapped is not the one a server compares unless it was told to swap it.
         let mut elapsed = elapsed;
-        if self.byte_swap_check && swap_check_enabled && elapsed > 255 && elapsed & 0xff == 0 {
+        if self.byte_swap_check && swap_check_enabled && secs_byte_swapped(elapsed) {
             elapsed = elapsed.swap_bytes();
         }
         // ISC answers when `max < secs`: a request at exactly the threshold is still balanced.

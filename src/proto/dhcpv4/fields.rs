@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::net::Ipv4Addr;
 
-use super::message::{Message, FILE_OFFSET, SNAME_OFFSET};
+use super::message::{secs_byte_swapped, Message, FILE_OFFSET, SNAME_OFFSET};
 use super::names::{
     hardware_type_name, message_type_name, op_name, option_name, relay_agent_suboption_name,
 };
@@ -52,7 +52,12 @@ impl Message<'_> {
             h.push(Field::uint("dhcp.id", "Transaction ID", self.xid, 4, 4).hex(8));
         }
         if have(10) {
-            h.push(Field::uint("dhcp.secs", "Seconds elapsed", self.secs, 8, 2));
+            let secs = Field::uint("dhcp.secs", "Seconds elapsed", self.secs_shown(), 8, 2);
+            h.push(if secs_byte_swapped(self.secs()) {
+                secs.child(secs_le_note())
+            } else {
+                secs
+            });
         }
         if have(12) {
             let bc = self.broadcast();
@@ -120,7 +125,14 @@ impl Message<'_> {
                 )
             });
         }
-        h.extend(self.options.iter().map(option_field));
+        h.extend(self.options.iter().map(|o| {
+            let f = option_field(o);
+            if o.code == code::OVERLOAD {
+                f.children(self.overloaded_fields())
+            } else {
+                f
+            }
+        }));
         if !self.trailer.is_empty() {
             let off = total.saturating_sub(self.trailer.len());
             let name = if self.has_dhcp_cookie() {
@@ -137,6 +149,35 @@ impl Message<'_> {
         }
         root.children = h;
         vec![root]
+    }
+
+    /// The options overloaded into `sname` and `file`, each area a subtree, as Wireshark shows
+    /// them under option 52 (sname first; `-T fields` lists their occurrences there).
+    fn overloaded_fields(&self) -> Vec<Field> {
+        let areas = [
+            (
+                &self.sname_options,
+                "Server host name option overload",
+                SNAME_OFFSET,
+                self.sname.len(),
+            ),
+            (
+                &self.file_options,
+                "Boot file name option overload",
+                FILE_OFFSET,
+                self.file.len(),
+            ),
+        ];
+        areas
+            .into_iter()
+            .filter_map(|(opts, label, off, len)| {
+                let opts = opts.as_deref()?;
+                Some(
+                    Field::node("", label, off, len)
+                        .children(opts.iter().map(option_field).collect()),
+                )
+            })
+            .collect()
     }
 
     fn chaddr_fields(&self) -> Vec<Field> {
@@ -197,14 +238,21 @@ fn area_field(
     off: usize,
     options: Option<&[Opt<'_>]>,
 ) -> Field {
-    if let Some(opts) = options {
-        let text = if name == "dhcp.server" {
-            "Server name option overloaded by DHCP"
+    if options.is_some() {
+        // The options themselves are under option 52's subtree ([`overloaded_fields`]), as in
+        // Wireshark; here only its note that the field holds options.
+        let (text, note) = if name == "dhcp.server" {
+            (
+                "Server name option overloaded by DHCP",
+                "dhcp.server_name_overloaded_by_dhcp",
+            )
         } else {
-            "Boot file name option overloaded by DHCP"
+            (
+                "Boot file name option overloaded by DHCP",
+                "dhcp.boot_filename_overloaded_by_dhcp",
+            )
         };
-        return Field::node("", text, off, raw.len())
-            .children(opts.iter().map(option_field).collect());
+        return Field::node("", text, off, raw.len()).child(expert_note(note, text, off, 0));
     }
     let text = until_nul(raw);
     if text.is_empty() {
@@ -212,6 +260,25 @@ fn area_field(
     } else {
         Field::string(name, label, lossy(text), off, raw.len())
     }
+}
+
+/// A Wireshark expert note of severity Note in group Protocol, in the "Expert Info" subtree
+/// tshark shows it in: its field (`dhcp.secs_le`, ...) has no value of its own (tshark's `-T
+/// fields` writes such a field as 1, a display filter tests whether it is there).
+fn expert_note(name: &'static str, text: &'static str, off: usize, len: usize) -> Field {
+    Field::node("", format!("Expert Info (Note/Protocol): {text}"), off, len)
+        .generated()
+        .children(vec![
+            Field::node(name, text, off, len).generated(),
+            Field::node("", "Severity level: Note", off, len).generated(),
+            Field::node("", "Group: Protocol", off, len).generated(),
+        ])
+}
+
+/// Wireshark's note on a `secs` read little-endian (`dhcp.secs_le`).
+fn secs_le_note() -> Field {
+    let text = "Seconds elapsed appears to be encoded as little-endian";
+    expert_note("dhcp.secs_le", text, 8, 2)
 }
 
 fn until_nul(b: &[u8]) -> &[u8] {
@@ -390,6 +457,17 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
         ));
     let vname = value_field_name(o.code);
     let label = value_label(o.code);
+    // A value cut short (its length says more than the message holds) is no option value to
+    // Wireshark, which shows none: poolshark shows the bytes there are under its own name.
+    let whole = o.claimed_len.is_none();
+    let partial = |b: &[u8]| {
+        let name = if whole {
+            "dhcp.option.value"
+        } else {
+            "poolshark.dhcp.option.partial_value"
+        };
+        Field::bytes(name, "Value", b, d)
+    };
     let kids: Vec<Field> = match &o.value {
         OptValue::MessageType(t) => {
             vec![Field::uint("dhcp.option.dhcp", "DHCP", *t, d, 1).note(message_type_name(*t))]
@@ -435,9 +513,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
             d,
             2,
         )],
-        OptValue::U32(_) if vname.is_none() => {
-            vec![Field::bytes("dhcp.option.value", "Value", &data, d)]
-        }
+        OptValue::U32(_) if vname.is_none() => vec![partial(&data)],
         OptValue::U32(v) => {
             let f = Field::new(
                 vname.unwrap_or("dhcp.option.value"),
@@ -547,16 +623,155 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
                 })
                 .collect()
         }
+        OptValue::Raw(b) if whole && o.code == code::VI_VENDOR_SPECIFIC => vi_fields(b, d),
+        OptValue::Raw(b) if whole && o.code == code::FORCERENEW_NONCE_CAPABLE => b
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| {
+                Field::uint(
+                    "dhcp.option.forcerenew_nonce.algorithm",
+                    "Algorithm",
+                    a,
+                    d + i,
+                    1,
+                )
+                .note(if a == 1 { "HMAC-MD5" } else { "Unknown" })
+            })
+            .collect(),
         OptValue::Raw(b) => {
             if b.is_empty() {
                 Vec::new()
             } else {
-                vec![Field::bytes("dhcp.option.value", "Value", b, d)]
+                vec![partial(b)]
             }
         }
         OptValue::Pad(_) | OptValue::End => Vec::new(),
     };
-    node.children(kids)
+    // Wireshark gives every whole option's bytes as `dhcp.option.value` too, hidden from the
+    // tree where a field of the option's own shows them.
+    let generic =
+        (whole && !data.is_empty() && !kids.iter().any(|k| k.name == "dhcp.option.value"))
+            .then(|| Field::bytes("dhcp.option.value", "Value", &data, d).hidden());
+    node.children(generic.into_iter().chain(kids).collect())
+}
+
+/// Option 125, V-I Vendor-specific Information (RFC 3925 section 4): for each enterprise, its
+/// number and the length of its data, then its suboptions (code, length, data), as Wireshark's
+/// `dhcp.option.vi.*`: each suboption a `dhcp.option.vi.<vendor>.suboption` subtree (TR-111's
+/// for the Broadband Forum, 3561; a generic `dhcp.option.vi.value` for other enterprises) and,
+/// after it, its bytes as a hidden `dhcp.option.vi.value`. A length past the option's end stops
+/// the decoding there.
+fn vi_fields(b: &[u8], d: usize) -> Vec<Field> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let (Some(e), Some(&n)) = (b.get(at..at + 4), b.get(at + 4)) {
+        let enterprise = u32::from_be_bytes([e[0], e[1], e[2], e[3]]);
+        let n = usize::from(n);
+        let start = at + 5;
+        let data = b.get(start..start + n);
+        let mut node = Field::uint(
+            "dhcp.option.vi.enterprise",
+            "Enterprise",
+            enterprise,
+            d + at,
+            5 + n,
+        )
+        .child(Field::uint(
+            "dhcp.option.vi.length",
+            "Length",
+            n as u64,
+            d + at + 4,
+            1,
+        ));
+        if enterprise == TR111_ENTERPRISE {
+            node = node.note("Broadband Forum (previously 'DSL Forum')");
+        }
+        let Some(data) = data else {
+            out.push(node);
+            break;
+        };
+        let mut i = 0;
+        while let (Some(&code), Some(&len)) = (data.get(i), data.get(i + 1)) {
+            let len = usize::from(len);
+            let Some(v) = data.get(i + 2..i + 2 + len) else {
+                break;
+            };
+            let off = d + start + i;
+            node = node.children(vi_suboption(enterprise, code, v, off));
+            i += 2 + len;
+        }
+        out.push(node);
+        at = start + n;
+    }
+    out
+}
+
+/// The Broadband Forum's enterprise number (TR-111's suboptions).
+const TR111_ENTERPRISE: u32 = 3561;
+
+/// One suboption of option 125 and its hidden bytes.
+fn vi_suboption(enterprise: u32, code: u8, v: &[u8], off: usize) -> Vec<Field> {
+    let length = Field::uint(
+        "dhcp.option.suboption_length",
+        "Length",
+        v.len() as u64,
+        off + 1,
+        1,
+    );
+    let hidden = Field::bytes("dhcp.option.vi.value", "Value", v, off + 2).hidden();
+    if enterprise != TR111_ENTERPRISE {
+        // Suboptions of other enterprises: code, length and the bytes, shown.
+        return vec![
+            Field::uint("dhcp.option.vi.value.uint", "Suboption", code, off, 1),
+            length,
+            Field::bytes("dhcp.option.vi.value", "Value", v, off + 2),
+        ];
+    }
+    // TR-111 (Broadband Forum), section 2.1: the device's or gateway's identity as text. The
+    // device's OUI (1) is an integer field in Wireshark 4.0 though sent as text: not decoded.
+    let (name, label): (Option<&'static str>, &'static str) = match code {
+        1 => (None, "DeviceManufacturerOUI"),
+        2 => (
+            Some("dhcp.option.vi.tr111.device_serial_number"),
+            "DeviceSerialNumber",
+        ),
+        3 => (
+            Some("dhcp.option.vi.tr111.device_product_class"),
+            "DeviceProductClass",
+        ),
+        4 => (
+            Some("dhcp.option.vi.tr111.gateway_manufacturer_oui"),
+            "GatewayManufacturerOUI",
+        ),
+        5 => (
+            Some("dhcp.option.vi.tr111.gateway_serial_number"),
+            "GatewaySerialNumber",
+        ),
+        6 => (
+            Some("dhcp.option.vi.tr111.gateway_product_class"),
+            "GatewayProductClass",
+        ),
+        _ => (None, "Unknown"),
+    };
+    let mut sub = Field::uint(
+        "dhcp.option.vi.tr111.suboption",
+        "Option 125 Suboption",
+        code,
+        off,
+        2 + v.len(),
+    )
+    .note(label)
+    .child(length);
+    if let Some(name) = name {
+        sub = sub.child(Field::string(
+            name,
+            label,
+            lossy(until_nul(v)),
+            off + 2,
+            v.len(),
+        ));
+    }
+    vec![sub, hidden]
 }
 
 /// RFC 4702 names are DNS-encoded when the E flag is set, else ASCII.
@@ -757,8 +972,17 @@ fn suboption_field(s: &SubOpt<'_>) -> Field {
     };
     if s.data.is_empty() {
         node
-    } else {
+    } else if v.name == "dhcp.option.agent_information_option.value" {
         node.child(v)
+    } else {
+        // Wireshark gives every suboption's bytes as the generic value too, hidden.
+        let generic = Field::bytes(
+            "dhcp.option.agent_information_option.value",
+            "Value",
+            &s.data,
+            d,
+        );
+        node.child(generic.hidden()).child(v)
     }
 }
 

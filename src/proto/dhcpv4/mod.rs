@@ -33,7 +33,8 @@ mod pos;
 mod relay_agent;
 
 pub use message::{
-    parse, Message, BOOTP_HEADER_LEN, BOOTREPLY, BOOTREQUEST, FLAG_BROADCAST, MAGIC_COOKIE,
+    parse, secs_byte_swapped, Message, BOOTP_HEADER_LEN, BOOTREPLY, BOOTREQUEST, FLAG_BROADCAST,
+    MAGIC_COOKIE,
 };
 pub use options::{code, Opt, OptValue, Route};
 pub use pos::Pos;

@@ -35,6 +35,8 @@ pub mod code {
     pub const CLIENT_ID: u8 = 61;
     pub const USER_CLASS: u8 = 77;
     pub const CLIENT_FQDN: u8 = 81;
+    pub const VI_VENDOR_SPECIFIC: u8 = 125;
+    pub const FORCERENEW_NONCE_CAPABLE: u8 = 145;
     pub const RELAY_AGENT_INFO: u8 = 82;
     pub const CLIENT_LAST_TRANSACTION_TIME: u8 = 91;
     pub const ASSOCIATED_IP: u8 = 92;

@@ -142,8 +142,89 @@ fn client_node(m: &ClientMessage<'_>) -> Field {
         msgtype_field(m.msg_type, off),
         Field::uint("dhcpv6.xid", "Transaction ID", m.xid, off + 1, 3).hex(6),
     ];
-    kids.extend(m.options.iter().map(option_field));
+    kids.extend(m.options.iter().map(|o| {
+        let f = option_field(o);
+        match o.value {
+            OptValue::ClientFqdn { flags, .. } => fqdn_flag_bits(f, m.msg_type, flags),
+            _ => f,
+        }
+    }));
     Field::node("", "DHCPv6", off, m.pos.len.max(CLIENT_HEADER_LEN)).children(kids)
+}
+
+/// The Client FQDN option's flag bits (RFC 4704 section 4.1), which mean what the message type
+/// says: a client's N and S (SOLICIT, REQUEST, RENEW, REBIND), a server's N, O and S
+/// (ADVERTISE, REPLY), as Wireshark's `dhcpv6.clientfqdn.client.*` and `.server.*`. In any
+/// other message the option is not allowed (section 4.1): Wireshark then shows the message
+/// type as `dhcpv6.clientfqdn.bad_msgtype` (and decodes no further; poolshark still does).
+fn fqdn_flag_bits(mut option: Field, msg_type: u8, flags: u8) -> Field {
+    let at = option
+        .children
+        .iter()
+        .position(|c| c.name == "dhcpv6.client_fqdn_flags");
+    let Some(at) = at else { return option };
+    let off = option.children[at].offset;
+    let bit = |name, label, mask: u8, yes: &'static str, no: &'static str| {
+        let v = flags & mask != 0;
+        Field::boolean(name, label, v, off, 1).note(if v { yes } else { no })
+    };
+    let n = |name| {
+        let yes = "Server SHOULD NOT perform PTR RR updates";
+        bit(
+            name,
+            "N bit",
+            4,
+            yes,
+            "Server SHOULD perform PTR RR updates",
+        )
+    };
+    let s = |name| {
+        let yes = "Server SHOULD perform AAAA RR updates";
+        bit(
+            name,
+            "S bit",
+            1,
+            yes,
+            "Server SHOULD NOT perform AAAA RR updates",
+        )
+    };
+    match msg_type {
+        1 | 3 | 5 | 6 => {
+            let bits = vec![
+                n("dhcpv6.clientfqdn.client.n"),
+                s("dhcpv6.clientfqdn.client.s"),
+            ];
+            option.children[at].children.extend(bits);
+        }
+        2 | 7 => {
+            let o = bit(
+                "dhcpv6.clientfqdn.server.o",
+                "O bit",
+                2,
+                "Server HAS overridden client's S bit preference",
+                "Server HAS NOT overridden client's S bit preference",
+            );
+            let bits = vec![
+                n("dhcpv6.clientfqdn.server.n"),
+                o,
+                s("dhcpv6.clientfqdn.server.s"),
+            ];
+            option.children[at].children.extend(bits);
+        }
+        t => {
+            let bad = Field::uint(
+                "dhcpv6.clientfqdn.bad_msgtype",
+                "Only the following message types are permitted to use OPTION_CLIENT_FQDN: \
+                 SOLICIT, REQUEST, RENEW, REBIND, ADVERTISE, and REPLY",
+                t,
+                option.offset,
+                1,
+            )
+            .hex(2);
+            option.children.insert(at, bad);
+        }
+    }
+    option
 }
 
 /// One option's subtree: a node titled with the option's name, then type, length and value.
@@ -308,17 +389,24 @@ fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
             ),
         ],
         OptValue::Unicast(a) => vec![Field::ipv6("dhcpv6.unicast", "IPv6 address", *a, d)],
-        OptValue::StatusCode { code, message } => vec![
-            Field::uint("dhcpv6.status_code", "Status Code", *code, d, 2)
-                .note(status_code_name(*code)),
-            Field::string(
-                "dhcpv6.status_msg",
-                "Status Message",
-                String::from_utf8_lossy(message).into_owned(),
-                d + 2,
-                message.len(),
-            ),
-        ],
+        OptValue::StatusCode { code, message } => {
+            [
+                Field::uint("dhcpv6.status_code", "Status Code", *code, d, 2)
+                    .note(status_code_name(*code)),
+            ]
+            .into_iter()
+            // An empty message is no field in Wireshark.
+            .chain((!message.is_empty()).then(|| {
+                Field::string(
+                    "dhcpv6.status_msg",
+                    "Status Message",
+                    String::from_utf8_lossy(message).into_owned(),
+                    d + 2,
+                    message.len(),
+                )
+            }))
+            .collect()
+        }
         OptValue::Empty => Vec::new(),
         OptValue::UserClass(items) => {
             let mut at = d;
@@ -445,16 +533,23 @@ fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
             out
         }
         OptValue::ClientFqdn { flags, name } => {
-            let text = name.to_strings().join(" ");
+            // One name (RFC 4704 section 4.2); Wireshark shows the first of what is there.
+            let text = name.to_strings().into_iter().next().unwrap_or_default();
             // RFC 4704: a name without the root label is partial (the server completes it).
             let label = if text.ends_with('.') {
                 "Domain name"
             } else {
                 "Partial domain name"
             };
+            // A name of one label is a top-level domain, which Wireshark names apart.
+            let (field, label) = if text.ends_with('.') && text.matches('.').count() == 1 {
+                ("dhcpv6.tld", "Top Level Domain name (TLD)")
+            } else {
+                ("dhcpv6.client_domain", label)
+            };
             vec![
                 Field::uint("dhcpv6.client_fqdn_flags", "Flags", *flags, d, 1).hex(2),
-                Field::string("dhcpv6.client_domain", label, text, d + 1, name.0.len()),
+                Field::string(field, label, text, d + 1, name.0.len()),
             ]
         }
         OptValue::NtpServer(subs) => ntp_fields(subs, d),
