@@ -142,7 +142,14 @@ impl Streams {
                 }
                 TransportKind::Udp => {
                     let index = self.udp_index(t);
-                    tree.children.push(
+                    // Before the payload's line of `-V`, where there is one.
+                    let at = tree
+                        .children
+                        .iter()
+                        .position(|c| c.name.is_empty() && c.label.starts_with("UDP payload"))
+                        .unwrap_or(tree.children.len());
+                    tree.children.insert(
+                        at,
                         Field::uint("udp.stream", "Stream index", index, tree.offset, 0)
                             .generated(),
                     );
@@ -239,6 +246,16 @@ impl Streams {
                 let name = "sctp.sack_cumulative_tsn_ack";
                 Field::uint(name, label, n.wrapping_sub(base), offset, 4)
             };
+            // The chunk's title (`-V`) gives the relative number too.
+            if let (Value::Uint(rel), false) = (field.value.clone(), chunk.label.is_empty()) {
+                let raw_text = format!("TSN: {n},");
+                if chunk.label.contains(&raw_text) {
+                    chunk.label = chunk
+                        .label
+                        .replacen(&raw_text, &format!("TSN: {rel},"), 1)
+                        .into();
+                }
+            }
             chunk.children.insert(i, field);
         }
     }

@@ -68,3 +68,4 @@ mod time_formats;
 mod truncation;
 mod tui_tmux;
 mod tunnels;
+mod verbose_vs_tshark;

@@ -59,8 +59,16 @@ impl Message<'_> {
             h.push(
                 Field::uint("dhcp.flags", "Bootp flags", self.flags, 10, 2)
                     .hex(4)
-                    .note(if bc { "Broadcast" } else { "Unicast" })
-                    .child(Field::boolean("dhcp.flags.bc", "Broadcast flag", bc, 10, 2))
+                    .show(format!(
+                        "0x{:04x} ({})",
+                        self.flags,
+                        if bc { "Broadcast" } else { "Unicast" }
+                    ))
+                    .child(
+                        Field::boolean("dhcp.flags.bc", "Broadcast flag", bc, 10, 2)
+                            .bits(0x8000, 16)
+                            .note(if bc { "Broadcast" } else { "Unicast" }),
+                    )
                     .child(
                         Field::uint(
                             "dhcp.flags.reserved",
@@ -69,7 +77,8 @@ impl Message<'_> {
                             10,
                             2,
                         )
-                        .hex(4),
+                        .hex(4)
+                        .bits(0x7fff, 16),
                     ),
             );
         }
@@ -110,7 +119,7 @@ impl Message<'_> {
             let a = Ipv4Addr::from(c);
             // Wireshark shows no cookie field when the cookie is not DHCP's.
             h.push(if self.has_dhcp_cookie() {
-                Field::ipv4("dhcp.cookie", "Magic cookie", a, 236).note("DHCP")
+                Field::ipv4("dhcp.cookie", "Magic cookie", a, 236).show("DHCP")
             } else {
                 Field::ipv4(
                     "poolshark.dhcp.bad_cookie",
@@ -361,7 +370,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
         // A run of PAD bytes is one "Option: (0) Padding" node in Wireshark.
         OptValue::Pad(n) => {
             return Field::uint("dhcp.option.type", "Option", code::PAD, off, *n)
-                .note("Padding")
+                .show("(0) Padding")
                 .child(Field::new(
                     "dhcp.option.padding",
                     "Padding",
@@ -372,7 +381,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
         }
         OptValue::End => {
             return Field::uint("dhcp.option.type", "Option", code::END, off, 1)
-                .note("End")
+                .show("(255) End")
                 .child(Field::uint("dhcp.option.end", "Option End", 255u8, off, 1));
         }
         _ => {}
@@ -380,7 +389,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
     let data = o.data();
     let len = data.len();
     let node = Field::uint("dhcp.option.type", "Option", o.code, off, 2 + len)
-        .note(option_title(o))
+        .show(format!("({}) {}", o.code, option_title(o)))
         .child(Field::uint(
             "dhcp.option.length",
             "Length",
@@ -447,7 +456,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
                 4,
             );
             vec![if matches!(o.code, 51 | 58 | 59) {
-                f.note(duration_text(*v))
+                f.show(format!("({v}s) {}", duration_text(*v)))
             } else {
                 f
             }]
@@ -478,7 +487,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
                     d + i,
                     1,
                 )
-                .note(option_name(c))
+                .show(format!("({c}) {}", option_name(c)))
             })
             .collect(),
         OptValue::ClientId(b) => client_id_fields(b, d),
@@ -702,7 +711,11 @@ fn suboption_field(s: &SubOpt<'_>) -> Field {
         off,
         2 + s.data.len(),
     )
-    .note(relay_agent_suboption_name(s.code))
+    .show(format!(
+        "({}) {}",
+        s.code,
+        relay_agent_suboption_name(s.code)
+    ))
     .child(Field::uint(
         "dhcp.option.suboption_length",
         "Length",

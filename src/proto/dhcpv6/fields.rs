@@ -276,7 +276,8 @@ fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
             u64::from(*t) * 10,
             d,
             2,
-        )],
+        )
+        .unit("ms")],
         OptValue::RelayMsg(RelayMsg::Next) => Vec::new(),
         OptValue::RelayMsg(RelayMsg::Raw(b)) => vec![Field::bytes(
             "poolshark.dhcpv6.relay_message",
