@@ -670,7 +670,7 @@ fn frame_layers(
     } else {
         layers::decode_values(frame.linktype, frame.data, tunnels)
     };
-    streams.annotate(&mut l);
+    streams.annotate_at(&mut l, frame.has_time().then_some(frame.ts));
     let mut protocols = l.protocols.join(":");
     // tshark names each message of a SCTP packet or UDP datagram, but a protocol once per TCP
     // segment, however many messages it ends.
@@ -746,7 +746,7 @@ fn frame_layers(
         // tshark names an interface that has neither name nor description "unknown".
         let mut id = Field::uint("frame.interface_id", "Interface id", frame.interface, 0, 0);
         if labels {
-            id = id.note(p.names.shown().to_string());
+            id = id.show(format!("{} ({})", frame.interface, p.names.shown()));
         }
         id = id.child(Field::string(
             "frame.interface_name",

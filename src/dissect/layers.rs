@@ -1267,7 +1267,7 @@ impl Walk<'_> {
             // tshark's note of the MAC address an EUI-64 interface identifier holds.
             for (which, addr) in [("Source", src), ("Destination", dst)] {
                 let o = addr.octets();
-                if o[11] == 0xff && o[12] == 0xfe {
+                if o[11] == 0xff && o[12] == 0xfe && o[8] & 2 != 0 {
                     let m = [o[8] ^ 2, o[9], o[10], o[13], o[14], o[15]];
                     let t = format!("{which} SLAAC MAC: {}", mac(&m));
                     tree = tree.child(Field::node("", t, a, 0).generated());
@@ -1630,6 +1630,10 @@ impl Walk<'_> {
                 ),
             ]);
         }
+        if t == 3 && self.labels {
+            flags_f =
+                flags_f.child(Field::uint("", "Nounce sum", flags & 1, at + 1, 1).bits(0x01, 8));
+        }
         let mut type_f = Field::uint("sctp.chunk_type", "Chunk type", t, at, 1).note(name);
         if self.labels {
             type_f = type_f.children(vec![
@@ -1792,6 +1796,21 @@ impl Walk<'_> {
                         at + 8,
                         4,
                     ));
+                }
+                if let (true, Some(gaps), Some(dups)) = (
+                    self.labels,
+                    self.be16(at + 12, chunk),
+                    self.be16(at + 14, chunk),
+                ) {
+                    f = f.children(vec![
+                        Field::node(
+                            "",
+                            format!("Number of gap acknowledgement blocks: {gaps}"),
+                            at + 12,
+                            2,
+                        ),
+                        Field::node("", format!("Number of duplicated TSNs: {dups}"), at + 14, 2),
+                    ]);
                 }
             }
             _ => {}

@@ -59,11 +59,11 @@ impl Message<'_> {
             h.push(
                 Field::uint("dhcp.flags", "Bootp flags", self.flags, 10, 2)
                     .hex(4)
-                    .show(format!(
-                        "0x{:04x} ({})",
-                        self.flags,
-                        if bc { "Broadcast" } else { "Unicast" }
-                    ))
+                    .show(if bc {
+                        format!("0x{:04x}, Broadcast flag (Broadcast)", self.flags)
+                    } else {
+                        format!("0x{:04x} (Unicast)", self.flags)
+                    })
                     .child(
                         Field::boolean("dhcp.flags.bc", "Broadcast flag", bc, 10, 2)
                             .bits(0x8000, 16)
