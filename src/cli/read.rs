@@ -746,7 +746,11 @@ fn frame_layers(
         // tshark names an interface that has neither name nor description "unknown".
         let mut id = Field::uint("frame.interface_id", "Interface id", frame.interface, 0, 0);
         if labels {
-            id = id.show(format!("{} ({})", frame.interface, p.names.shown()));
+            id = id.note(p.names.shown().to_string()).show(format!(
+                "{} ({})",
+                frame.interface,
+                p.names.shown()
+            ));
         }
         id = id.child(Field::string(
             "frame.interface_name",

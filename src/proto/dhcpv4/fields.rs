@@ -59,6 +59,7 @@ impl Message<'_> {
             h.push(
                 Field::uint("dhcp.flags", "Bootp flags", self.flags, 10, 2)
                     .hex(4)
+                    .note(if bc { "Broadcast" } else { "Unicast" })
                     .show(if bc {
                         format!("0x{:04x}, Broadcast flag (Broadcast)", self.flags)
                     } else {
@@ -119,7 +120,9 @@ impl Message<'_> {
             let a = Ipv4Addr::from(c);
             // Wireshark shows no cookie field when the cookie is not DHCP's.
             h.push(if self.has_dhcp_cookie() {
-                Field::ipv4("dhcp.cookie", "Magic cookie", a, 236).show("DHCP")
+                Field::ipv4("dhcp.cookie", "Magic cookie", a, 236)
+                    .note("DHCP")
+                    .show("DHCP")
             } else {
                 Field::ipv4(
                     "poolshark.dhcp.bad_cookie",
@@ -370,6 +373,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
         // A run of PAD bytes is one "Option: (0) Padding" node in Wireshark.
         OptValue::Pad(n) => {
             return Field::uint("dhcp.option.type", "Option", code::PAD, off, *n)
+                .note("Padding")
                 .show("(0) Padding")
                 .child(Field::new(
                     "dhcp.option.padding",
@@ -381,6 +385,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
         }
         OptValue::End => {
             return Field::uint("dhcp.option.type", "Option", code::END, off, 1)
+                .note("End")
                 .show("(255) End")
                 .child(Field::uint("dhcp.option.end", "Option End", 255u8, off, 1));
         }
@@ -389,6 +394,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
     let data = o.data();
     let len = data.len();
     let node = Field::uint("dhcp.option.type", "Option", o.code, off, 2 + len)
+        .note(option_title(o))
         .show(format!("({}) {}", o.code, option_title(o)))
         .child(Field::uint(
             "dhcp.option.length",
@@ -456,7 +462,8 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
                 4,
             );
             vec![if matches!(o.code, 51 | 58 | 59) {
-                f.show(format!("({v}s) {}", duration_text(*v)))
+                f.note(duration_text(*v))
+                    .show(format!("({v}s) {}", duration_text(*v)))
             } else {
                 f
             }]
@@ -487,6 +494,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
                     d + i,
                     1,
                 )
+                .note(option_name(c))
                 .show(format!("({c}) {}", option_name(c)))
             })
             .collect(),
@@ -711,6 +719,7 @@ fn suboption_field(s: &SubOpt<'_>) -> Field {
         off,
         2 + s.data.len(),
     )
+    .note(relay_agent_suboption_name(s.code))
     .show(format!(
         "({}) {}",
         s.code,

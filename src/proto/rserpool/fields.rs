@@ -385,11 +385,9 @@ impl Tree {
             Parameter::Transport(t) => kids.extend(self.transport(t, v, depth)),
             Parameter::Policy(x) => kids.extend(self.policy(x, value, v)),
             Parameter::PoolHandle(h) => kids.push(
-                Field::bytes(n.pool_handle, "Pool Handle", h, v).show(format!(
-                    "{} ({})",
-                    crate::field::hex(h),
-                    format_text(h)
-                )),
+                Field::bytes(n.pool_handle, "Pool Handle", h, v)
+                    .note(format_text(h))
+                    .show(format!("{} ({})", crate::field::hex(h), format_text(h))),
             ),
             Parameter::PoolElement(pe) => {
                 kids.push(Field::uint(n.pe_pe_identifier, "PE Identifier", pe.pe_id, v, 4).hex(8));
