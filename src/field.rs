@@ -76,10 +76,17 @@ pub struct Field {
     /// Worked out rather than read from the bytes (a stream index, a relative sequence number):
     /// `read -V` shows it in brackets, as tshark does.
     pub generated: bool,
-    /// Not shown in the tree (`read -V`), as tshark hides such fields there, but there for
-    /// display filters, `-T fields` and the JSON records (`dhcp.option.value`, the bytes of every
-    /// DHCPv4 option).
+    /// `read -V` shows the bits the value is read from before the label, as tshark does
+    /// (`0100 .... = Version: 4`): the mask over the bytes read, and their width in bits.
+    /// `(raw, mask, width)`: the masked bits as read, the mask, the width in bits.
+    pub bits: Option<(u64, u64, u8)>,
+    /// Left out of `read -V`'s tree (a field tshark has but does not show, such as an IPv6
+    /// packet's `ip.version`); filters and columns still see it.
     pub hidden: bool,
+    /// What `read -V` shows after the label in place of the value, note and unit, where tshark
+    /// words it otherwise (`0x9d0f (40207)`, `0x0514 [unverified]`); the value itself, which
+    /// filters and columns use, is unchanged.
+    pub shown: Option<Cow<'static, str>>,
     pub children: Vec<Field>,
 }
 
@@ -109,7 +116,9 @@ impl Field {
             offset,
             len,
             generated: false,
+            bits: None,
             hidden: false,
+            shown: None,
             children: Vec::new(),
         }
     }
@@ -198,7 +207,32 @@ impl Field {
         self
     }
 
-    /// Marks the field as hidden from the tree ([`Field::hidden`]).
+    /// Shows the bits the value is read from (`mask` over `width` bits) before the label.
+    pub fn bits(mut self, mask: u64, width: u8) -> Self {
+        let shift = mask.trailing_zeros();
+        let raw = match self.value {
+            Value::Uint(v) => v.checked_shl(shift).unwrap_or(0) & mask,
+            Value::Int(v) => (v as u64).checked_shl(shift).unwrap_or(0) & mask,
+            Value::Bool(true) => mask,
+            _ => 0,
+        };
+        self.bits = Some((raw, mask, width));
+        self
+    }
+
+    /// [`Field::bits`] where the value is not the bits read (a length in bytes read in words).
+    pub fn bits_raw(mut self, raw: u64, mask: u64, width: u8) -> Self {
+        self.bits = Some((raw & mask, mask, width));
+        self
+    }
+
+    /// Shows `text` after the label in `read -V` ([`Field::shown`]).
+    pub fn show(mut self, text: impl Into<Cow<'static, str>>) -> Self {
+        self.shown = Some(text.into());
+        self
+    }
+
+    /// Leaves the field out of `read -V`'s tree ([`Field::hidden`]).
     pub fn hidden(mut self) -> Self {
         self.hidden = true;
         self
@@ -253,6 +287,27 @@ impl Field {
         }
         self.children.iter().find_map(|c| c.find(name))
     }
+}
+
+/// The bits `mask` selects of a `width`-bit integer whose masked part is `raw`, as tshark shows
+/// them before a bit field's label: `0100 ....`, `.... ..1. .... ....`.
+pub fn bit_pattern(raw: u64, mask: u64, width: u8) -> String {
+    let width = usize::from(width.clamp(1, 64));
+    let mut s = String::with_capacity(width + width / 4);
+    for i in (0..width).rev() {
+        if i + 1 != width && (i + 1) % 4 == 0 {
+            s.push(' ');
+        }
+        let b = 1u64 << i;
+        s.push(if mask & b == 0 {
+            '.'
+        } else if raw & b != 0 {
+            '1'
+        } else {
+            '0'
+        });
+    }
+    s
 }
 
 /// First field named `name` in a list of trees.

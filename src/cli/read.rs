@@ -19,11 +19,11 @@ use crate::dissect::{layers, FrameSummary};
 use crate::field::Field;
 use crate::output::capture_file::CaptureFile;
 use crate::output::fields::{Columns, FieldsOptions};
-use crate::output::filter::{Filter, FrameView, PROTOCOLS};
+use crate::output::filter::{seconds_between, Filter, FrameView, PROTOCOLS};
 use crate::output::json::JsonRecords;
 use crate::output::quoted;
 use crate::output::text::{write_line, write_tree, FrameLine};
-use crate::output::time::{FrameTimes, SecondsFormat, TimeColumn, TimeFormat};
+use crate::output::time::{absolute_text, FrameTimes, SecondsFormat, TimeColumn, TimeFormat};
 use crate::output::{Format, Record};
 use crate::pipeline::{Decoded, Sink};
 use crate::proto::catalogue;
@@ -521,17 +521,25 @@ impl<W: Write> Sink for ReadSink<W> {
     fn end_frame(&mut self, frame: &Frame<'_>, summary: &FrameSummary) {
         self.frames += 1;
         let first = *self.first.get_or_insert(frame.ts);
+        let prev = self.prev.replace(frame.ts).unwrap_or(frame.ts);
+        let prev_displayed = self.prev_displayed.unwrap_or(frame.ts);
         // An ICMP error's quoted packet gives addresses and ports to filters and columns too
         // (`output::quoted`): its layers are decoded whenever there is one of them.
         let quoting = (self.filter.is_some() || self.columns.is_some()) && quoted::is_icmp(summary);
         let layers = if self.layers || quoting {
             let streams = self.streams.get_or_insert_with(Box::default);
-            frame_layers(frame, &self.pending, self.labels, &self.tunnels, streams)
+            let times = [first, prev, prev_displayed];
+            frame_layers(
+                frame,
+                &self.pending,
+                self.labels,
+                &self.tunnels,
+                streams,
+                times,
+            )
         } else {
             Vec::new()
         };
-        let prev = self.prev.replace(frame.ts).unwrap_or(frame.ts);
-        let prev_displayed = self.prev_displayed.unwrap_or(frame.ts);
         let view = FrameView {
             number: frame.number,
             len: u64::from(frame.orig_len),
@@ -683,6 +691,7 @@ fn frame_layers(
     labels: bool,
     tunnels: &TunnelPorts,
     streams: &mut Streams,
+    [first, prev, prev_displayed]: [Timestamp; 3],
 ) -> Vec<Field> {
     let custom = frame.custom_block();
     let mut l = if custom.is_some() {
@@ -696,7 +705,7 @@ fn frame_layers(
     } else {
         layers::decode_values(frame.linktype, frame.data, tunnels)
     };
-    streams.annotate(&mut l);
+    streams.annotate_at(&mut l, frame.has_time().then_some(frame.ts));
     let mut protocols = l.protocols.join(":");
     // tshark names each message of a SCTP packet or UDP datagram, but a protocol once per TCP
     // segment, however many messages it ends.
@@ -772,7 +781,11 @@ fn frame_layers(
         // tshark names an interface that has neither name nor description "unknown".
         let mut id = Field::uint("frame.interface_id", "Interface id", frame.interface, 0, 0);
         if labels {
-            id = id.note(p.names.shown().to_string());
+            id = id.note(p.names.shown().to_string()).show(format!(
+                "{} ({})",
+                frame.interface,
+                p.names.shown()
+            ));
         }
         id = id.child(Field::string(
             "frame.interface_name",
@@ -803,13 +816,45 @@ fn frame_layers(
         let label = "Point-to-Point Direction";
         root = root.child(Field::int("frame.p2p_dir", label, dir, 0, 0).note(name));
     }
-    root = root.child(Field::string(
-        "frame.protocols",
-        "Protocols in frame",
-        protocols,
-        0,
-        0,
-    ));
+    if labels && custom.is_none() {
+        // The times, number and lengths tshark shows of every frame: text for `-V` alone (the
+        // filters and columns have these as frame fields of their own).
+        let text = |t: String| Field::node("", t, 0, 0);
+        if frame.has_time() {
+            let ts = frame.ts;
+            let epoch = seconds_between(Timestamp::new(0, 0), ts);
+            root = root.children(vec![
+                text(format!("Arrival Time: {}", absolute_text(ts, false))),
+                text("Time shift for this packet: 0.000000000 seconds".into()).generated(),
+                text(format!("Epoch Time: {epoch} seconds")),
+                text(format!(
+                    "Time delta from previous captured frame: {} seconds",
+                    seconds_between(prev, ts)
+                ))
+                .generated(),
+                text(format!(
+                    "Time delta from previous displayed frame: {} seconds",
+                    seconds_between(prev_displayed, ts)
+                ))
+                .generated(),
+                text(format!(
+                    "Time since reference or first frame: {} seconds",
+                    seconds_between(first, ts)
+                ))
+                .generated(),
+            ]);
+        }
+        let bits = |n: u64| format!("{n} bytes ({} bits)", n * 8);
+        root = root.children(vec![
+            text(format!("Frame Number: {}", frame.number)),
+            text(format!("Frame Length: {}", bits(u64::from(len)))),
+            text(format!("Capture Length: {}", bits(cap as u64))),
+            text("Frame is marked: False".into()).generated(),
+            text("Frame is ignored: False".into()).generated(),
+        ]);
+    }
+    root = root
+        .child(Field::string("frame.protocols", "Protocols in frame", protocols, 0, 0).generated());
     let mut out = Vec::with_capacity(l.trees.len() + 2);
     // A pcapng packet's comments, in a tree of their own before the frame's, as tshark shows them.
     if let Some(p) = frame.pcapng {

@@ -483,6 +483,143 @@ impl Span {
     }
 }
 
+/// DSCP and ECN as the summary of a DS field / traffic class shows them: `DSCP: CS0, ECN: Not-ECT`.
+fn ds_summary(tos: u8) -> String {
+    format!(
+        "DSCP: {}, ECN: {}",
+        dscp_name(tos >> 2).1,
+        ["Not-ECT", "ECT(1)", "ECT(0)", "CE"][usize::from(tos & 3)]
+    )
+}
+
+/// A DSCP's long and short names.
+fn dscp_name(d: u8) -> (Cow<'static, str>, &'static str) {
+    let cs = |n: u8| {
+        (
+            Cow::Owned(format!("Class Selector {n}")),
+            ["CS0", "CS1", "CS2", "CS3", "CS4", "CS5", "CS6", "CS7"][usize::from(n)],
+        )
+    };
+    match d {
+        0 => (Cow::Borrowed("Default"), "CS0"),
+        8 | 16 | 24 | 32 | 40 | 48 | 56 => cs(d / 8),
+        10 => (Cow::Borrowed("Assured Forwarding 11"), "AF11"),
+        12 => (Cow::Borrowed("Assured Forwarding 12"), "AF12"),
+        14 => (Cow::Borrowed("Assured Forwarding 13"), "AF13"),
+        18 => (Cow::Borrowed("Assured Forwarding 21"), "AF21"),
+        20 => (Cow::Borrowed("Assured Forwarding 22"), "AF22"),
+        22 => (Cow::Borrowed("Assured Forwarding 23"), "AF23"),
+        26 => (Cow::Borrowed("Assured Forwarding 31"), "AF31"),
+        28 => (Cow::Borrowed("Assured Forwarding 32"), "AF32"),
+        30 => (Cow::Borrowed("Assured Forwarding 33"), "AF33"),
+        34 => (Cow::Borrowed("Assured Forwarding 41"), "AF41"),
+        36 => (Cow::Borrowed("Assured Forwarding 42"), "AF42"),
+        38 => (Cow::Borrowed("Assured Forwarding 43"), "AF43"),
+        44 => (Cow::Borrowed("Voice Admit"), "VA"),
+        46 => (Cow::Borrowed("Expedited Forwarding"), "EF"),
+        1 => (Cow::Borrowed("Lower Effort"), "LE"),
+        _ => (Cow::Borrowed("Unknown"), "Unknown"),
+    }
+}
+
+/// The DSCP and ECN fields of a DS field or traffic class `tos`, their masks over `width` bits.
+fn ds_fields(
+    labels: bool,
+    tos: u8,
+    at: usize,
+    dscp_mask: u64,
+    ecn_mask: u64,
+    width: u8,
+) -> Vec<Field> {
+    let (dscp, ecn) = (tos >> 2, tos & 3);
+    let (dscp_name_, ecn_name) = if labels {
+        (
+            Some(dscp_name(dscp).0),
+            Some(
+                [
+                    "Not ECN-Capable Transport",
+                    "ECN-Capable Transport codepoint '01'",
+                    "ECN-Capable Transport codepoint '10'",
+                    "Congestion Experienced",
+                ][usize::from(ecn)],
+            ),
+        )
+    } else {
+        (None, None)
+    };
+    let (dscp_n, ecn_n) = if width == 8 {
+        ("ip.dsfield.dscp", "ip.dsfield.ecn")
+    } else {
+        ("ipv6.tclass.dscp", "ipv6.tclass.ecn")
+    };
+    let len = usize::from(width / 8).min(4);
+    let mut d = Field::uint(dscp_n, "Differentiated Services Codepoint", dscp, at, len)
+        .bits(dscp_mask, width);
+    if let Some(n) = dscp_name_ {
+        d = d.note(n);
+    }
+    let mut e =
+        Field::uint(ecn_n, "Explicit Congestion Notification", ecn, at, len).bits(ecn_mask, width);
+    if let Some(n) = ecn_name {
+        e = e.note(n);
+    }
+    if width == 8 {
+        vec![d, e]
+    } else if labels {
+        // IPv6's are lines of `-V` alone (poolshark has no ipv6.tclass.* fields).
+        d.name = "";
+        e.name = "";
+        vec![d, e]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Wireshark's name of an EtherType, for `-V`.
+pub fn ethertype_name(t: u16) -> Option<&'static str> {
+    Some(match t {
+        0x0800 => "IPv4",
+        0x0806 => "ARP",
+        0x86dd => "IPv6",
+        0x8100 => "802.1Q Virtual LAN",
+        0x88a8 => "802.1ad Provider Bridge (Q-in-Q)",
+        0x8847 => "MPLS label switched packet",
+        0x8848 => "MPLS multicast label switched packet",
+        0x6558 => "Transparent Ethernet bridging",
+        0x8903 => "Cisco FabricPath Switching - FabricPath",
+        0x88cc => "802.1 Link Layer Discovery Protocol (LLDP)",
+        0x8863 => "PPPoE Discovery",
+        0x8864 => "PPPoE Session",
+        _ => return None,
+    })
+}
+
+/// Wireshark's name of an IP protocol number (IPv4's Protocol, IPv6's Next Header), for `-V`.
+pub fn ip_proto_name(p: u8) -> Option<&'static str> {
+    Some(match p {
+        0 => "IPv6 Hop-by-Hop Option",
+        1 => "ICMP",
+        2 => "IGMP",
+        4 => "IPIP",
+        6 => "TCP",
+        17 => "UDP",
+        41 => "IPv6",
+        43 => "Routing Header for IPv6",
+        44 => "Fragment Header for IPv6",
+        47 => "Generic Routing Encapsulation",
+        50 => "Encap Security Payload",
+        51 => "Authentication Header",
+        58 => "ICMPv6",
+        59 => "IPv6 No Next Header",
+        60 => "Destination Options for IPv6",
+        89 => "OSPF IGP",
+        103 => "PIM",
+        112 => "Virtual Router Redundancy Protocol",
+        132 => "SCTP",
+        _ => return None,
+    })
+}
+
 /// `f` shown in hexadecimal with `digits` digits (tshark's BASE_HEX: two per byte of the type).
 fn hex(f: Field, digits: u8) -> Field {
     f.hex(digits)
@@ -500,6 +637,28 @@ fn sll_protocol(t: u16, at: usize) -> Field {
 }
 
 impl Walk<'_> {
+    /// `f` with `-V`'s wording of its value, when the labels are wanted.
+    fn show(&self, f: Field, text: impl FnOnce() -> String) -> Field {
+        if self.labels {
+            f.show(text())
+        } else {
+            f
+        }
+    }
+
+    /// `f` with the name of its value as a note, when the labels are wanted and it has one.
+    fn name(&self, f: Field, name: Option<&'static str>) -> Field {
+        match (self.labels, name) {
+            (true, Some(n)) => f.note(n),
+            _ => f,
+        }
+    }
+
+    /// A line of `-V` alone (no field), when the labels are wanted; else one left out.
+    fn text(&self, text: impl FnOnce() -> String) -> Field {
+        Field::node("", self.label(text), 0, 0)
+    }
+
     /// A label made of the values: `text()` when the labels are wanted, else empty (and never
     /// formatted).
     fn label(&self, text: impl FnOnce() -> String) -> Cow<'static, str> {
@@ -643,15 +802,32 @@ impl Walk<'_> {
         ) else {
             return;
         };
+        let labels = self.labels;
         let addr = |name, label, m: [u8; 6], at| {
-            // `vec!` allocates room for the one child, where a push would make room for four.
-            Field::new(name, label, Value::Mac(m), at, 6).children(vec![Field::new(
-                "eth.addr",
-                "Address",
-                Value::Mac(m),
-                at,
-                6,
-            )])
+            let address = Field::new("eth.addr", "Address", Value::Mac(m), at, 6);
+            if !labels {
+                // `vec!` allocates room for the one child, where a push would make room for four.
+                return Field::new(name, label, Value::Mac(m), at, 6).children(vec![address]);
+            }
+            // The address's two bits, as `-V` shows them.
+            let (lg, ig) = (m[0] & 2 != 0, m[0] & 1 != 0);
+            Field::new(name, label, Value::Mac(m), at, 6).children(vec![
+                address,
+                Field::boolean("", "LG bit", lg, at, 3)
+                    .bits(0x02_0000, 24)
+                    .note(if lg {
+                        "Locally administered address (this is NOT the factory default)"
+                    } else {
+                        "Globally unique address (factory default)"
+                    }),
+                Field::boolean("", "IG bit", ig, at, 3)
+                    .bits(0x01_0000, 24)
+                    .note(if ig {
+                        "Group address (multicast/broadcast)"
+                    } else {
+                        "Individual address (unicast)"
+                    }),
+            ])
         };
         // IEEE 802.3: a length where Ethernet II has its type (tshark's title has no addresses).
         let ieee802_3 = t <= 1500;
@@ -669,7 +845,11 @@ impl Walk<'_> {
         let kind = if ieee802_3 {
             Field::uint("eth.len", "Length", t, s.at + 12, 2)
         } else {
-            hex(Field::uint("eth.type", "Type", t, s.at + 12, 2), 4)
+            let f = hex(Field::uint("eth.type", "Type", t, s.at + 12, 2), 4);
+            match (self.labels, ethertype_name(t)) {
+                (true, Some(n)) => f.note(n),
+                _ => f,
+            }
         };
         let tree = Field::node("eth", title, s.at, 14).children(vec![
             addr("eth.dst", "Destination", dst, s.at),
@@ -930,52 +1110,74 @@ impl Walk<'_> {
         let hdr_len = usize::from(b0 & 0x0f) * 4;
         let flags = frag >> 13;
         let offset = frag & 0x1fff;
-        let tree = Field::node(
+        let mut tree = Field::node(
             "ip",
             self.label(|| format!("Internet Protocol Version 4, Src: {src}, Dst: {dst}")),
             a,
             hdr_len,
         )
         .children(vec![
-            Field::uint("ip.version", "Version", b0 >> 4, a, 1),
-            Field::uint("ip.hdr_len", "Header Length", hdr_len as u64, a, 1).unit(" bytes"),
-            hex(
-                Field::uint("ip.dsfield", "Differentiated Services Field", tos, a + 1, 1),
-                2,
+            Field::uint("ip.version", "Version", b0 >> 4, a, 1).bits(0xf0, 8),
+            self.show(
+                Field::uint("ip.hdr_len", "Header Length", hdr_len as u64, a, 1)
+                    .unit(" bytes")
+                    .bits_raw(u64::from(b0), 0x0f, 8),
+                || format!("{hdr_len} bytes ({})", b0 & 0x0f),
+            ),
+            self.show(
+                hex(
+                    Field::uint("ip.dsfield", "Differentiated Services Field", tos, a + 1, 1),
+                    2,
+                ),
+                || format!("0x{tos:02x} ({})", ds_summary(tos)),
+            )
+            .children(ds_fields(self.labels, tos, a + 1, 0xfc, 0x03, 8)),
+            Field::uint("ip.len", "Total Length", len, a + 2, 2),
+            self.show(
+                hex(Field::uint("ip.id", "Identification", id, a + 4, 2), 4),
+                || format!("0x{id:04x} ({id})"),
+            ),
+            self.show(
+                hex(Field::uint("ip.flags", "Flags", flags, a + 6, 1), 2).bits(0xe0, 8),
+                || {
+                    let mut t = format!("0x{flags:x}");
+                    if flags & 2 != 0 {
+                        t.push_str(", Don't fragment");
+                    }
+                    if flags & 1 != 0 {
+                        t.push_str(", More fragments");
+                    }
+                    t
+                },
             )
             .children(vec![
-                Field::uint(
-                    "ip.dsfield.dscp",
-                    "Differentiated Services Codepoint",
-                    tos >> 2,
-                    a + 1,
-                    1,
-                ),
-                Field::uint(
-                    "ip.dsfield.ecn",
-                    "Explicit Congestion Notification",
-                    tos & 3,
-                    a + 1,
-                    1,
-                ),
+                Field::boolean("ip.flags.rb", "Reserved bit", flags & 4 != 0, a + 6, 1)
+                    .bits(0x80, 8),
+                Field::boolean("ip.flags.df", "Don't fragment", flags & 2 != 0, a + 6, 1)
+                    .bits(0x40, 8),
+                Field::boolean("ip.flags.mf", "More fragments", flags & 1 != 0, a + 6, 1)
+                    .bits(0x20, 8),
             ]),
-            Field::uint("ip.len", "Total Length", len, a + 2, 2),
-            hex(Field::uint("ip.id", "Identification", id, a + 4, 2), 4),
-            hex(Field::uint("ip.flags", "Flags", flags, a + 6, 1), 2).children(vec![
-                Field::boolean("ip.flags.rb", "Reserved bit", flags & 4 != 0, a + 6, 1),
-                Field::boolean("ip.flags.df", "Don't fragment", flags & 2 != 0, a + 6, 1),
-                Field::boolean("ip.flags.mf", "More fragments", flags & 1 != 0, a + 6, 1),
-            ]),
-            Field::uint("ip.frag_offset", "Fragment Offset", offset, a + 6, 2),
+            Field::uint("ip.frag_offset", "Fragment Offset", offset, a + 6, 2).bits(0x1fff, 16),
             Field::uint("ip.ttl", "Time to Live", ttl, a + 8, 1),
-            Field::uint("ip.proto", "Protocol", proto, a + 9, 1),
-            hex(
-                Field::uint("ip.checksum", "Header Checksum", sum, a + 10, 2),
-                4,
+            self.name(
+                Field::uint("ip.proto", "Protocol", proto, a + 9, 1),
+                ip_proto_name(proto),
             ),
+            self.show(
+                hex(
+                    Field::uint("ip.checksum", "Header Checksum", sum, a + 10, 2),
+                    4,
+                ),
+                || format!("0x{sum:04x} [validation disabled]"),
+            ),
+            self.text(|| "Header checksum status: Unverified".to_string())
+                .generated(),
             Field::ipv4("ip.src", "Source Address", src, a + 12),
             Field::ipv4("ip.dst", "Destination Address", dst, a + 16),
         ]);
+        tree.children
+            .retain(|c| !c.label.is_empty() || !c.name.is_empty());
         self.push("ip", tree);
         if hdr_len < 20 || hdr_len > s.len() {
             return;
@@ -1018,30 +1220,60 @@ impl Walk<'_> {
             self.out.protocols.push("ipv6");
             return;
         };
-        let tree = Field::node(
+        let mut tree = Field::node(
             "ipv6",
             self.label(|| format!("Internet Protocol Version 6, Src: {src}, Dst: {dst}")),
             a,
             40,
         )
-        // tshark gives IPv6 packets an ip.version too.
+        // tshark gives IPv6 packets an ip.version too (not shown).
         .children(vec![
-            Field::uint("ipv6.version", "Version", w >> 28, a, 1),
-            Field::uint("ip.version", "Version", w >> 28, a, 1),
-            hex(
-                Field::uint("ipv6.tclass", "Traffic Class", (w >> 20) & 0xff, a, 4),
-                8,
-            ),
-            hex(
-                Field::uint("ipv6.flow", "Flow Label", w & 0xfffff, a + 1, 3),
-                6,
+            Field::uint("ipv6.version", "Version", w >> 28, a, 1).bits(0xf0, 8),
+            Field::uint("ip.version", "Version", w >> 28, a, 1).hidden(),
+            {
+                let tc = ((w >> 20) & 0xff) as u8;
+                self.show(
+                    hex(Field::uint("ipv6.tclass", "Traffic Class", tc, a, 4), 8)
+                        .bits(0x0ff0_0000, 32),
+                    || format!("0x{tc:02x} ({})", ds_summary(tc)),
+                )
+                .children(ds_fields(
+                    self.labels,
+                    tc,
+                    a,
+                    0x0fc0_0000,
+                    0x0030_0000,
+                    32,
+                ))
+            },
+            self.show(
+                hex(
+                    Field::uint("ipv6.flow", "Flow Label", w & 0xfffff, a + 1, 3),
+                    6,
+                )
+                .bits(0x0f_ffff, 24),
+                || format!("0x{:05x}", w & 0xfffff),
             ),
             Field::uint("ipv6.plen", "Payload Length", plen, a + 4, 2),
-            Field::uint("ipv6.nxt", "Next Header", nxt, a + 6, 1),
+            self.name(
+                Field::uint("ipv6.nxt", "Next Header", nxt, a + 6, 1),
+                ip_proto_name(nxt),
+            ),
             Field::uint("ipv6.hlim", "Hop Limit", hlim, a + 7, 1),
             Field::ipv6("ipv6.src", "Source Address", src, a + 8),
             Field::ipv6("ipv6.dst", "Destination Address", dst, a + 24),
         ]);
+        if self.labels {
+            // tshark's note of the MAC address an EUI-64 interface identifier holds.
+            for (which, addr) in [("Source", src), ("Destination", dst)] {
+                let o = addr.octets();
+                if o[11] == 0xff && o[12] == 0xfe && o[8] & 2 != 0 {
+                    let m = [o[8] ^ 2, o[9], o[10], o[13], o[14], o[15]];
+                    let t = format!("{which} SLAAC MAC: {}", mac(&m));
+                    tree = tree.child(Field::node("", t, a, 0).generated());
+                }
+            }
+        }
         self.push("ipv6", tree);
         let end = s.end.min(a + 40 + usize::from(plen));
         let mut at = a + 40;
@@ -1118,7 +1350,7 @@ impl Walk<'_> {
             self.out.protocols.push("udp");
             return;
         };
-        let tree = Field::node(
+        let mut tree = Field::node(
             "udp",
             self.label(|| format!("User Datagram Protocol, Src Port: {sport}, Dst Port: {dport}")),
             a,
@@ -1128,15 +1360,42 @@ impl Walk<'_> {
             Field::uint("udp.srcport", "Source Port", sport, a, 2),
             Field::uint("udp.dstport", "Destination Port", dport, a + 2, 2),
             Field::uint("udp.length", "Length", len, a + 4, 2),
-            hex(Field::uint("udp.checksum", "Checksum", sum, a + 6, 2), 4),
+            self.show(
+                hex(Field::uint("udp.checksum", "Checksum", sum, a + 6, 2), 4),
+                || {
+                    if sum == 0 {
+                        "0x0000 [zero-value ignored]".to_string()
+                    } else {
+                        format!("0x{sum:04x} [unverified]")
+                    }
+                },
+            ),
         ]);
+        if self.labels {
+            let status = if sum == 0 {
+                "Not present"
+            } else {
+                "Unverified"
+            };
+            tree = tree
+                .child(Field::node("", format!("Checksum Status: {status}"), a + 6, 0).generated());
+        }
         self.note_transport(sport, dport, TransportKind::Udp);
-        self.push("udp", tree);
         let end = if usize::from(len) >= 8 {
             s.end.min(a + usize::from(len))
         } else {
             s.end
         };
+        if self.labels {
+            let n = end.saturating_sub(a + 8);
+            tree = tree.child(Field::node(
+                "",
+                format!("UDP payload ({n} bytes)"),
+                a + 8,
+                n,
+            ));
+        }
+        self.push("udp", tree);
         let payload = Span { at: a + 8, end };
         let tunnel = self
             .tunnels
@@ -1293,8 +1552,17 @@ impl Walk<'_> {
                 Field::uint("sctp.verification_tag", "Verification tag", vtag, a + 4, 4),
                 8,
             ),
-            hex(Field::uint("sctp.checksum", "Checksum", sum, a + 8, 4), 8),
+            self.text(|| "Association index: disabled (enable in preferences)".to_string())
+                .generated(),
+            self.show(
+                hex(Field::uint("sctp.checksum", "Checksum", sum, a + 8, 4), 8),
+                || format!("0x{sum:08x} [unverified]"),
+            ),
+            self.text(|| "Checksum Status: Unverified".to_string())
+                .generated(),
         ]);
+        tree.children
+            .retain(|c| !c.label.is_empty() || !c.name.is_empty());
         // Room for a few chunks at once rather than growing the vector chunk by chunk.
         tree.children.reserve(4);
         let mut at = a + 12;
@@ -1325,23 +1593,99 @@ impl Walk<'_> {
             2,
         );
         if t == 0 || t == 64 {
-            let bit =
-                |name, label, mask: u8| Field::boolean(name, label, flags & mask != 0, at + 1, 1);
+            let labels = self.labels;
+            let bit = |name, label, mask: u8, words: [&'static str; 2]| {
+                let on = flags & mask != 0;
+                let f = Field::boolean(name, label, on, at + 1, 1).bits(u64::from(mask), 8);
+                if labels {
+                    f.note(words[usize::from(on)])
+                } else {
+                    f
+                }
+            };
             flags_f = flags_f.children(vec![
-                bit("sctp.data_i_bit", "I-Bit", 8),
-                bit("sctp.data_u_bit", "U-Bit", 4),
-                bit("sctp.data_b_bit", "B-Bit", 2),
-                bit("sctp.data_e_bit", "E-Bit", 1),
+                bit(
+                    "sctp.data_i_bit",
+                    "I-Bit",
+                    8,
+                    ["Possibly delay SACK", "Send SACK immediately"],
+                ),
+                bit(
+                    "sctp.data_u_bit",
+                    "U-Bit",
+                    4,
+                    ["Ordered delivery", "Unordered delivery"],
+                ),
+                bit(
+                    "sctp.data_b_bit",
+                    "B-Bit",
+                    2,
+                    ["Subsequent segment", "First segment"],
+                ),
+                bit(
+                    "sctp.data_e_bit",
+                    "E-Bit",
+                    1,
+                    ["Not last segment", "Last segment"],
+                ),
             ]);
         }
-        let mut f = Field::node(
-            "",
-            self.label(|| format!("{name} chunk")),
-            at,
-            usize::from(len),
-        )
-        .children(vec![
-            Field::uint("sctp.chunk_type", "Chunk type", t, at, 1).note(name),
+        if t == 3 && self.labels {
+            flags_f =
+                flags_f.child(Field::uint("", "Nounce sum", flags & 1, at + 1, 1).bits(0x01, 8));
+        }
+        let mut type_f = Field::uint("sctp.chunk_type", "Chunk type", t, at, 1).note(name);
+        if self.labels {
+            type_f = type_f.children(vec![
+                Field::boolean("", "Bit", t & 0x80 != 0, at, 1)
+                    .bits(0x80, 8)
+                    .note(if t & 0x80 != 0 {
+                        "Skip chunk and continue processing"
+                    } else {
+                        "Stop processing of the packet"
+                    }),
+                Field::boolean("", "Bit", t & 0x40 != 0, at, 1)
+                    .bits(0x40, 8)
+                    .note(if t & 0x40 != 0 {
+                        "Do report"
+                    } else {
+                        "Do not report"
+                    }),
+            ]);
+        }
+        let title =
+            self.label(|| {
+                let b32 = |o: usize| self.be32(at + o, chunk).unwrap_or(0);
+                let b16 = |o: usize| self.be16(at + o, chunk).unwrap_or(0);
+                match t {
+                    0 => format!(
+                    "DATA chunk ({}, {}, TSN: {}, SID: {}, SSN: {}, PPID: {}, payload length: {} \
+                     bytes)",
+                    if flags & 4 != 0 { "unordered" } else { "ordered" },
+                    match flags & 3 {
+                        3 => "complete segment",
+                        2 => "first segment",
+                        1 => "last segment",
+                        _ => "middle segment",
+                    },
+                    b32(4),
+                    b16(8),
+                    b16(10),
+                    b32(12),
+                    len.saturating_sub(16)
+                ),
+                    3 => format!(
+                        "SACK chunk (Cumulative TSN: {}, a_rwnd: {}, gaps: {}, duplicate TSNs: {})",
+                        b32(4),
+                        b32(8),
+                        b16(12),
+                        b16(14)
+                    ),
+                    _ => format!("{name} chunk"),
+                }
+            });
+        let mut f = Field::node("", title, at, usize::from(len)).children(vec![
+            type_f,
             flags_f,
             Field::uint("sctp.chunk_length", "Chunk length", len, at + 2, 2),
         ]);
@@ -1384,12 +1728,21 @@ impl Walk<'_> {
                     None
                 };
                 if let Some(ppid) = ppid {
-                    f = f.child(Field::uint(
-                        "sctp.data_payload_proto_id",
-                        "Payload protocol identifier",
-                        ppid,
-                        ppid_at,
-                        4,
+                    let ppid_name = match ppid {
+                        0 => Some("not specified"),
+                        11 => Some("ASAP"),
+                        12 => Some("ENRP"),
+                        _ => None,
+                    };
+                    f = f.child(self.name(
+                        Field::uint(
+                            "sctp.data_payload_proto_id",
+                            "Payload protocol identifier",
+                            ppid,
+                            ppid_at,
+                            4,
+                        ),
+                        ppid_name,
                     ));
                 }
             }
@@ -1443,6 +1796,21 @@ impl Walk<'_> {
                         at + 8,
                         4,
                     ));
+                }
+                if let (true, Some(gaps), Some(dups)) = (
+                    self.labels,
+                    self.be16(at + 12, chunk),
+                    self.be16(at + 14, chunk),
+                ) {
+                    f = f.children(vec![
+                        Field::node(
+                            "",
+                            format!("Number of gap acknowledgement blocks: {gaps}"),
+                            at + 12,
+                            2,
+                        ),
+                        Field::node("", format!("Number of duplicated TSNs: {dups}"), at + 14, 2),
+                    ]);
                 }
             }
             _ => {}
@@ -1796,23 +2164,28 @@ mod tests {
     }
 
     /// Whether `v` is `full` with only the labels `full` formatted left empty.
+    /// The display alone (labels, `-V`'s wording, nameless lines) left out.
     fn same_but_labels(full: &Field, v: &Field) -> bool {
         let label =
             v.label == full.label || (v.label.is_empty() && matches!(full.label, Cow::Owned(_)));
+        let shown = |c: &&Field| !(c.name.is_empty() && c.children.is_empty());
+        let named: Vec<&Field> = full.children.iter().filter(shown).collect();
+        let v_named: Vec<&Field> = v.children.iter().filter(shown).collect();
         label
             && Field {
                 label: full.label.clone(),
+                note: full.note.clone(),
+                shown: full.shown.clone(),
                 children: Vec::new(),
                 ..v.clone()
             } == Field {
                 children: Vec::new(),
                 ..full.clone()
             }
-            && v.children.len() == full.children.len()
-            && full
-                .children
+            && v_named.len() == named.len()
+            && named
                 .iter()
-                .zip(&v.children)
+                .zip(&v_named)
                 .all(|(f, v)| same_but_labels(f, v))
     }
 

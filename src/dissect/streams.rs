@@ -51,6 +51,7 @@ use std::net::IpAddr;
 use super::layers::{Layers, TcpHeader, Transport, TransportKind};
 use super::lru::LruMap;
 use crate::field::{Field, Value};
+use crate::source::Timestamp;
 
 /// The conversations kept per protocol (TCP and UDP apart) before the least recently used are
 /// forgotten.
@@ -97,10 +98,26 @@ struct SctpHalf {
     peer: Option<SctpDirection>,
 }
 
+/// A UDP conversation: its index, and the times of its first and latest frames.
+struct UdpConversation {
+    index: u32,
+    first: Option<Timestamp>,
+    prev: Option<Timestamp>,
+}
+
+/// `later - earlier` in seconds with nine decimals, as tshark's `-V` writes times.
+fn seconds(earlier: Timestamp, later: Timestamp) -> String {
+    let ns = |t: Timestamp| i128::from(t.secs) * 1_000_000_000 + i128::from(t.nanos);
+    let d = ns(later) - ns(earlier);
+    let sign = if d < 0 { "-" } else { "" };
+    let d = d.unsigned_abs();
+    format!("{sign}{}.{:09}", d / 1_000_000_000, d % 1_000_000_000)
+}
+
 /// The conversation tables of one capture read in order.
 pub struct Streams {
     tcp: LruMap<Key, TcpConversation>,
-    udp: LruMap<Key, u32>,
+    udp: LruMap<Key, UdpConversation>,
     next_tcp: u32,
     next_udp: u32,
     sctp: LruMap<SctpDirection, SctpHalf>,
@@ -131,6 +148,12 @@ impl Streams {
     /// Adds the stream fields to the TCP and UDP trees of `layers`, the next frame's, where
     /// tshark's `-V` shows them.
     pub fn annotate(&mut self, layers: &mut Layers) {
+        self.annotate_at(layers, None);
+    }
+
+    /// [`Streams::annotate`] for a frame of time `ts`: the UDP trees with labels get tshark's
+    /// `[Timestamps]` of their conversation too.
+    pub fn annotate_at(&mut self, layers: &mut Layers, ts: Option<Timestamp>) {
         for t in &layers.transports {
             let Some(tree) = layers.trees.get_mut(t.tree) else {
                 continue;
@@ -141,11 +164,31 @@ impl Streams {
                     fields.place(tree, t, h);
                 }
                 TransportKind::Udp => {
-                    let index = self.udp_index(t);
-                    tree.children.push(
+                    let (index, times) = self.udp_index(t, ts);
+                    // Before the payload's line of `-V`, where there is one.
+                    let at = tree
+                        .children
+                        .iter()
+                        .position(|c| c.name.is_empty() && c.label.starts_with("UDP payload"))
+                        .unwrap_or(tree.children.len());
+                    tree.children.insert(
+                        at,
                         Field::uint("udp.stream", "Stream index", index, tree.offset, 0)
                             .generated(),
                     );
+                    if let (Some((first, prev, now)), false) = (times, tree.label.is_empty()) {
+                        let line = |what: &str, since: Timestamp| {
+                            let text = format!("{what}: {} seconds", seconds(since, now));
+                            Field::node("", text, tree.offset, 0).generated()
+                        };
+                        let stamps = Field::node("", "Timestamps", tree.offset, 0)
+                            .generated()
+                            .children(vec![
+                                line("Time since first frame", first),
+                                line("Time since previous frame", prev),
+                            ]);
+                        tree.children.insert(at + 1, stamps);
+                    }
                 }
                 TransportKind::Sctp { vtag } => {
                     if *vtag != 0 && !t.quoted {
@@ -157,18 +200,33 @@ impl Streams {
     }
 
     /// The index of `t`'s UDP conversation, a new one if it is the first of its ends.
-    fn udp_index(&mut self, t: &Transport) -> u32 {
+    /// With `ts`, the times of the conversation's first and previous frames, and `ts`.
+    fn udp_index(
+        &mut self,
+        t: &Transport,
+        ts: Option<Timestamp>,
+    ) -> (u32, Option<(Timestamp, Timestamp, Timestamp)>) {
         let (key, _) = Key::of(t);
         let next = &mut self.next_udp;
-        *self.udp.get_or_insert_with(
+        let c = self.udp.get_or_insert_with(
             &key,
             || {
                 let i = *next;
                 *next = next.wrapping_add(1);
-                i
+                UdpConversation {
+                    index: i,
+                    first: ts,
+                    prev: ts,
+                }
             },
             |_| {},
-        )
+        );
+        let times = ts.map(|now| {
+            let first = *c.first.get_or_insert(now);
+            let prev = c.prev.replace(now).unwrap_or(now);
+            (first, prev, now)
+        });
+        (c.index, times)
     }
 
     /// The direction of an SCTP packet from `t` with tag `vtag`, paired with its peer if one is
@@ -239,6 +297,20 @@ impl Streams {
                 let name = "sctp.sack_cumulative_tsn_ack";
                 Field::uint(name, label, n.wrapping_sub(base), offset, 4)
             };
+            // The chunk's title (`-V`) gives the relative number too.
+            // (tshark's SACK title keeps the absolute cumulative TSN).
+            let data = field.name == "sctp.data_tsn";
+            if let (Value::Uint(rel), false, true) =
+                (field.value.clone(), chunk.label.is_empty(), data)
+            {
+                let raw_text = format!("TSN: {n},");
+                if chunk.label.contains(&raw_text) {
+                    chunk.label = chunk
+                        .label
+                        .replacen(&raw_text, &format!("TSN: {rel},"), 1)
+                        .into();
+                }
+            }
             chunk.children.insert(i, field);
         }
     }
@@ -426,10 +498,22 @@ mod tests {
         let ab = udp([10, 0, 0, 1], 68, [10, 0, 0, 2], 67);
         let ba = udp([10, 0, 0, 2], 67, [10, 0, 0, 1], 68);
         let other = udp([10, 0, 0, 3], 68, [10, 0, 0, 2], 67);
-        assert_eq!(s.udp_index(&ab), 0);
-        assert_eq!(s.udp_index(&other), 1);
-        assert_eq!(s.udp_index(&ba), 0);
-        assert_eq!(s.udp_index(&other), 1);
+        assert_eq!(s.udp_index(&ab, None).0, 0);
+        assert_eq!(s.udp_index(&other, None).0, 1);
+        assert_eq!(s.udp_index(&ba, None).0, 0);
+        assert_eq!(s.udp_index(&other, None).0, 1);
+        // The times of a conversation's first and previous frames (tshark's [Timestamps]).
+        let (t1, t2, t3) = (
+            Timestamp::new(100, 0),
+            Timestamp::new(101, 5),
+            Timestamp::new(103, 0),
+        );
+        let times = |s: &mut Streams, t: &Transport, ts| s.udp_index(t, Some(ts)).1;
+        assert_eq!(times(&mut s, &ab, t1), Some((t1, t1, t1)));
+        assert_eq!(times(&mut s, &ba, t2), Some((t1, t1, t2)));
+        assert_eq!(times(&mut s, &ab, t3), Some((t1, t2, t3)));
+        assert_eq!(times(&mut s, &other, t3), Some((t3, t3, t3)));
+        assert_eq!(seconds(t2, t3), "1.999999995");
         // TCP counts apart from UDP.
         assert_eq!(numbers(&mut s, &tcp(false, 7, 0, ACK, 0)).0, 0);
     }
@@ -439,12 +523,12 @@ mod tests {
         let mut s = Streams::new(64);
         let t = |i: u16| udp([10, 0, 0, 1], i, [10, 0, 0, 2], 53);
         for i in 0..1000 {
-            assert_eq!(s.udp_index(&t(i)), u32::from(i));
+            assert_eq!(s.udp_index(&t(i), None).0, u32::from(i));
             assert!(s.udp.len() <= 64);
         }
         // The most recent are still known; the first was forgotten long ago.
-        assert_eq!(s.udp_index(&t(999)), 999);
-        assert_eq!(s.udp_index(&t(0)), 1000);
+        assert_eq!(s.udp_index(&t(999), None).0, 999);
+        assert_eq!(s.udp_index(&t(0), None).0, 1000);
     }
 
     #[test]

@@ -822,7 +822,7 @@ fn escape_controls(t: &str) -> String {
 }
 
 /// `later - earlier` in seconds with nine decimals, as tshark writes `frame.time_relative`.
-fn seconds_between(earlier: Timestamp, later: Timestamp) -> String {
+pub(crate) fn seconds_between(earlier: Timestamp, later: Timestamp) -> String {
     let ns = |t: Timestamp| i128::from(t.secs) * 1_000_000_000 + i128::from(t.nanos);
     let d = ns(later) - ns(earlier);
     let sign = if d < 0 { "-" } else { "" };

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use crate::field::Field;
+use crate::field::{bit_pattern, Field, Value};
 
 /// What the one-line listing shows of a frame.
 pub struct FrameLine<'a> {
@@ -45,8 +45,29 @@ pub fn write_tree(out: &mut Vec<u8>, fields: &[Field], depth: usize) {
         if f.generated {
             out.push(b'[');
         }
+        if let Some((raw, mask, width)) = f.bits {
+            out.extend_from_slice(bit_pattern(raw, mask, width).as_bytes());
+            out.extend_from_slice(b" = ");
+        }
         out.extend_from_slice(f.label.as_bytes());
-        let mut v = f.display_value();
+        if let Some(shown) = &f.shown {
+            let _ = write!(out, ": {shown}");
+            if f.generated {
+                out.push(b']');
+            }
+            out.push(b'\n');
+            for c in f.children.iter().rev() {
+                stack.push((c, d + 1));
+            }
+            continue;
+        }
+        let mut v = match f.value {
+            // A flag: tshark's words for it, or the note alone (its own words).
+            Value::Bool(_) if f.note.is_some() => String::new(),
+            Value::Bool(b) if f.bits.is_some() => (if b { "Set" } else { "Not set" }).to_string(),
+            Value::Bool(b) => (if b { "True" } else { "False" }).to_string(),
+            _ => f.display_value(),
+        };
         if let (Some(u), false) = (f.unit, v.is_empty()) {
             v.push_str(u);
         }

@@ -485,7 +485,7 @@ fn verbose_shows_the_layers_before_the_messages() {
     let sctp =
         at("    Stream Control Transmission Protocol, Src Port: 9901 (9901), Dst Port: 9901");
     assert!(frame < eth && eth < ip && ip < sctp, "{text}");
-    at("        Protocols in frame: eth:ethertype:ip:sctp\n");
+    at("        [Protocols in frame: eth:ethertype:ip:sctp]\n");
     at("            Chunk type: INIT (1)\n");
 }
 

@@ -1354,9 +1354,6 @@ fn two_interfaces_at_once_keep_each_frame_s_interface() {
     }
     let _ = std::fs::remove_file(&file);
 }
-     assert!(err.contains(&format!("127.0.0.1:{port}")), "{err}");
-     assert!(!err.contains("capturing on"), "{err}");
- }
 
 /// The DHCP analyser learns its model from the first events (up to its learn limit, else the
 /// whole run): on the small traffic of one pair it would show nothing before the capture ended.

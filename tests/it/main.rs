@@ -72,3 +72,4 @@ mod time_formats;
 mod truncation;
 mod tui_tmux;
 mod tunnels;
+mod verbose_vs_tshark;

@@ -65,7 +65,16 @@ impl Message<'_> {
                 Field::uint("dhcp.flags", "Bootp flags", self.flags, 10, 2)
                     .hex(4)
                     .note(if bc { "Broadcast" } else { "Unicast" })
-                    .child(Field::boolean("dhcp.flags.bc", "Broadcast flag", bc, 10, 2))
+                    .show(if bc {
+                        format!("0x{:04x}, Broadcast flag (Broadcast)", self.flags)
+                    } else {
+                        format!("0x{:04x} (Unicast)", self.flags)
+                    })
+                    .child(
+                        Field::boolean("dhcp.flags.bc", "Broadcast flag", bc, 10, 2)
+                            .bits(0x8000, 16)
+                            .note(if bc { "Broadcast" } else { "Unicast" }),
+                    )
                     .child(
                         Field::uint(
                             "dhcp.flags.reserved",
@@ -74,7 +83,8 @@ impl Message<'_> {
                             10,
                             2,
                         )
-                        .hex(4),
+                        .hex(4)
+                        .bits(0x7fff, 16),
                     ),
             );
         }
@@ -115,7 +125,9 @@ impl Message<'_> {
             let a = Ipv4Addr::from(c);
             // Wireshark shows no cookie field when the cookie is not DHCP's.
             h.push(if self.has_dhcp_cookie() {
-                Field::ipv4("dhcp.cookie", "Magic cookie", a, 236).note("DHCP")
+                Field::ipv4("dhcp.cookie", "Magic cookie", a, 236)
+                    .note("DHCP")
+                    .show("DHCP")
             } else {
                 Field::ipv4(
                     "poolshark.dhcp.bad_cookie",
@@ -429,6 +441,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
         OptValue::Pad(n) => {
             return Field::uint("dhcp.option.type", "Option", code::PAD, off, *n)
                 .note("Padding")
+                .show("(0) Padding")
                 .child(Field::new(
                     "dhcp.option.padding",
                     "Padding",
@@ -440,6 +453,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
         OptValue::End => {
             return Field::uint("dhcp.option.type", "Option", code::END, off, 1)
                 .note("End")
+                .show("(255) End")
                 .child(Field::uint("dhcp.option.end", "Option End", 255u8, off, 1));
         }
         _ => {}
@@ -448,6 +462,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
     let len = data.len();
     let node = Field::uint("dhcp.option.type", "Option", o.code, off, 2 + len)
         .note(option_title(o))
+        .show(format!("({}) {}", o.code, option_title(o)))
         .child(Field::uint(
             "dhcp.option.length",
             "Length",
@@ -524,6 +539,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
             );
             vec![if matches!(o.code, 51 | 58 | 59) {
                 f.note(duration_text(*v))
+                    .show(format!("({v}s) {}", duration_text(*v)))
             } else {
                 f
             }]
@@ -555,6 +571,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
                     1,
                 )
                 .note(option_name(c))
+                .show(format!("({c}) {}", option_name(c)))
             })
             .collect(),
         OptValue::ClientId(b) => client_id_fields(b, d),
@@ -918,6 +935,11 @@ fn suboption_field(s: &SubOpt<'_>) -> Field {
         2 + s.data.len(),
     )
     .note(relay_agent_suboption_name(s.code))
+    .show(format!(
+        "({}) {}",
+        s.code,
+        relay_agent_suboption_name(s.code)
+    ))
     .child(Field::uint(
         "dhcp.option.suboption_length",
         "Length",

@@ -357,7 +357,8 @@ fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
             u64::from(*t) * 10,
             d,
             2,
-        )],
+        )
+        .unit("ms")],
         OptValue::RelayMsg(RelayMsg::Next) => Vec::new(),
         OptValue::RelayMsg(RelayMsg::Raw(b)) => vec![Field::bytes(
             "poolshark.dhcpv6.relay_message",
@@ -436,7 +437,8 @@ fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
                 *enterprise,
                 d,
                 4,
-            )];
+            )
+            .with_enterprise_name(*enterprise)];
             let mut at = d + 4;
             for i in data {
                 v.push(Field::string(
@@ -460,7 +462,8 @@ fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
                 *enterprise,
                 d,
                 4,
-            )];
+            )
+            .with_enterprise_name(*enterprise)];
             let mut at = d + 4;
             for s in options {
                 v.push(Field::uint(
@@ -501,7 +504,15 @@ fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
             addrs
                 .iter()
                 .enumerate()
-                .map(|(i, a)| Field::ipv6(name, label, *a, d + 16 * i))
+                .map(|(i, a)| {
+                    if o.code == code::DNS_SERVERS {
+                        // tshark numbers the DNS servers.
+                        let label = format!("{} {label}", i + 1);
+                        Field::new(name, label, crate::field::Value::Ipv6(*a), d + 16 * i, 16)
+                    } else {
+                        Field::ipv6(name, label, *a, d + 16 * i)
+                    }
+                })
                 .collect()
         }
         OptValue::DomainNames(n) => {
@@ -726,13 +737,16 @@ fn duid_fields(duid: &Duid<'_>, d: usize) -> Vec<Field> {
             enterprise,
             identifier,
         } => {
-            v.push(Field::uint(
-                "dhcpv6.duiden.enterprise",
-                "Enterprise ID",
-                enterprise,
-                d + 2,
-                4,
-            ));
+            v.push(
+                Field::uint(
+                    "dhcpv6.duiden.enterprise",
+                    "Enterprise ID",
+                    enterprise,
+                    d + 2,
+                    4,
+                )
+                .with_enterprise_name(enterprise),
+            );
             v.push(Field::bytes(
                 "dhcpv6.duiden.identifier",
                 "Identifier",
@@ -783,6 +797,37 @@ pub(crate) fn utc_text(secs: i64) -> String {
         c.minute,
         c.second
     )
+}
+
+/// An IANA private enterprise number's name, as Wireshark's table has it (the ones seen in DHCP
+/// traffic), shown as the Enterprise ID's note.
+trait EnterpriseName {
+    fn with_enterprise_name(self, n: u32) -> Self;
+}
+
+impl EnterpriseName for Field {
+    fn with_enterprise_name(self, n: u32) -> Field {
+        let name = match n {
+            9 => "ciscoSystems",
+            11 => "Hewlett-Packard",
+            311 => "Microsoft",
+            2011 => "HUAWEI Technology Co.,Ltd",
+            2636 => "Juniper Networks, Inc.",
+            3561 => "Broadband Forum (previously 'DSL Forum')",
+            4413 => "Broadcom Limited",
+            4491 => "Cable Television Laboratories, Inc.",
+            4526 => "Netgear",
+            5771 => "Cisco Systems, Inc.",
+            8072 => "net-snmp",
+            14179 => "Airespace, Inc",
+            14823 => "Aruba, a Hewlett Packard Enterprise company",
+            14988 => "MikroTik",
+            25053 => "Ruckus Wireless, Inc.",
+            30065 => "Arista Networks, Inc.",
+            _ => return self,
+        };
+        self.note(name)
+    }
 }
 
 #[cfg(test)]

@@ -150,7 +150,9 @@ fn flag(
     texts: [&'static str; 2],
 ) -> Field {
     let set = flags & mask != 0;
-    Field::boolean(name, label, set, 1, 1).note(texts[usize::from(set)])
+    Field::boolean(name, label, set, 1, 1)
+        .bits(u64::from(mask), 8)
+        .note(texts[usize::from(set)])
 }
 
 impl Tree {
@@ -247,13 +249,17 @@ impl Tree {
             ));
         }
         if depth == 0 {
-            root = root.child(Field::string(
-                "poolshark.rserpool.encoding",
-                "Encoding",
-                msg.encoding.name(),
-                0,
-                0,
-            ));
+            root = root.child(
+                Field::string(
+                    "poolshark.rserpool.encoding",
+                    "Encoding",
+                    msg.encoding.name(),
+                    0,
+                    0,
+                )
+                // Not tshark's: a field for filters and columns, not a line of `-V`.
+                .hidden(),
+            );
         }
         root
     }
@@ -377,9 +383,11 @@ impl Tree {
             }
             Parameter::Transport(t) => kids.extend(self.transport(t, v, depth)),
             Parameter::Policy(x) => kids.extend(self.policy(x, value, v)),
-            Parameter::PoolHandle(h) => {
-                kids.push(Field::bytes(n.pool_handle, "Pool Handle", h, v).note(format_text(h)))
-            }
+            Parameter::PoolHandle(h) => kids.push(
+                Field::bytes(n.pool_handle, "Pool Handle", h, v)
+                    .note(format_text(h))
+                    .show(format!("{} ({})", crate::field::hex(h), format_text(h))),
+            ),
             Parameter::PoolElement(pe) => {
                 kids.push(Field::uint(n.pe_pe_identifier, "PE Identifier", pe.pe_id, v, 4).hex(8));
                 kids.push(
@@ -570,7 +578,7 @@ impl Tree {
             Field::uint(n.policy_type, "Policy Type", p.code, v, type_len)
                 .hex(digits)
                 .note(kind.name()),
-            Field::string("poolshark.policy", "Policy", kind.short_name(), v, type_len),
+            Field::string("poolshark.policy", "Policy", kind.short_name(), v, type_len).hidden(),
         ];
         // Where value i sits: legacy packs the first one into the type's word.
         let at = |i: usize| -> (usize, usize) {
@@ -613,7 +621,8 @@ impl Tree {
                     o,
                     l,
                 )
-                .note("%"),
+                .note("%")
+                .show(format!("{:.2}%", 100.0 * f64::from(raw) / full)),
                 Role::Degradation => Field::float(
                     n.policy_degradation,
                     "Policy Degradation",
@@ -621,7 +630,8 @@ impl Tree {
                     o,
                     l,
                 )
-                .note("%"),
+                .note("%")
+                .show(format!("{:.2}%", 100.0 * f64::from(raw) / full)),
                 Role::LoadDpf => Field::float(
                     n.policy_load_dpf,
                     "Policy Load DPF",

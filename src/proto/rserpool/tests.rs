@@ -641,6 +641,7 @@ fn fields_use_wireshark_names_and_message_offsets() {
     let h = find(&f, "asap.pool_handle_pool_handle").expect("handle");
     assert_eq!((h.offset, h.len), (8, 6));
     assert_eq!(h.note.as_deref(), Some("Syn-RR"));
+    assert_eq!(h.shown.as_deref(), Some("53796e2d5252 (Syn-RR)"));
     let id = find(&f, "asap.pool_element_pe_identifier").expect("pe id");
     assert_eq!((id.offset, id.value.clone()), (20, Value::Uint(7)));
     let load = find(&f, "asap.pool_member_selection_policy_load").expect("load");
