@@ -835,8 +835,9 @@ impl Walk<'_> {
             if ieee802_3 {
                 "IEEE 802.3 Ethernet ".to_string()
             } else {
+                // poolshark resolves no names, so it writes what `tshark -n` writes.
                 format!(
-                    "Ethernet II, Src: {s} ({s}), Dst: {d} ({d})",
+                    "Ethernet II, Src: {s}, Dst: {d}",
                     s = mac(&src),
                     d = mac(&dst)
                 )

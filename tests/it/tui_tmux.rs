@@ -276,7 +276,8 @@ fn tui_on_the_demo_fixture_shows_pools_chart_and_the_planted_finding() {
     });
     assert!(s.contains("observed: \"0x00010002\""), "{s}");
     assert!(s.contains("ASAP Handle Resolution Response"), "{s}");
-    assert!(s.contains("Pool Handle: Web"), "{s}");
+    // As tshark -V words it: the bytes in hex, then the text.
+    assert!(s.contains("Pool Handle: 576562 (Web)"), "{s}");
     tmux.keys(&["Escape", "q"]);
     tmux.wait_for("the exit", 10, |s| !s.contains("Pools (5)"));
 }

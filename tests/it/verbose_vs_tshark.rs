@@ -16,19 +16,16 @@
 //! (the arrival time is in the local zone in both; the zone is fixed so that the run does not
 //! depend on the machine's).
 //!
-//! Measured when written: DHCP 96.07 %, DHCPv6 94.30 %, RSerPool 89.29 %, all 93.95 % (from
-//! 32.63 %, 53.30 %, 34.23 % and 37.62 % before). The commonest remaining differences, which the
-//! test prints:
-//! - the Ethernet header line: poolshark's is `Src: a (a), Dst: b (b)`, the form tshark gives
-//!   addresses without a name when it resolves names, and the one `-T fields -e eth` prints
-//!   (left as it is: that column's output must not change); tshark -n writes `Src: a, Dst: b`
-//!   (about 1 % of the lines);
+//! Measured when written: DHCP 98.53 %, DHCPv6 97.56 %, RSerPool 91.26 %, all 96.49 % (from
+//! 32.63 %, 53.30 %, 34.23 % and 37.62 % before). The Ethernet header line is written as
+//! `tshark -n` writes it (`Src: a, Dst: b`), as poolshark resolves no names. The commonest
+//! remaining differences, which the test prints:
 //! - the Opaque Transport parameter (RFC 5354), which tshark 4.0 does not know ("Unknown
 //!   (0x0010)", its bytes undecoded) where poolshark decodes it: tshark is wrong there;
 //! - tshark prints each SCTP DATA chunk just before the message it carries (and the SCTP header
 //!   line again before the next chunk), poolshark the whole SCTP tree before the messages;
-//! - DHCPv6 client FQDN flag bits, DHCPv4 option 125 and `dhcp.secs_le`, which another branch
-//!   adds; tshark's long values cut with "…", its malformed-packet notes.
+//! - the text tshark adds after a DHCPv6 Client FQDN's flags byte, tshark's long values cut
+//!   with "…", its malformed-packet notes.
 
 use crate::common;
 
@@ -313,11 +310,12 @@ fn verbose_trees_are_tsharks_line_for_line() {
     assert!(unpaired.is_empty(), "{report}");
     assert!(all.frames > 500, "{report}");
     // The floors measured (see the module's comment); the issue's goal is 95 % overall.
-    for (p, floor) in [("dhcp", 96.0), ("dhcpv6", 94.0), ("rserpool", 89.0)] {
+    for (p, floor) in [("dhcp", 98.0), ("dhcpv6", 97.0), ("rserpool", 91.0)] {
         let t = by_protocol
             .get(p)
             .unwrap_or_else(|| panic!("no {p} frames\n{report}"));
         assert!(t.percent() >= floor, "{p} below {floor} %\n{report}");
     }
-    assert!(all.percent() >= 93.9, "{report}");
+    // The issue asks for 95 % of all lines; measured 96.49 %.
+    assert!(all.percent() >= 96.0, "{report}");
 }

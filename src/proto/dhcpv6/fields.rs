@@ -166,7 +166,10 @@ fn fqdn_flag_bits(mut option: Field, msg_type: u8, flags: u8) -> Field {
     let off = option.children[at].offset;
     let bit = |name, label, mask: u8, yes: &'static str, no: &'static str| {
         let v = flags & mask != 0;
-        Field::boolean(name, label, v, off, 1).note(if v { yes } else { no })
+        // Shown as tshark shows them: the bit in its byte before the label.
+        Field::boolean(name, label, v, off, 1)
+            .note(if v { yes } else { no })
+            .bits(u64::from(mask), 8)
     };
     let n = |name| {
         let yes = "Server SHOULD NOT perform PTR RR updates";
