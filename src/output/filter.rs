@@ -2010,18 +2010,10 @@ fn subject(name: &str) -> Result<Subject, String> {
 }
 
 /// Whether `p` is one of [`PROTOCOLS`] below the applications: a name of theirs that is not known
-/// is refused (the applications' names are looked for in the messages instead).
+/// is refused (the applications' names, [`catalogue::PROTOCOLS`], are looked for in the messages
+/// instead).
 fn lower_protocol(p: &str) -> bool {
-    const NOT_LOWER: [&str; 7] = [
-        "asap",
-        "enrp",
-        "dhcp",
-        "dhcpv4",
-        "dhcpv6",
-        "dhcpfo",
-        "poolshark",
-    ];
-    PROTOCOLS.contains(&p) && !NOT_LOWER.contains(&p)
+    PROTOCOLS.contains(&p) && !catalogue::PROTOCOLS.contains(&p)
 }
 
 /// The lower layers' names kept in the frame's summary, by protocol (the rest are

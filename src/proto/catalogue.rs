@@ -10,7 +10,7 @@
 //! `tshark -G fields`. The lower layers have their own list, [`crate::dissect::layers::FIELDS`].
 
 /// The protocols whose field names are catalogued here (a name `PROTO.…`).
-const PROTOCOLS: [&str; 7] = [
+pub(crate) const PROTOCOLS: [&str; 7] = [
     "asap",
     "enrp",
     "dhcp",
