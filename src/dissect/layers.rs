@@ -88,6 +88,8 @@ pub const FIELDS: &[&str] = &[
     "sll.hatype",
     "sll.halen",
     "sll.src.eth",
+    "sll.unused",
+    "sll.ifindex",
     "sll.etype",
     // Below 0x0600, one of Linux's pseudo-protocols (802.2 LLC, ...) where `sll.etype` would be.
     "sll.ltype",
@@ -164,6 +166,19 @@ pub const FIELDS: &[&str] = &[
     "sctp.initack_nr_out_streams",
     "sctp.initack_nr_in_streams",
     "sctp.initack_initial_tsn",
+    "sctp.parameter_type",
+    "sctp.parameter_bit_1",
+    "sctp.parameter_bit_2",
+    "sctp.parameter_length",
+    "sctp.parameter_ipv4_address",
+    "sctp.parameter_ipv6_address",
+    "sctp.parameter_state_cookie",
+    "sctp.parameter_heartbeat_information",
+    "sctp.parameter_cookie_preservative_incr",
+    "sctp.parameter_supported_address_type",
+    "sctp.adaptation_layer_indication",
+    "sctp.parameter_value",
+    "sctp.parameter_padding",
     "icmp",
     "icmp.type",
     "icmp.code",
@@ -232,6 +247,7 @@ const UINT_BITS: &[(&str, u8)] = &[
     ("sll.hatype", 16),
     ("sll.halen", 16),
     ("sll.etype", 16),
+    ("sll.ifindex", 32),
     ("sll.ltype", 16),
     ("ppp.address", 8),
     ("ppp.control", 8),
@@ -292,6 +308,11 @@ const UINT_BITS: &[(&str, u8)] = &[
     ("sctp.initack_nr_out_streams", 16),
     ("sctp.initack_nr_in_streams", 16),
     ("sctp.initack_initial_tsn", 32),
+    ("sctp.parameter_type", 16),
+    ("sctp.parameter_length", 16),
+    ("sctp.parameter_cookie_preservative_incr", 32),
+    ("sctp.parameter_supported_address_type", 16),
+    ("sctp.adaptation_layer_indication", 32),
     ("icmp.type", 8),
     ("icmp.code", 8),
     ("icmp.checksum", 16),
@@ -620,9 +641,61 @@ pub fn ip_proto_name(p: u8) -> Option<&'static str> {
     })
 }
 
+/// An SCTP INIT or INIT_ACK parameter type's name as tshark writes it (RFC 9260, 3758, 4895,
+/// 5061, 6525 and the IANA registry).
+fn sctp_parameter_name(t: u16) -> Option<&'static str> {
+    Some(match t {
+        1 => "Heartbeat info",
+        5 => "IPv4 address",
+        6 => "IPv6 address",
+        7 => "State cookie",
+        8 => "Unrecognized parameter",
+        9 => "Cookie preservative",
+        11 => "Hostname",
+        12 => "Supported address types",
+        0x8000 => "ECN",
+        0x8002 => "Random",
+        0x8003 => "Authenticated Chunk list",
+        0x8004 => "Requested HMAC Algorithm",
+        0x8008 => "Supported Extensions",
+        0xc000 => "Forward TSN supported",
+        0xc001 => "Add IP address",
+        0xc002 => "Delete IP address",
+        0xc003 => "Error cause indication",
+        0xc004 => "Set primary address",
+        0xc005 => "Success report",
+        0xc006 => "Adaptation Layer Indication",
+        _ => return None,
+    })
+}
+
 /// `f` shown in hexadecimal with `digits` digits (tshark's BASE_HEX: two per byte of the type).
 fn hex(f: Field, digits: u8) -> Field {
     f.hex(digits)
+}
+
+/// A cooked header's packet type (Linux's PACKET_*) as tshark names it.
+fn sll_packet_type(t: u16) -> Option<&'static str> {
+    Some(match t {
+        0 => "Unicast to us",
+        1 => "Broadcast",
+        2 => "Multicast",
+        3 => "Unicast to another host",
+        4 => "Sent by us",
+        _ => return None,
+    })
+}
+
+/// A link-layer address type (Linux's ARPHRD_*) as tshark names it, for the types seen in
+/// cooked captures.
+fn arphrd_name(t: u16) -> Option<&'static str> {
+    Some(match t {
+        1 => "Ethernet",
+        512 => "PPP",
+        772 => "Loopback",
+        65534 => "zero header length",
+        _ => return None,
+    })
 }
 
 /// Link-layer address types (ARPHRD_) whose 6-byte addresses tshark shows as Ethernet's.
@@ -940,14 +1013,18 @@ impl Walk<'_> {
             return;
         };
         let mut tree = Field::node("sll", "Linux cooked capture v1", 0, 16).children(vec![
-            Field::uint("sll.pkttype", "Packet type", pkttype, 0, 2),
-            Field::uint("sll.hatype", "Link-layer address type", hatype, 2, 2),
+            self.name(
+                Field::uint("sll.pkttype", "Packet type", pkttype, 0, 2),
+                sll_packet_type(pkttype),
+            ),
+            self.name(
+                Field::uint("sll.hatype", "Link-layer address type", hatype, 2, 2),
+                arphrd_name(hatype),
+            ),
             Field::uint("sll.halen", "Link-layer address length", halen, 4, 2),
         ]);
-        if let (ARPHRD_ETHER | ARPHRD_LOOPBACK, 6, Some(m)) = (hatype, halen, self.mac(6, s)) {
-            tree = tree.child(Field::new("sll.src.eth", "Source", Value::Mac(m), 6, 6));
-        }
-        tree = tree.child(sll_protocol(t, 14));
+        tree = tree.children(self.sll_address(hatype, usize::from(halen), 6, s));
+        tree = tree.child(self.sll_protocol(t, 14));
         self.push("sll", tree);
         if t >= 0x0600 {
             self.out.protocols.push("ethertype");
@@ -955,11 +1032,39 @@ impl Walk<'_> {
         }
     }
 
+    /// A cooked header's 8-byte address field at `at`: the sender's Ethernet address where the
+    /// link has one, then the bytes the address leaves unused.
+    fn sll_address(&self, hatype: u16, halen: usize, at: usize, s: Span) -> Vec<Field> {
+        let mut out = Vec::with_capacity(2);
+        let mut used = 0;
+        if let (ARPHRD_ETHER | ARPHRD_LOOPBACK, 6, Some(m)) = (hatype, halen, self.mac(at, s)) {
+            out.push(Field::new("sll.src.eth", "Source", Value::Mac(m), at, 6));
+            used = 6;
+        }
+        if halen <= 8 && (used == 6 || halen == 0) {
+            if let Some(b) = self.data.get(at + used..at + 8).filter(|_| at + 8 <= s.end) {
+                out.push(Field::bytes("sll.unused", "Unused", b, at + used));
+            }
+        }
+        out
+    }
+
+    /// A cooked header's protocol, with its EtherType's name where the labels are wanted.
+    fn sll_protocol(&self, t: u16, at: usize) -> Field {
+        let f = sll_protocol(t, at);
+        if t >= 0x0600 {
+            self.name(f, ethertype_name(t))
+        } else {
+            f
+        }
+    }
+
     /// Linux cooked capture v2: protocol, reserved, interface, ARPHRD type, packet type, address
     /// length, address.
     fn sll2(&mut self, s: Span) {
-        let (Some(t), Some(hatype), Some(pkttype), Some(halen)) = (
+        let (Some(t), Some(ifindex), Some(hatype), Some(pkttype), Some(halen)) = (
             self.be16(0, s),
+            self.be32(4, s),
             self.be16(8, s),
             self.u8(10, s),
             self.u8(11, s),
@@ -967,14 +1072,19 @@ impl Walk<'_> {
             return;
         };
         let mut tree = Field::node("sll", "Linux cooked capture v2", 0, 20).children(vec![
-            sll_protocol(t, 0),
-            Field::uint("sll.hatype", "Link-layer address type", hatype, 8, 2),
-            Field::uint("sll.pkttype", "Packet type", pkttype, 10, 1),
+            self.sll_protocol(t, 0),
+            Field::uint("sll.ifindex", "Interface index", ifindex, 4, 4),
+            self.name(
+                Field::uint("sll.hatype", "Link-layer address type", hatype, 8, 2),
+                arphrd_name(hatype),
+            ),
+            self.name(
+                Field::uint("sll.pkttype", "Packet type", pkttype, 10, 1),
+                sll_packet_type(u16::from(pkttype)),
+            ),
             Field::uint("sll.halen", "Link-layer address length", halen, 11, 1),
         ]);
-        if let (ARPHRD_ETHER | ARPHRD_LOOPBACK, 6, Some(m)) = (hatype, halen, self.mac(12, s)) {
-            tree = tree.child(Field::new("sll.src.eth", "Source", Value::Mac(m), 12, 6));
-        }
+        tree = tree.children(self.sll_address(hatype, usize::from(halen), 12, s));
         self.push("sll", tree);
         if t >= 0x0600 && s.len() >= 20 {
             self.out.protocols.push("ethertype");
@@ -1682,6 +1792,15 @@ impl Walk<'_> {
                         b16(12),
                         b16(14)
                     ),
+                    4 | 5 => format!(
+                        "{name} chunk (Information: {} bytes)",
+                        len.saturating_sub(4)
+                    ),
+                    1 | 2 => format!(
+                        "{name} chunk (Outbound streams: {}, inbound streams: {})",
+                        b16(12),
+                        b16(14)
+                    ),
                     _ => format!("{name} chunk"),
                 }
             });
@@ -1778,6 +1897,17 @@ impl Walk<'_> {
                     let label = "Initial TSN";
                     f = f.child(Field::uint(tsn_name, label, tsn, at + 16, 4));
                 }
+                f = f.children(self.parameters(Span {
+                    at: at + 20,
+                    ..chunk
+                }));
+            }
+            // HEARTBEAT and HEARTBEAT_ACK: the Heartbeat Info parameter.
+            4 | 5 => {
+                f = f.children(self.parameters(Span {
+                    at: at + 4,
+                    ..chunk
+                }))
             }
             3 => {
                 if let Some(cum) = self.be32(at + 4, chunk) {
@@ -1817,6 +1947,157 @@ impl Walk<'_> {
             _ => {}
         }
         f
+    }
+
+    /// The parameters of an INIT or INIT_ACK chunk (RFC 9260 section 3.3.2, RFC 3758, RFC 5061)
+    /// or a HEARTBEAT's (section 3.3.5), each worded as tshark words it: its type with the two
+    /// bits that say what a receiver not knowing it does, its length, its value, its padding.
+    fn parameters(&self, s: Span) -> Vec<Field> {
+        let mut out = Vec::new();
+        let mut at = s.at;
+        // Each parameter is at least 4 bytes long, so the walk ends within the chunk.
+        while let (Some(t), Some(len)) = (self.be16(at, s), self.be16(at + 2, s)) {
+            let ulen = usize::from(len);
+            let value = Span {
+                at: at + 4,
+                end: s.end.min(at + ulen.max(4)),
+            };
+            let name = sctp_parameter_name(t);
+            let mut type_f = hex(
+                Field::uint("sctp.parameter_type", "Parameter type", t, at, 2),
+                4,
+            )
+            .note(name.unwrap_or("Unknown"));
+            let bit = |fname, mask: u16, words: [&'static str; 2]| {
+                let on = t & mask != 0;
+                let f = Field::boolean(fname, "Bit", on, at, 2).bits(u64::from(mask), 16);
+                self.name(f, Some(words[usize::from(on)]))
+            };
+            type_f = type_f.children(vec![
+                bit(
+                    "sctp.parameter_bit_1",
+                    0x8000,
+                    [
+                        "Stop processing of chunk",
+                        "Skip parameter and continue processing of the chunk",
+                    ],
+                ),
+                bit(
+                    "sctp.parameter_bit_2",
+                    0x4000,
+                    ["Do not report", "Do report"],
+                ),
+            ]);
+            let bytes = self.data.get(value.at..value.end).unwrap_or_default();
+            let mut fields = vec![
+                type_f,
+                Field::uint("sctp.parameter_length", "Parameter length", len, at + 2, 2),
+            ];
+            let mut summary = String::new();
+            // tshark shows a long value's first 36 bytes and an ellipsis.
+            let cut = |f: Field| {
+                if bytes.len() > 36 {
+                    self.show(f, || format!("{}…", crate::field::hex(&bytes[..36])))
+                } else {
+                    f
+                }
+            };
+            match t {
+                1 => {
+                    summary = format!(" (Information: {} bytes)", bytes.len());
+                    let name = "sctp.parameter_heartbeat_information";
+                    let label = "Heartbeat information";
+                    fields.push(cut(Field::bytes(name, label, bytes, value.at)));
+                }
+                5 => {
+                    if let Ok(b) = <[u8; 4]>::try_from(bytes) {
+                        let a = std::net::Ipv4Addr::from(b);
+                        summary = format!(" (Address: {a})");
+                        let label = "IP Version 4 address";
+                        fields.push(Field::ipv4(
+                            "sctp.parameter_ipv4_address",
+                            label,
+                            a,
+                            value.at,
+                        ));
+                    }
+                }
+                6 => {
+                    if let Ok(b) = <[u8; 16]>::try_from(bytes) {
+                        let a = std::net::Ipv6Addr::from(b);
+                        summary = format!(" (Address: {a})");
+                        let label = "IP Version 6 address";
+                        fields.push(Field::ipv6(
+                            "sctp.parameter_ipv6_address",
+                            label,
+                            a,
+                            value.at,
+                        ));
+                    }
+                }
+                7 => {
+                    summary = format!(" (Cookie length: {} bytes)", bytes.len());
+                    let name = "sctp.parameter_state_cookie";
+                    fields.push(cut(Field::bytes(name, "State cookie", bytes, value.at)));
+                }
+                9 => {
+                    if let Some(v) = self.be32(value.at, value) {
+                        let label = "Suggested Cookie life-span increment (msec)";
+                        let name = "sctp.parameter_cookie_preservative_incr";
+                        fields.push(Field::uint(name, label, v, value.at, 4));
+                    }
+                }
+                12 => {
+                    let mut types = Vec::new();
+                    for (k, pair) in bytes.chunks_exact(2).enumerate() {
+                        let v = u16::from_be_bytes([pair[0], pair[1]]);
+                        let what = sctp_parameter_name(v).filter(|_| matches!(v, 5 | 6 | 11));
+                        types.push(match v {
+                            5 => "IPv4",
+                            6 => "IPv6",
+                            11 => "Hostname",
+                            _ => "Unknown",
+                        });
+                        let label = "Supported address type";
+                        let name = "sctp.parameter_supported_address_type";
+                        let at = value.at + 2 * k;
+                        fields.push(self.show(Field::uint(name, label, v, at, 2), || {
+                            format!("{} ({v})", what.unwrap_or("Unknown"))
+                        }));
+                    }
+                    summary = format!(" (Supported types: {})", types.join(", "));
+                }
+                0xc006 => {
+                    if let Some(v) = self.be32(value.at, value) {
+                        summary = format!(" (Indication: {v})");
+                        let name = "sctp.adaptation_layer_indication";
+                        fields.push(hex(Field::uint(name, "Indication", v, value.at, 4), 8));
+                    }
+                }
+                // ECN capable, Forward TSN supported: the type says it all.
+                0x8000 | 0xc000 => {}
+                _ if !bytes.is_empty() => {
+                    let label = "Parameter value";
+                    fields.push(Field::bytes("sctp.parameter_value", label, bytes, value.at));
+                }
+                _ => {}
+            }
+            let padding = (4 - ulen % 4) % 4;
+            let pad_at = at + ulen;
+            if padding > 0 && ulen >= 4 && pad_at + padding <= s.end {
+                if let Some(p) = self.data.get(pad_at..pad_at + padding) {
+                    let label = "Parameter padding";
+                    fields.push(Field::bytes("sctp.parameter_padding", label, p, pad_at));
+                }
+            }
+            let title = self.label(|| format!("{} parameter{summary}", name.unwrap_or("Unknown")));
+            out.push(Field::node("", title, at, ulen.max(4) + padding).children(fields));
+            if ulen < 4 {
+                break;
+            }
+            at += (ulen + 3) & !3;
+        }
+        out
     }
 
     /// ICMP or ICMPv6: type, code, checksum; then the packet an error message quotes (not in a

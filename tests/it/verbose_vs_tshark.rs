@@ -1,6 +1,6 @@
 //! `read -V` against `tshark -V`, line by line, on the DHCP, DHCPv6 and RSerPool (ASAP, ENRP)
-//! frames of every shared capture: the whole tree of each frame, its Frame section and lower
-//! layers included.
+//! frames of every shared capture, and on its SCTP association set-ups and heartbeats: the whole
+//! tree of each frame, its Frame section and lower layers included.
 //!
 //! Each frame's lines are compared after trimming their indentation (poolshark's one-line listing
 //! above each tree is left out: tshark's `-V` has none). The lines are aligned by a longest common
@@ -16,7 +16,7 @@
 //! (the arrival time is in the local zone in both; the zone is fixed so that the run does not
 //! depend on the machine's).
 //!
-//! Measured when written: DHCP 98.53 %, DHCPv6 97.56 %, RSerPool 91.26 %, all 96.49 % (from
+//! Measured when written: DHCP 98.55 %, DHCPv6 97.56 %, RSerPool 91.26 %, all 96.50 % (from
 //! 32.63 %, 53.30 %, 34.23 % and 37.62 % before). The Ethernet header line is written as
 //! `tshark -n` writes it (`Src: a, Dst: b`), as poolshark resolves no names. The commonest
 //! remaining differences, which the test prints:
@@ -172,13 +172,13 @@ fn kind(line: &str) -> String {
     }
 }
 
-/// The frames of `capture` compared, as `-Y` filter: all that [`FILTER`] keeps, or
+/// The frames of `capture` compared, as `-Y` filter: all that `filter` keeps, or
 /// [`PER_CAPTURE`] of them spread evenly.
-fn selection(capture: &Path) -> Option<String> {
+fn selection(capture: &Path, filter: &str) -> Option<String> {
     let out = Command::new("tshark")
         .arg("-r")
         .arg(capture)
-        .args(["-Y", FILTER, "-T", "fields", "-e", "frame.number"])
+        .args(["-Y", filter, "-T", "fields", "-e", "frame.number"])
         .output()
         .expect("tshark runs");
     let numbers: Vec<u64> = String::from_utf8_lossy(&out.stdout)
@@ -189,33 +189,33 @@ fn selection(capture: &Path) -> Option<String> {
         return None;
     }
     if numbers.len() <= PER_CAPTURE {
-        return Some(FILTER.to_string());
+        return Some(filter.to_string());
     }
     let step = numbers.len() as f64 / PER_CAPTURE as f64;
     let picked: Vec<String> = (0..PER_CAPTURE)
         .map(|k| numbers[(k as f64 * step) as usize].to_string())
         .collect();
     Some(format!(
-        "({FILTER}) && frame.number in {{{}}}",
+        "({filter}) && frame.number in {{{}}}",
         picked.join(", ")
     ))
 }
 
-#[test]
-fn verbose_trees_are_tsharks_line_for_line() {
-    if !common::have_tshark() {
-        return;
-    }
-    let Some(shared) = common::shared_dir() else {
-        return;
-    };
+/// The per-frame agreement of `read -V` and `tshark -V` on the frames `filter` keeps in every
+/// shared capture, tallied by `class` (a frame's protocol) and over all: the tallies, and a report
+/// naming the worst captures and the commonest differing lines.
+fn compare(
+    shared: &Path,
+    filter: &str,
+    class: fn(&[String]) -> &'static str,
+) -> (BTreeMap<&'static str, Tally>, Tally, Vec<String>, String) {
     let mut by_protocol: BTreeMap<&str, Tally> = BTreeMap::new();
     let mut by_capture: Vec<(String, Tally)> = Vec::new();
     let mut missing: BTreeMap<String, (usize, String)> = BTreeMap::new();
     let mut added: BTreeMap<String, (usize, String)> = BTreeMap::new();
     let mut unpaired = Vec::new();
     for capture in common::captures_under(&shared.join("captures")) {
-        let Some(filter) = selection(&capture) else {
+        let Some(filter) = selection(&capture, filter) else {
             continue;
         };
         let theirs = Command::new("tshark")
@@ -247,7 +247,7 @@ fn verbose_trees_are_tsharks_line_for_line() {
             let agree = in_o.iter().filter(|x| **x).count();
             tally.add(agree, o.len(), t.len());
             by_protocol
-                .entry(protocol_of(t))
+                .entry(class(t))
                 .or_default()
                 .add(agree, o.len(), t.len());
             for (l, _) in o.iter().zip(&in_o).filter(|(_, x)| !**x) {
@@ -306,6 +306,18 @@ fn verbose_trees_are_tsharks_line_for_line() {
     for u in &unpaired {
         report.push_str(&format!("unpaired: {u}\n"));
     }
+    (by_protocol, all, unpaired, report)
+}
+
+#[test]
+fn verbose_trees_are_tsharks_line_for_line() {
+    if !common::have_tshark() {
+        return;
+    }
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let (by_protocol, all, unpaired, report) = compare(&shared, FILTER, protocol_of);
     eprintln!("{report}");
     assert!(unpaired.is_empty(), "{report}");
     assert!(all.frames > 500, "{report}");
@@ -318,4 +330,46 @@ fn verbose_trees_are_tsharks_line_for_line() {
     }
     // The issue asks for 95 % of all lines; measured 96.49 %.
     assert!(all.percent() >= 96.0, "{report}");
+}
+
+/// Which chunk an SCTP control frame is counted under.
+fn setup_chunk(theirs: &[String]) -> &'static str {
+    let has = |c: &str| theirs.iter().any(|l| l.starts_with(c));
+    if has("INIT_ACK chunk") {
+        "init_ack"
+    } else if has("INIT chunk") {
+        "init"
+    } else {
+        "heartbeat"
+    }
+}
+
+/// The SCTP association set-up (INIT and INIT_ACK chunks with their optional parameters:
+/// addresses, supported address types, state cookie, ECN, Forward TSN, adaptation layer
+/// indication) and the heartbeats (HEARTBEAT, HEARTBEAT_ACK and their Heartbeat Info), whole
+/// trees, on every shared capture that has them: RSPLIB's runs and the external captures of
+/// other projects.
+#[test]
+fn sctp_init_trees_are_tsharks_line_for_line() {
+    if !common::have_tshark() {
+        return;
+    }
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let filter = "sctp.chunk_type in {1, 2, 4, 5}";
+    let (by_chunk, all, unpaired, report) = compare(&shared, filter, setup_chunk);
+    eprintln!("{report}");
+    assert!(unpaired.is_empty(), "{report}");
+    for chunk in ["init", "init_ack", "heartbeat"] {
+        let t = by_chunk
+            .get(chunk)
+            .unwrap_or_else(|| panic!("no {chunk} frames\n{report}"));
+        assert!(t.frames >= 20, "{chunk}: {} frames\n{report}", t.frames);
+    }
+    // Measured when written: INIT 99.82 %, INIT_ACK 100 %, all 99.88 % of 14,621 lines (171
+    // frames); the lines left are the text of tshark's expert note on a final parameter's padding
+    // ("The padding of this final parameter should be the padding of the chunk."), its own
+    // judgement as the excluded "[Expert Info" lines are.
+    assert!(all.percent() >= 99.5, "{report}");
 }
