@@ -14,6 +14,7 @@ pub mod msgstats;
 pub mod observe;
 pub mod policy;
 pub mod rserpool;
+pub mod rules;
 pub mod setup;
 pub mod timeline;
 pub mod usage;

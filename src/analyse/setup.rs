@@ -8,7 +8,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::finding::{Finding, Subject};
+use super::finding::{Finding, Severity, Subject};
 use super::{Analyser, Report};
 use crate::config::compare::{self, Disagreement};
 use crate::config::ServerConfig;
@@ -16,7 +16,38 @@ use crate::pipeline::Decoded;
 use crate::proto::AppProtocol;
 use crate::source::Timestamp;
 
-pub const MISMATCH: &str = "config.mismatch";
+/// The one rule of the configuration files: two files of a pair disagree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rule {
+    Mismatch,
+}
+
+impl Rule {
+    /// Every rule.
+    pub const ALL: [Rule; 1] = [Rule::Mismatch];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Rule::Mismatch => "config.mismatch",
+        }
+    }
+
+    /// Errors where the disagreement breaks the load balancing itself (roles, addresses, bucket
+    /// maps, HA modes, peers), warnings where it changes timing or balance ([`compare`] says
+    /// which).
+    pub fn severities(self) -> &'static [Severity] {
+        match self {
+            Rule::Mismatch => &[Severity::Warning, Severity::Error],
+        }
+    }
+
+    /// What a finding of the rule says, in a line.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Rule::Mismatch => "two configuration files of one pair disagree",
+        }
+    }
+}
 
 pub struct SetupAnalyser {
     configs: Vec<ServerConfig>,
@@ -42,7 +73,7 @@ impl SetupAnalyser {
         Finding {
             frame: 0,
             time: None,
-            rule: MISMATCH,
+            rule: Rule::Mismatch.id(),
             severity: d.severity,
             subject: Subject::Server(d.pair.clone()),
             group: d.setting.clone(),

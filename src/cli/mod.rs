@@ -16,6 +16,7 @@ pub mod limits;
 pub mod probe;
 pub mod progress;
 pub mod read;
+pub mod rules;
 pub mod simulate;
 pub mod stats;
 pub mod tui;
@@ -75,6 +76,8 @@ pub enum Command {
     /// Ask a live DHCP server pair which server serves each hash bucket (a DISCOVER or a
     /// SOLICIT per bucket, never a REQUEST) and compare with the expected map.
     Probe(probe::ProbeArgs),
+    /// List every finding rule `check` can report: its id, severities and meaning.
+    Rules(rules::RulesArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(docs::CompletionsArgs),
     /// Write the man pages: poolshark.1 and one per command.
@@ -107,6 +110,7 @@ pub fn main() -> i32 {
         Command::Leases(a) => leases::run(a),
         Command::Generate(a) => generate::run(a),
         Command::Probe(a) => probe::run(a),
+        Command::Rules(a) => rules::run(a),
         Command::Completions(a) => docs::completions(a),
         Command::Man(a) => docs::man(a),
     };

@@ -62,8 +62,8 @@ pub struct SimulateArgs {
 }
 
 fn parse_policy(s: &str) -> std::result::Result<PolicyKind, String> {
-    PolicyKind::from_name(s).ok_or_else(|| {
-        let names: Vec<&str> = PolicyKind::ALL.iter().map(|k| k.name()).collect();
+    PolicyKind::from_cli_name(s).ok_or_else(|| {
+        let names: Vec<&str> = PolicyKind::RUNNABLE.iter().map(|k| k.cli_name()).collect();
         format!("unknown policy `{s}`; use one of {}", names.join(", "))
     })
 }

@@ -419,7 +419,7 @@ fn under_the_man_page_the_replay_reports_the_runs_it_would_have_skipped() {
     replay.finish(&mut out);
     assert!(out
         .iter()
-        .all(|f| f.rule == rules::OWNERSHIP || f.rule == rules::OVERBALANCE));
+        .all(|f| f.rule == rules::Rule::Ownership.id() || f.rule == rules::Rule::Overbalance.id()));
     let skipped: Vec<&Finding> = out
         .iter()
         .filter(|f| f.expected["skipped"] == serde_json::json!(true))
@@ -427,7 +427,9 @@ fn under_the_man_page_the_replay_reports_the_runs_it_would_have_skipped() {
     // README: 26 runs moved leases while lts was below misbalance x (free + backup). Each gave
     // away leases the man page keeps: an overbalance.
     assert_eq!(skipped.len(), 26);
-    assert!(skipped.iter().all(|f| f.rule == rules::OVERBALANCE));
+    assert!(skipped
+        .iter()
+        .all(|f| f.rule == rules::Rule::Overbalance.id()));
     // The other deviations are the man page's pass 2 (on until lts is under +hold, with no
     // special case for never-used leases): runs that moved one lease fewer than it would, and
     // the primary's first run, which the code takes to lts 0 and the text stops at +hold (5).
@@ -440,9 +442,9 @@ fn under_the_man_page_the_replay_reports_the_runs_it_would_have_skipped() {
         assert!(doc == seen + 1 || (seen, doc) == (30, 25), "{f}");
         // One fewer kept a lease over the reference's level; the first run gave five more.
         let rule = if seen < doc {
-            rules::OWNERSHIP
+            rules::Rule::Ownership.id()
         } else {
-            rules::OVERBALANCE
+            rules::Rule::Overbalance.id()
         };
         assert_eq!(f.rule, rule, "{f}");
     }

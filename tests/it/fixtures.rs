@@ -255,13 +255,49 @@ fn documents_link_to_files_that_exist() {
     }
 }
 
-/// Every rule id the analysers can report (a string literal `"rserpool.*"`, `"dhcp.lb.*"`,
-/// `"failover.*"` or `"config.*"` in src/analyse) has its section in docs/findings.md, with an
-/// example and what to do; and every section there names a rule the code has.
+/// Every rule id the analysers can report (`poolshark rules`) has its section in
+/// docs/findings.md, with an example, what to do and the severities it can carry; every section
+/// there names a rule the code has; and no rule id is written in src/analyse outside the
+/// analysers' rule enums (a string literal `"rserpool.*"`, `"dhcp.lb.*"`, `"failover.*"` or
+/// `"config.*"` that is not a declared id).
 #[test]
 fn every_finding_rule_is_documented() {
+    // The rules as the analysers declare them (each analyser's `rules.rs`), and the sections of
+    // docs/findings.md: every rule has a section, every section's rules exist, and the
+    // severities a heading lists are those its rules can carry.
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut in_code = std::collections::BTreeSet::new();
+    let rules = crate::rules_cli::listed();
+    assert!(rules.len() >= 30, "{rules:?}");
+    let doc = std::fs::read_to_string(root.join("docs/findings.md")).expect("docs/findings.md");
+    let sections: Vec<&str> = doc.split("\n#### ").skip(1).collect();
+    let mut documented = std::collections::BTreeSet::new();
+    for s in &sections {
+        let heading = s.lines().next().unwrap_or_default();
+        assert!(s.contains("What to do:"), "{heading}: no 'What to do'");
+        assert!(
+            s.contains("Example") || s.contains("`frame "),
+            "{heading}: no example"
+        );
+        let ids: Vec<&str> = heading.split('`').skip(1).step_by(2).collect();
+        let mut in_code = std::collections::BTreeSet::new();
+        for id in &ids {
+            documented.insert(id.to_string());
+            if let Some((_, severities)) = rules.iter().find(|(r, _)| r == id) {
+                in_code.extend(severities.iter().map(String::as_str));
+            }
+        }
+        // "(warning)", "(error, warning)", "(warning; error when ...)": the severity words.
+        let listed: std::collections::BTreeSet<&str> = heading
+            .rsplit_once('(')
+            .map(|(_, s)| s)
+            .unwrap_or_default()
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|w| ["info", "warning", "error"].contains(w))
+            .collect();
+        assert_eq!(listed, in_code, "{heading}: severities in the code");
+    }
+    let in_code: std::collections::BTreeSet<String> =
+        rules.iter().map(|(r, _)| r.clone()).collect();
     let mut stack = vec![root.join("src/analyse")];
     while let Some(dir) = stack.pop() {
         for e in std::fs::read_dir(&dir).expect("src/analyse") {
@@ -279,24 +315,13 @@ fn every_finding_rule_is_documented() {
                     .chars()
                     .all(|c| c.is_ascii_lowercase() || c == '.' || c == '-');
                 if family && shape && part.matches('.').count() <= 2 && !part.ends_with('.') {
-                    in_code.insert(part.to_string());
+                    assert!(
+                        in_code.contains(part),
+                        "{}: rule id {part} is not declared in a rules enum",
+                        p.display()
+                    );
                 }
             }
-        }
-    }
-    assert!(in_code.len() >= 30, "{in_code:?}");
-    let doc = std::fs::read_to_string(root.join("docs/findings.md")).expect("docs/findings.md");
-    let sections: Vec<&str> = doc.split("\n#### ").skip(1).collect();
-    let mut documented = std::collections::BTreeSet::new();
-    for s in &sections {
-        let heading = s.lines().next().unwrap_or_default();
-        assert!(s.contains("What to do:"), "{heading}: no 'What to do'");
-        assert!(
-            s.contains("Example") || s.contains("`frame "),
-            "{heading}: no example"
-        );
-        for id in heading.split('`').skip(1).step_by(2) {
-            documented.insert(id.to_string());
         }
     }
     let missing: Vec<_> = in_code.difference(&documented).collect();

@@ -62,6 +62,7 @@ mod roundtrip;
 mod rserpool_check;
 mod rserpool_check_captures;
 mod rserpool_tshark;
+mod rules_cli;
 mod sctp_checksums;
 mod simulate;
 mod source_formats;

@@ -37,6 +37,7 @@ use poolshark::analyse::policy::{
     chi_square_p, Method, PeSettings, PolicyKind, Pool, Profile, Rng, Share, DRAFT01, RFC5356,
     RSPLIB,
 };
+use poolshark::proto::rserpool::{policy_kind, Encoding};
 
 const CAPTURE: &str = "rserpool/rsplib-multi-pe.pcap";
 
@@ -158,7 +159,9 @@ fn settings(row: &Row, proto: &str, index: usize) -> PeSettings {
     let field = |w: &str| format!("{proto}.pool_member_selection_policy_{w}");
     let types = row.list(&field("type"));
     let code = hex_u32(types.get(index).expect("a policy parameter"));
-    let kind = PolicyKind::from_code(code).unwrap_or_else(|| panic!("policy {code:#x}"));
+    let kind = Some(policy_kind(code, Encoding::Rfc))
+        .filter(|k| k.runnable())
+        .unwrap_or_else(|| panic!("policy {code:#x}"));
     let word = |w: &str| {
         row.list(&field(w))
             .get(index)

@@ -17,7 +17,7 @@ use poolshark::analyse::policy::scaled_from_percent;
 use poolshark::generate::{Ip, Packet, PcapWriter, SctpAssociation, TsResolution};
 use poolshark::proto::rserpool::{
     AsapType, Cause, CauseInfo, Encoding, EnrpType, Fixed, Message, OperationError, Parameter,
-    Policy, PolicyKind as Wire, PoolElement, Protocol, Transport, TransportProtocol, FLAG_REJECT,
+    Policy, PolicyKind, PoolElement, Protocol, Transport, TransportProtocol, FLAG_REJECT,
 };
 use poolshark::source::Timestamp;
 
@@ -27,23 +27,23 @@ const REGISTRAR_A: u32 = 0x0a0a_0a0a;
 const REGISTRAR_B: u32 = 0x0b0b_0b0b;
 
 fn rr() -> Policy {
-    Policy::new(Encoding::Rfc, Wire::RoundRobin, &[]).expect("rr")
+    Policy::new(Encoding::Rfc, PolicyKind::RoundRobin, &[]).expect("rr")
 }
 fn rand() -> Policy {
-    Policy::new(Encoding::Rfc, Wire::Random, &[]).expect("rand")
+    Policy::new(Encoding::Rfc, PolicyKind::Random, &[]).expect("rand")
 }
 fn lu(pct: f64) -> Policy {
     let load = scaled_from_percent(pct).expect("percentage");
-    Policy::new(Encoding::Rfc, Wire::LeastUsed, &[load]).expect("lu")
+    Policy::new(Encoding::Rfc, PolicyKind::LeastUsed, &[load]).expect("lu")
 }
 fn wrand(w: u32) -> Policy {
-    Policy::new(Encoding::Rfc, Wire::WeightedRandom, &[w]).expect("wrand")
+    Policy::new(Encoding::Rfc, PolicyKind::WeightedRandom, &[w]).expect("wrand")
 }
 fn wrr(w: u32) -> Policy {
-    Policy::new(Encoding::Rfc, Wire::WeightedRoundRobin, &[w]).expect("wrr")
+    Policy::new(Encoding::Rfc, PolicyKind::WeightedRoundRobin, &[w]).expect("wrr")
 }
 fn prio(p: u32) -> Policy {
-    Policy::new(Encoding::Rfc, Wire::Priority, &[p]).expect("priority")
+    Policy::new(Encoding::Rfc, PolicyKind::Priority, &[p]).expect("priority")
 }
 
 fn ip(last: u8) -> IpAddr {

@@ -28,6 +28,7 @@ use super::hba::Role;
 use super::inference::{failover_state, reached};
 use super::model::Pair;
 use super::profile::ServerIdRule;
+use super::rules::Rule;
 use super::servers::Registry;
 use super::share::{idx, weights, Shares};
 use super::state::{serves, FailoverTimeline, PairState, Silences};
@@ -38,15 +39,6 @@ use crate::analyse::Report;
 use crate::field::hex;
 use crate::proto::failover::ServerState;
 use crate::source::Timestamp;
-
-pub const WRONG_SERVER: &str = "dhcp.lb.wrong-server";
-pub const DOUBLE_ANSWER: &str = "dhcp.lb.double-answer";
-pub const NO_ANSWER: &str = "dhcp.lb.no-answer";
-pub const DELAYED_SERVICE: &str = "dhcp.lb.delayed-service";
-pub const DIRECTED_IGNORED: &str = "dhcp.lb.directed-ignored";
-pub const TAKEOVER: &str = "dhcp.lb.takeover";
-pub const STID_TRUNCATED: &str = "dhcp.lb.stid-truncated";
-pub const HBA_CONFLICT: &str = "dhcp.lb.hba-conflict";
 
 /// Per-bucket outcomes while balancing, counted per distinct client (a client's DISCOVER and
 /// REQUEST are one piece of evidence, not two): both answered, none (with evidence), owner alone,
@@ -127,8 +119,7 @@ pub struct Context<'a> {
 }
 
 fn finding(
-    rule: &'static str,
-    severity: Severity,
+    rule: Rule,
     frame: u64,
     server: &str,
     expected: serde_json::Value,
@@ -139,8 +130,8 @@ fn finding(
         frame,
         time: None,
         group: String::new(),
-        rule,
-        severity,
+        rule: rule.id(),
+        severity: rule.severity(),
         subject: Subject::Server(server.to_string()),
         expected,
         observed,
@@ -334,8 +325,7 @@ pub fn judge(
                         report,
                         pair,
                         finding(
-                            WRONG_SERVER,
-                            Severity::Warning,
+                            Rule::WrongServer,
                             a.frame,
                             &name(r),
                             json!({"answer_from": []}),
@@ -359,8 +349,7 @@ pub fn judge(
                     report,
                     pair,
                     finding(
-                        WRONG_SERVER,
-                        Severity::Warning,
+                        Rule::WrongServer,
                         a.frame,
                         &name(other),
                         json!({"answer_from": [name(to)]}),
@@ -389,8 +378,7 @@ pub fn judge(
                     report,
                     pair,
                     finding(
-                        DIRECTED_IGNORED,
-                        Severity::Warning,
+                        Rule::DirectedIgnored,
                         t.req.frame,
                         &name(to),
                         json!({"answer_from": [name(to)]}),
@@ -613,10 +601,9 @@ fn balanced(
         return;
     }
     if let Some(a) = &oth_ans {
-        let (rule, severity, why) = if late {
+        let (rule, why) = if late {
             (
-                DELAYED_SERVICE,
-                Severity::Info,
+                Rule::DelayedService,
                 format!(
                     "after the client waited past {} s",
                     pair.threshold.unwrap_or(0)
@@ -624,18 +611,16 @@ fn balanced(
             )
         } else if own_ans.is_some() {
             (
-                DOUBLE_ANSWER,
-                Severity::Warning,
+                Rule::DoubleAnswer,
                 format!("as well as its owner {}", name(owner)),
             )
         } else {
             (
-                WRONG_SERVER,
-                Severity::Warning,
+                Rule::WrongServer,
                 format!("instead of its owner {}", name(owner)),
             )
         };
-        if severity != Severity::Info {
+        if rule.severity() != Severity::Info {
             stats.deviations[idx(other)] += 1;
         }
         push(
@@ -643,7 +628,6 @@ fn balanced(
             pair,
             finding(
                 rule,
-                severity,
                 a.frame,
                 &name(other),
                 expected_v(),
@@ -750,8 +734,7 @@ fn takeover_finding(
         format!("until {} (frame {})", clock(e.end.time), e.end.frame)
     };
     let f = finding(
-        TAKEOVER,
-        Severity::Info,
+        Rule::Takeover,
         first.answer_frame,
         &silent,
         json!({"answer_from": [silent]}),
@@ -810,8 +793,7 @@ fn no_answer(
         None => "the other server answered".to_string(),
     };
     let mut f = finding(
-        NO_ANSWER,
-        Severity::Warning,
+        Rule::NoAnswer,
         t.req.frame,
         owner,
         expected,
@@ -873,8 +855,7 @@ pub fn aggregate(ctx: &Context<'_>, pair: &Pair, stats: &mut PairStats, report: 
                 report,
                 pair,
                 finding(
-                    STID_TRUNCATED,
-                    Severity::Warning,
+                    Rule::StidTruncated,
                     stats.first16_frame[i].unwrap_or(0),
                     &name,
                     json!({"stid": "the whole client DUID"}),
@@ -935,8 +916,7 @@ pub fn aggregate(ctx: &Context<'_>, pair: &Pair, stats: &mut PairStats, report: 
             report,
             pair,
             finding(
-                HBA_CONFLICT,
-                Severity::Error,
+                Rule::HbaConflict,
                 first.unwrap_or(0),
                 &pair.name,
                 json!({"hba": pair.hba.to_string()}),
@@ -968,8 +948,7 @@ pub fn connect_conflict(
         _ => return None,
     };
     Some(finding(
-        HBA_CONFLICT,
-        Severity::Error,
+        Rule::HbaConflict,
         frame,
         &pair.name,
         json!({"hba": expected.to_string()}),

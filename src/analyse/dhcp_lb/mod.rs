@@ -23,6 +23,7 @@ pub mod model;
 pub mod profile;
 pub mod replay;
 mod report;
+pub mod rules;
 pub mod servers;
 pub mod share;
 pub mod state;

@@ -26,22 +26,66 @@ use super::event::ClientKey;
 use crate::analyse::dhcp_lb::Role;
 use crate::analyse::finding::{Finding, Severity, Subject};
 
-pub const MISBALANCE: &str = "failover.misbalance";
-pub const AFFINITY: &str = "failover.affinity";
-pub const PANIC_MISSING: &str = "failover.panic-missing";
-pub const UNEXPECTED_POOLREQ: &str = "failover.unexpected-poolreq";
-pub const OWNERSHIP: &str = "failover.ownership";
-pub const OVERBALANCE: &str = "failover.overbalance";
+/// Every rule of the failover replay: its id, severities and meaning (the functions below build
+/// each one's findings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rule {
+    Misbalance,
+    Affinity,
+    PanicMissing,
+    UnexpectedPoolreq,
+    Ownership,
+    Overbalance,
+}
 
-/// Every rule id.
-pub const ALL: [&str; 6] = [
-    MISBALANCE,
-    AFFINITY,
-    PANIC_MISSING,
-    UNEXPECTED_POOLREQ,
-    OWNERSHIP,
-    OVERBALANCE,
-];
+impl Rule {
+    /// Every rule.
+    pub const ALL: [Rule; 6] = [
+        Rule::Misbalance,
+        Rule::Affinity,
+        Rule::PanicMissing,
+        Rule::UnexpectedPoolreq,
+        Rule::Ownership,
+        Rule::Overbalance,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Rule::Misbalance => "failover.misbalance",
+            Rule::Affinity => "failover.affinity",
+            Rule::PanicMissing => "failover.panic-missing",
+            Rule::UnexpectedPoolreq => "failover.unexpected-poolreq",
+            Rule::Ownership => "failover.ownership",
+            Rule::Overbalance => "failover.overbalance",
+        }
+    }
+
+    /// The severities a finding can carry: a misbalance is an error when the peer has no free
+    /// leases left, a missing POOLREQ when the server has none; the rest are warnings.
+    pub fn severities(self) -> &'static [Severity] {
+        match self {
+            Rule::Misbalance | Rule::PanicMissing => &[Severity::Warning, Severity::Error],
+            _ => &[Severity::Warning],
+        }
+    }
+
+    /// What a finding of the rule says, in a line.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Rule::Misbalance => {
+                "the leases to send stayed past the misbalance level longer than max-balance"
+            }
+            Rule::Affinity => {
+                "a lease whose client hashes to the sender was given to the peer before one \
+                 whose client hashes to the peer"
+            }
+            Rule::PanicMissing => "a server short of free leases did not send a POOLREQ",
+            Rule::UnexpectedPoolreq => "a POOLREQ when none was due",
+            Rule::Ownership => "a server kept more leases than the allowed skew",
+            Rule::Overbalance => "a balance run gave the peer more leases than the reference moves",
+        }
+    }
+}
 
 /// Seconds allowed beyond max-balance: ISC's 0-4 s random delay plus its 1 s timer resolution.
 pub const GRACE: f64 = 5.0;
@@ -85,7 +129,7 @@ pub fn misbalance(
         frame,
         time: None,
         group: String::new(),
-        rule: MISBALANCE,
+        rule: Rule::Misbalance.id(),
         severity: if peer_side == 0 {
             Severity::Error
         } else {
@@ -132,7 +176,7 @@ pub fn affinity(
         frame,
         time: None,
         group: String::new(),
-        rule: AFFINITY,
+        rule: Rule::Affinity.id(),
         severity: Severity::Warning,
         subject: Subject::FailoverPool(pool.to_string()),
         expected: json!({ "give": instead.to_string(), "reason": "its last client hashes to the peer" }),
@@ -169,7 +213,7 @@ pub fn panic_missing(
         frame,
         time: None,
         group: String::new(),
-        rule: PANIC_MISSING,
+        rule: Rule::PanicMissing.id(),
         severity: if own_queue(needy) == 0 {
             Severity::Error
         } else {
@@ -250,7 +294,7 @@ pub fn unexpected_poolreq(frame: u64, pool: &str, sender: Role, why: &PoolReqRea
         frame,
         time: None,
         group: String::new(),
-        rule: UNEXPECTED_POOLREQ,
+        rule: Rule::UnexpectedPoolreq.id(),
         severity: Severity::Warning,
         subject: Subject::FailoverPool(pool.to_string()),
         expected,
@@ -276,9 +320,9 @@ pub fn ownership_run(
 ) -> Finding {
     let observed_after = before.lts.saturating_sub(moved as i64);
     let (direction, rule) = if observed_after > plan.lts_after {
-        ("kept", OWNERSHIP)
+        ("kept", Rule::Ownership)
     } else {
-        ("gave", OVERBALANCE)
+        ("gave", Rule::Overbalance)
     };
     let reason = if plan.skipped {
         format!(
@@ -293,7 +337,7 @@ pub fn ownership_run(
         frame,
         time: None,
         group: String::new(),
-        rule,
+        rule: rule.id(),
         severity: Severity::Warning,
         subject: Subject::FailoverPool(pool.to_string()),
         expected: json!({
@@ -337,7 +381,7 @@ pub fn ownership_kept(
         frame,
         time: None,
         group: String::new(),
-        rule: OWNERSHIP,
+        rule: Rule::Ownership.id(),
         severity: Severity::Warning,
         subject: Subject::FailoverPool(pool.to_string()),
         expected: json!({ "lts_at_most": level_json(holder.hold) }),

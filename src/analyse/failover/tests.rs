@@ -209,7 +209,10 @@ fn misbalance_and_panic_missing_when_nobody_balances() {
     let f = s.finish();
     assert_eq!(
         rules_of(&f),
-        [(rules::MISBALANCE, 38), (rules::PANIC_MISSING, 38)]
+        [
+            (rules::Rule::Misbalance.id(), 38),
+            (rules::Rule::PanicMissing.id(), 38)
+        ]
     );
     // Each server's own free-state queue of the other is empty: error.
     assert!(f.iter().all(|f| f.severity == Severity::Error));
@@ -237,7 +240,7 @@ fn poolreqs_from_the_needy_server_keep_panic_missing_quiet() {
     s.keepalive(25.0, 40.0);
     let f = s.finish();
     assert_eq!(f.len(), 1, "{f:#?}");
-    assert_eq!(f[0].rule, rules::MISBALANCE);
+    assert_eq!(f[0].rule, rules::Rule::Misbalance.id());
 }
 
 #[test]
@@ -276,9 +279,9 @@ fn unexpected_poolreqs() {
     assert_eq!(
         rules_of(&f),
         [
-            (rules::UNEXPECTED_POOLREQ, early),
-            (rules::UNEXPECTED_POOLREQ, balanced),
-            (rules::UNEXPECTED_POOLREQ, soon),
+            (rules::Rule::UnexpectedPoolreq.id(), early),
+            (rules::Rule::UnexpectedPoolreq.id(), balanced),
+            (rules::Rule::UnexpectedPoolreq.id(), soon),
         ],
         "{f:#?}"
     );
@@ -327,7 +330,10 @@ fn affinity_giving_the_senders_own_client_while_a_peer_lease_stays() {
         upd(1, BindingStatus::Backup, None, 100, stos(20.0)),
     );
     let f = s.finish();
-    let aff: Vec<&Finding> = f.iter().filter(|f| f.rule == rules::AFFINITY).collect();
+    let aff: Vec<&Finding> = f
+        .iter()
+        .filter(|f| f.rule == rules::Rule::Affinity.id())
+        .collect();
     assert_eq!(aff.len(), 1, "{f:#?}");
     assert_eq!(aff[0].frame, wrong);
     assert_eq!(aff[0].expected["give"], "10.0.0.1");
@@ -356,7 +362,10 @@ fn pass_two_may_give_the_senders_own_clients_once_no_peer_lease_is_left() {
         upd(2, BindingStatus::Backup, None, 100, stos(10.0)),
     );
     let f = s.finish();
-    assert!(f.iter().all(|f| f.rule != rules::AFFINITY), "{f:#?}");
+    assert!(
+        f.iter().all(|f| f.rule != rules::Rule::Affinity.id()),
+        "{f:#?}"
+    );
 }
 
 #[test]
@@ -446,8 +455,8 @@ fn a_just_freed_lease_is_affinity_on_entry_only_when_the_peer_wants_it() {
 fn ownership_or_overbalance_when_a_run_keeps_or_gives_more_than_the_reference() {
     // 20 never-used FREE leases: the reference gives 10 (lts 10 -> 0).
     for (moved, direction, rule) in [
-        (4u8, "kept", rules::OWNERSHIP),
-        (12, "gave", rules::OVERBALANCE),
+        (4u8, "kept", rules::Rule::Ownership.id()),
+        (12, "gave", rules::Rule::Overbalance.id()),
     ] {
         let mut s = Sim::new(&ISC_CODE);
         for i in 1..=20 {
@@ -496,7 +505,7 @@ fn ownership_kept_above_hold_for_longer_than_max_balance() {
         let f = s.finish();
         assert_eq!(f.len(), expected, "{}: {f:#?}", profile.name);
         if expected == 1 {
-            assert_eq!(f[0].rule, rules::OWNERSHIP);
+            assert_eq!(f[0].rule, rules::Rule::Ownership.id());
             assert_eq!(f[0].observed["direction"], "kept");
             assert_eq!(f[0].expected["lts_at_most"], 4);
         }

@@ -1,33 +1,11 @@
-//! Which selection policy a pool uses: the wire codes of RFC 5356 and RSPLIB, the short names the
-//! command line takes, and what each policy reads from a pool element's settings.
+//! What the reference implementations make of a selection policy: which policies they run, the
+//! names the command line takes, how each policy turns a pool into an answer and which settings
+//! it reads. The policy itself is the protocol's [`PolicyKind`] (its wire codes in each encoding
+//! are in `proto::rserpool::policy`): one type from the wire to the replay.
 
 use std::fmt;
 
-/// A pool member selection policy poolshark can run.
-///
-/// RSPLIB's delay-penalty policies (WRAND-DPF 0xb0002001, LU-DPF 0xb0002002, LUD-DPF 0xb0002003)
-/// are not here: NOTES.md gives their wire words but not how the distance and the DPF words enter
-/// the selection, so [`PolicyKind::from_code`] returns `None` for them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum PolicyKind {
-    RoundRobin,
-    WeightedRoundRobin,
-    Random,
-    WeightedRandom,
-    Priority,
-    LeastUsed,
-    LeastUsedDegradation,
-    PriorityLeastUsed,
-    RandomizedLeastUsed,
-    /// RSPLIB: RLU over load + load degradation.
-    RandomizedPriorityLeastUsed,
-    /// RSPLIB: RLU over load + the degradation counter.
-    RandomizedLeastUsedDegradation,
-    /// RSPLIB: PLU plus the degradation counter.
-    PriorityLeastUsedDegradation,
-    /// RSPLIB: RLU over load + load degradation + the degradation counter.
-    RandomizedPriorityLeastUsedDegradation,
-}
+pub use crate::proto::rserpool::PolicyKind;
 
 /// How a policy turns the pool into an answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +17,12 @@ pub enum Method {
 }
 
 impl PolicyKind {
-    pub const ALL: [PolicyKind; 13] = [
+    /// The policies poolshark's reference implementations run.
+    ///
+    /// RSPLIB's delay-penalty policies (WRAND-DPF 0xb0002001, LU-DPF 0xb0002002, LUD-DPF
+    /// 0xb0002003) are not among them: NOTES.md gives their wire words but not how the distance
+    /// and the DPF words enter the selection.
+    pub const RUNNABLE: [PolicyKind; 13] = [
         PolicyKind::RoundRobin,
         PolicyKind::WeightedRoundRobin,
         PolicyKind::Random,
@@ -55,32 +38,13 @@ impl PolicyKind {
         PolicyKind::RandomizedPriorityLeastUsedDegradation,
     ];
 
-    /// The policy type word of the Pool Member Selection Policy parameter (RFC 5356 numbering,
-    /// RSPLIB's private range for its own policies).
-    pub fn code(self) -> u32 {
-        match self {
-            PolicyKind::RoundRobin => 0x0000_0001,
-            PolicyKind::WeightedRoundRobin => 0x0000_0002,
-            PolicyKind::Random => 0x0000_0003,
-            PolicyKind::WeightedRandom => 0x0000_0004,
-            PolicyKind::Priority => 0x0000_0005,
-            PolicyKind::LeastUsed => 0x4000_0001,
-            PolicyKind::LeastUsedDegradation => 0x4000_0002,
-            PolicyKind::PriorityLeastUsed => 0x4000_0003,
-            PolicyKind::RandomizedLeastUsed => 0x4000_0004,
-            PolicyKind::RandomizedPriorityLeastUsed => 0xb000_1001,
-            PolicyKind::RandomizedLeastUsedDegradation => 0xb000_1002,
-            PolicyKind::PriorityLeastUsedDegradation => 0xb000_1003,
-            PolicyKind::RandomizedPriorityLeastUsedDegradation => 0xb000_1004,
-        }
+    /// Whether a reference implementation runs this policy (one of [`PolicyKind::RUNNABLE`]).
+    pub fn runnable(self) -> bool {
+        PolicyKind::RUNNABLE.contains(&self)
     }
 
-    pub fn from_code(code: u32) -> Option<PolicyKind> {
-        PolicyKind::ALL.into_iter().find(|k| k.code() == code)
-    }
-
-    /// The short name used on the command line and in reports.
-    pub fn name(self) -> &'static str {
+    /// The short name used on the command line and in reports (`rr`, `lud`, ...).
+    pub fn cli_name(self) -> &'static str {
         match self {
             PolicyKind::RoundRobin => "rr",
             PolicyKind::WeightedRoundRobin => "wrr",
@@ -95,12 +59,19 @@ impl PolicyKind {
             PolicyKind::RandomizedLeastUsedDegradation => "rlud",
             PolicyKind::PriorityLeastUsedDegradation => "plud",
             PolicyKind::RandomizedPriorityLeastUsedDegradation => "rplud",
+            PolicyKind::WeightedRandomDpf => "wrand-dpf",
+            PolicyKind::LeastUsedDpf => "lu-dpf",
+            PolicyKind::LeastUsedDegradationDpf => "lud-dpf",
+            PolicyKind::Unknown => "unknown",
         }
     }
 
-    pub fn from_name(name: &str) -> Option<PolicyKind> {
+    /// The runnable policy the command line names (`rr`, `LUD`, ...: any case).
+    pub fn from_cli_name(name: &str) -> Option<PolicyKind> {
         let lower = name.to_ascii_lowercase();
-        PolicyKind::ALL.into_iter().find(|k| k.name() == lower)
+        PolicyKind::RUNNABLE
+            .into_iter()
+            .find(|k| k.cli_name() == lower)
     }
 
     pub fn title(self) -> &'static str {
@@ -120,9 +91,16 @@ impl PolicyKind {
             PolicyKind::RandomizedPriorityLeastUsedDegradation => {
                 "Randomized Priority Least Used with Degradation"
             }
+            PolicyKind::WeightedRandomDpf => "Weighted Random with Delay Penalty Factor",
+            PolicyKind::LeastUsedDpf => "Least Used with Delay Penalty Factor",
+            PolicyKind::LeastUsedDegradationDpf => {
+                "Least Used with Degradation and Delay Penalty Factor"
+            }
+            PolicyKind::Unknown => "Unknown",
         }
     }
 
+    /// Whether the policy sorts the pool or draws from it.
     pub fn method(self) -> Method {
         match self {
             PolicyKind::Random
@@ -155,7 +133,17 @@ impl PolicyKind {
             }
             PolicyKind::Priority => (false, true, false, false),
             PolicyKind::LeastUsed | PolicyKind::RandomizedLeastUsed => (false, false, true, false),
-            _ => (false, false, true, true),
+            PolicyKind::LeastUsedDegradation
+            | PolicyKind::PriorityLeastUsed
+            | PolicyKind::RandomizedPriorityLeastUsed
+            | PolicyKind::RandomizedLeastUsedDegradation
+            | PolicyKind::PriorityLeastUsedDegradation
+            | PolicyKind::RandomizedPriorityLeastUsedDegradation => (false, false, true, true),
+            // Not run (see [`PolicyKind::RUNNABLE`]): the settings their words carry.
+            PolicyKind::WeightedRandomDpf => (true, false, false, false),
+            PolicyKind::LeastUsedDpf => (false, false, true, false),
+            PolicyKind::LeastUsedDegradationDpf => (false, false, true, true),
+            PolicyKind::Unknown => (false, false, false, false),
         };
         Uses {
             weight,
@@ -168,7 +156,12 @@ impl PolicyKind {
 
 impl fmt::Display for PolicyKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.title(), self.name().to_ascii_uppercase())
+        write!(
+            f,
+            "{} ({})",
+            self.title(),
+            self.cli_name().to_ascii_uppercase()
+        )
     }
 }
 
@@ -186,27 +179,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn codes_follow_rfc5356_and_rsplib_numbering() {
+    fn runnable_policies_have_rfc5356_or_rsplib_codes_and_names() {
+        use crate::proto::rserpool::{policy_code, policy_kind, Encoding};
         // NOTES.md section 1, policy table.
-        assert_eq!(PolicyKind::from_code(1), Some(PolicyKind::RoundRobin));
-        assert_eq!(PolicyKind::from_code(5), Some(PolicyKind::Priority));
-        assert_eq!(
-            PolicyKind::from_code(0x4000_0003),
-            Some(PolicyKind::PriorityLeastUsed)
-        );
-        assert_eq!(
-            PolicyKind::from_code(0xb000_1003),
-            Some(PolicyKind::PriorityLeastUsedDegradation)
-        );
-        assert_eq!(PolicyKind::from_code(0xb000_2001), None);
-        assert_eq!(PolicyKind::from_code(0), None);
-        for k in PolicyKind::ALL {
-            assert_eq!(PolicyKind::from_code(k.code()), Some(k));
-            assert_eq!(PolicyKind::from_name(k.name()), Some(k));
+        let rfc = |c| policy_kind(c, Encoding::Rfc);
+        assert_eq!(rfc(1), PolicyKind::RoundRobin);
+        assert_eq!(rfc(5), PolicyKind::Priority);
+        assert_eq!(rfc(0x4000_0003), PolicyKind::PriorityLeastUsed);
+        assert_eq!(rfc(0xb000_1003), PolicyKind::PriorityLeastUsedDegradation);
+        assert!(!rfc(0xb000_2001).runnable());
+        assert!(!rfc(0).runnable());
+        for k in PolicyKind::RUNNABLE {
+            let code = policy_code(k, Encoding::Rfc).expect("an RFC 5356 or RSPLIB code");
+            assert_eq!(rfc(code), k);
+            assert_eq!(PolicyKind::from_cli_name(k.cli_name()), Some(k));
         }
         assert_eq!(
-            PolicyKind::from_name("LUD"),
+            PolicyKind::from_cli_name("LUD"),
             Some(PolicyKind::LeastUsedDegradation)
         );
+        assert_eq!(PolicyKind::from_cli_name("lu-dpf"), None);
     }
 }

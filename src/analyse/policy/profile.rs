@@ -135,7 +135,7 @@ pub static DRAFT01: Profile = Profile {
 pub static RSPLIB: Profile = Profile {
     name: "rsplib",
     summary: "RSPLIB's registrar: double update, sums capped at 100 %, maxIncrement 1",
-    policies: &PolicyKind::ALL,
+    policies: &PolicyKind::RUNNABLE,
     default_items: 3,
     max_items: 128,
     default_max_increment: 1,

@@ -8,11 +8,11 @@ use std::fmt;
 use std::net::IpAddr;
 
 use super::handle::PoolHandle;
-use crate::analyse::policy::{PeSettings, PolicyKind as Reference};
+use crate::analyse::policy::PeSettings;
 use crate::dissect::{ConversationKey, Transport as Carrier};
 use crate::pipeline::Decoded;
 use crate::proto::rserpool::{
-    AsapType, EnrpType, Message, Policy, PolicyKind as Wire, PoolElement, Role, TransportProtocol,
+    AsapType, EnrpType, Message, Policy, PolicyKind, PoolElement, Role, TransportProtocol,
     UpdateAction,
 };
 use crate::proto::Message as AppMessage;
@@ -58,7 +58,7 @@ pub struct Meta {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolicyInfo {
     /// The policy in the message's own encoding, normalised.
-    pub wire: Wire,
+    pub wire: PolicyKind,
     /// The policy type number as on the wire (tells unknown policies apart).
     pub code: u32,
     /// The settings on RFC 5356's scale, when poolshark's reference policies can run this policy.
@@ -78,7 +78,7 @@ impl PolicyInfo {
     /// Whether two registrations use the same policy (the consistency a registrar enforces per
     /// pool). Unknown policies are the same only with the same type number.
     pub fn same_policy(&self, other: &PolicyInfo) -> bool {
-        if self.wire == Wire::Unknown || other.wire == Wire::Unknown {
+        if self.wire == PolicyKind::Unknown || other.wire == PolicyKind::Unknown {
             return self.wire == other.wire && self.code == other.code;
         }
         self.wire == other.wire
@@ -87,42 +87,16 @@ impl PolicyInfo {
     /// The short name (`LU`), or the type number for an unknown policy.
     pub fn name(&self) -> String {
         match self.wire {
-            Wire::Unknown => format!("policy 0x{:x}", self.code),
+            PolicyKind::Unknown => format!("policy 0x{:x}", self.code),
             w => w.short_name().to_string(),
         }
     }
 }
 
-/// The reference policy that runs a wire policy (`None` for RSPLIB's delay-penalty policies,
-/// whose selection NOTES.md does not describe, and for unknown ones).
-pub fn reference_kind(w: Wire) -> Option<Reference> {
-    Some(match w {
-        Wire::RoundRobin => Reference::RoundRobin,
-        Wire::WeightedRoundRobin => Reference::WeightedRoundRobin,
-        Wire::Random => Reference::Random,
-        Wire::WeightedRandom => Reference::WeightedRandom,
-        Wire::Priority => Reference::Priority,
-        Wire::LeastUsed => Reference::LeastUsed,
-        Wire::LeastUsedDegradation => Reference::LeastUsedDegradation,
-        Wire::PriorityLeastUsed => Reference::PriorityLeastUsed,
-        Wire::RandomizedLeastUsed => Reference::RandomizedLeastUsed,
-        Wire::RandomizedPriorityLeastUsed => Reference::RandomizedPriorityLeastUsed,
-        Wire::RandomizedLeastUsedDegradation => Reference::RandomizedLeastUsedDegradation,
-        Wire::PriorityLeastUsedDegradation => Reference::PriorityLeastUsedDegradation,
-        Wire::RandomizedPriorityLeastUsedDegradation => {
-            Reference::RandomizedPriorityLeastUsedDegradation
-        }
-        Wire::WeightedRandomDpf | Wire::LeastUsedDpf | Wire::LeastUsedDegradationDpf => {
-            return None
-        }
-        Wire::Unknown => return None,
-    })
-}
-
 /// A policy parameter's settings on RFC 5356's scale (the legacy 24-bit values scaled up), `wire`
 /// its kind. A word the parameter lacks (a decode error says so) counts as 0.
-fn settings(p: &Policy, wire: Wire) -> Option<PeSettings> {
-    let kind = reference_kind(wire)?;
+fn settings(p: &Policy, wire: PolicyKind) -> Option<PeSettings> {
+    let kind = Some(wire).filter(|k| k.runnable())?;
     let uses = kind.uses();
     let mut s = PeSettings::new(kind);
     if uses.weight {
@@ -401,25 +375,31 @@ mod tests {
     use super::*;
     use crate::proto::rserpool::{Encoding, Fixed, Parameter, Protocol};
 
-    fn policy(kind: Wire, values: &[u32], enc: Encoding) -> Policy {
+    fn policy(kind: PolicyKind, values: &[u32], enc: Encoding) -> Policy {
         Policy::new(enc, kind, values).expect("policy")
     }
 
     #[test]
     fn settings_are_on_the_rfc_scale_whatever_the_encoding() {
-        let lu = PolicyInfo::from_policy(&policy(Wire::LeastUsed, &[0x8000_0000], Encoding::Rfc));
+        let lu = PolicyInfo::from_policy(&policy(
+            PolicyKind::LeastUsed,
+            &[0x8000_0000],
+            Encoding::Rfc,
+        ));
         assert_eq!(lu.settings.map(|s| s.load), Some(0x8000_0000));
         // Legacy 24-bit: 0xffffff is 100 %.
         let legacy = PolicyInfo::from_policy(&policy(
-            Wire::LeastUsedDegradation,
+            PolicyKind::LeastUsedDegradation,
             &[0x00ff_ffff, 0x0000_0000],
             Encoding::Draft01,
         ));
         let s = legacy.settings.expect("modelled");
         assert_eq!((s.load, s.load_degradation), (u32::MAX, 0));
-        let wrr = PolicyInfo::from_policy(&policy(Wire::WeightedRoundRobin, &[3], Encoding::Rfc));
+        let wrr =
+            PolicyInfo::from_policy(&policy(PolicyKind::WeightedRoundRobin, &[3], Encoding::Rfc));
         assert_eq!(wrr.settings.map(|s| s.weight), Some(3));
-        let dpf = PolicyInfo::from_policy(&policy(Wire::LeastUsedDpf, &[1, 2, 3], Encoding::Rfc));
+        let dpf =
+            PolicyInfo::from_policy(&policy(PolicyKind::LeastUsedDpf, &[1, 2, 3], Encoding::Rfc));
         assert_eq!(dpf.settings, None);
         assert!(dpf.same_policy(&dpf.clone()));
         assert!(!dpf.same_policy(&lu));
@@ -433,7 +413,7 @@ mod tests {
                 home_server_id: 1,
                 registration_life: 1000,
                 params: vec![Parameter::Policy(policy(
-                    Wire::RoundRobin,
+                    PolicyKind::RoundRobin,
                     &[],
                     Encoding::Rfc,
                 ))],

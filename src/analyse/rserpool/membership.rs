@@ -347,9 +347,9 @@ impl Membership {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto::rserpool::PolicyKind as Wire;
+    use crate::proto::rserpool::PolicyKind;
 
-    fn pe(id: u32, wire: Wire, life: i32) -> PeInfo {
+    fn pe(id: u32, wire: PolicyKind, life: i32) -> PeInfo {
         PeInfo {
             pe_id: id,
             home_server_id: 0,
@@ -377,15 +377,15 @@ mod tests {
     fn policy_is_the_first_members_and_inconsistent_ones_are_kept_out() {
         let mut m = Membership::default();
         assert_eq!(
-            m.add(&pe(1, Wire::LeastUsed, -1), Origin::Home, t(0, 0), 1),
+            m.add(&pe(1, PolicyKind::LeastUsed, -1), Origin::Home, t(0, 0), 1),
             Added::New
         );
         assert_eq!(
-            m.add(&pe(1, Wire::LeastUsed, -1), Origin::Home, t(0, 0), 2),
+            m.add(&pe(1, PolicyKind::LeastUsed, -1), Origin::Home, t(0, 0), 2),
             Added::Updated
         );
         assert!(matches!(
-            m.add(&pe(2, Wire::RoundRobin, -1), Origin::Home, t(0, 0), 3),
+            m.add(&pe(2, PolicyKind::RoundRobin, -1), Origin::Home, t(0, 0), 3),
             Added::Inconsistent { .. }
         ));
         assert_eq!(m.len(), 1);
@@ -396,9 +396,9 @@ mod tests {
         // Once empty, the next registration sets the policy again.
         assert!(m.remove(1, Reason::Deregistered, 4));
         assert!(m.policy().is_none());
-        assert_eq!(m.last_policy().map(|p| p.wire), Some(Wire::LeastUsed));
+        assert_eq!(m.last_policy().map(|p| p.wire), Some(PolicyKind::LeastUsed));
         assert_eq!(
-            m.add(&pe(2, Wire::RoundRobin, -1), Origin::Home, t(0, 0), 5),
+            m.add(&pe(2, PolicyKind::RoundRobin, -1), Origin::Home, t(0, 0), 5),
             Added::New
         );
         assert_eq!(m.removal(1).map(|r| r.frame), Some(4));
@@ -407,11 +407,31 @@ mod tests {
     #[test]
     fn peers_expire_homes_fail_keep_alives_and_reports_add_up() {
         let mut m = Membership::default();
-        m.add(&pe(1, Wire::RoundRobin, 2000), Origin::Peer, t(10, 0), 1);
-        m.add(&pe(2, Wire::RoundRobin, 2000), Origin::Home, t(10, 0), 2);
-        m.add(&pe(3, Wire::RoundRobin, -1), Origin::Peer, t(10, 0), 3);
+        m.add(
+            &pe(1, PolicyKind::RoundRobin, 2000),
+            Origin::Peer,
+            t(10, 0),
+            1,
+        );
+        m.add(
+            &pe(2, PolicyKind::RoundRobin, 2000),
+            Origin::Home,
+            t(10, 0),
+            2,
+        );
+        m.add(
+            &pe(3, PolicyKind::RoundRobin, -1),
+            Origin::Peer,
+            t(10, 0),
+            3,
+        );
         // A refresh moves the expiry.
-        m.add(&pe(1, Wire::RoundRobin, 2000), Origin::Peer, t(11, 0), 4);
+        m.add(
+            &pe(1, PolicyKind::RoundRobin, 2000),
+            Origin::Peer,
+            t(11, 0),
+            4,
+        );
         assert!(m.due(t(12, 500), 5).is_empty());
         let gone = m.due(t(13, 1), 6);
         assert_eq!(gone.len(), 1);

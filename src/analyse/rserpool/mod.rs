@@ -71,7 +71,7 @@ mod pending;
 mod registrar_events;
 mod replay;
 mod report;
-mod rules;
+pub(crate) mod rules;
 mod selection;
 mod spread;
 mod state;

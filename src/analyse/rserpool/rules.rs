@@ -38,6 +38,67 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// Every variant.
+    pub const ALL: [Rule; 20] = [
+        Rule::DuplicatePe,
+        Rule::UnknownPe,
+        Rule::TooMany,
+        Rule::TooFew,
+        Rule::ZeroWeight,
+        Rule::Order,
+        Rule::NotLeast,
+        Rule::RrHeadStuck,
+        Rule::Sequence,
+        Rule::WrrRatio,
+        Rule::WrrRepeat,
+        Rule::Distribution,
+        Rule::PolicyAccepted,
+        Rule::PolicyRejected,
+        Rule::PolicyInAnswer,
+        Rule::NotFound,
+        Rule::UnknownPool,
+        Rule::Expired,
+        Rule::KeepAliveFailed,
+        Rule::UnreachableRemoved,
+    ];
+
+    /// The severity as a one-element list (see [`crate::analyse::rules`]).
+    pub fn severities(self) -> &'static [Severity] {
+        match self.severity() {
+            Severity::Info => &[Severity::Info],
+            Severity::Warning => &[Severity::Warning],
+            Severity::Error => &[Severity::Error],
+        }
+    }
+
+    /// What a finding of the rule says, in a line.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Rule::DuplicatePe => "an answer lists one pool element twice",
+            Rule::UnknownPe => {
+                "an answer lists a pool element that never registered, deregistered or expired"
+            }
+            Rule::TooMany => "an answer lists more pool elements than the pool user asked for",
+            Rule::TooFew => "an answer lists fewer pool elements than the pool could have given",
+            Rule::ZeroWeight => "a weighted policy answered with a pool element of weight 0",
+            Rule::Order => "a sorted policy's list is out of the order its keys give",
+            Rule::NotLeast => "a least-used policy left out a pool element with a better key",
+            Rule::RrHeadStuck => "round robin: the head of the list did not advance",
+            Rule::Sequence => "a deterministic policy's answer differs from the reference's",
+            Rule::WrrRatio => "a round of weighted round robin answers is off the weights",
+            Rule::WrrRepeat => "weighted round robin puts one pool element first twice in a row",
+            Rule::Distribution => "a randomised policy's answers fail a goodness-of-fit test",
+            Rule::PolicyAccepted | Rule::PolicyRejected | Rule::PolicyInAnswer => {
+                "a registration with another policy than the pool's was accepted, or a consistent one refused"
+            }
+            Rule::NotFound => "the registrar answered pool not found while the pool has members",
+            Rule::UnknownPool => "an answer for a pool whose registrations came before the capture",
+            Rule::Expired => "a pool element's registration lifetime ran out",
+            Rule::KeepAliveFailed => "a keep-alive to a pool element went unanswered",
+            Rule::UnreachableRemoved => "a pool element was removed after Endpoint Unreachable reports",
+        }
+    }
+
     pub fn id(self) -> &'static str {
         match self {
             Rule::DuplicatePe => "rserpool.duplicate-pe",

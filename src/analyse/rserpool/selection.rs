@@ -612,7 +612,7 @@ fn judge(
             format!(
                 "answer lists {} which {} never picks (selection weight 0)",
                 pe_text(&zero),
-                policy.name().to_ascii_uppercase()
+                policy.cli_name().to_ascii_uppercase()
             ),
         ));
     }
@@ -659,7 +659,7 @@ fn judge(
                 pe_list(observed),
                 format!(
                     "{} answer is not in order: {}",
-                    policy.name().to_ascii_uppercase(),
+                    policy.cli_name().to_ascii_uppercase(),
                     listed.join(", ")
                 ),
             ));
@@ -728,7 +728,7 @@ fn judge(
             pe_list(observed),
             format!(
                 "{} answer {} differs from the reference's {}",
-                policy.name().to_ascii_uppercase(),
+                policy.cli_name().to_ascii_uppercase(),
                 pe_text(observed),
                 pe_text(expected)
             ),
@@ -851,7 +851,7 @@ pub fn describe_settings(s: &PeSettings) -> String {
         ));
     }
     if parts.is_empty() {
-        s.policy.name().to_ascii_uppercase()
+        s.policy.cli_name().to_ascii_uppercase()
     } else {
         parts.join(", ")
     }
@@ -868,10 +868,15 @@ mod tests {
     use crate::analyse::policy::{scaled_from_percent, RFC5356, RSPLIB};
     use crate::analyse::rserpool::event::PeInfo;
     use crate::analyse::rserpool::membership::Origin;
-    use crate::proto::rserpool::PolicyKind as Wire;
     use crate::source::Timestamp;
 
-    fn member(m: &mut Membership, pp: &mut [ProfilePool], id: u32, wire: Wire, s: PeSettings) {
+    fn member(
+        m: &mut Membership,
+        pp: &mut [ProfilePool],
+        id: u32,
+        wire: PolicyKind,
+        s: PeSettings,
+    ) {
         let pe = PeInfo {
             pe_id: id,
             home_server_id: 0,
@@ -901,9 +906,9 @@ mod tests {
     fn least_used_answers_are_checked_for_order_and_left_out_members() {
         let mut m = Membership::default();
         let mut pp = [ProfilePool::new(&RSPLIB)];
-        member(&mut m, &mut pp, 1, Wire::LeastUsed, lu(10.0));
-        member(&mut m, &mut pp, 2, Wire::LeastUsed, lu(20.0));
-        member(&mut m, &mut pp, 3, Wire::LeastUsed, lu(30.0));
+        member(&mut m, &mut pp, 1, PolicyKind::LeastUsed, lu(10.0));
+        member(&mut m, &mut pp, 2, PolicyKind::LeastUsed, lu(20.0));
+        member(&mut m, &mut pp, 3, PolicyKind::LeastUsed, lu(30.0));
         let p = &mut pp[0];
         let ok = p.check(&m, None, &[1, 2, 3], 10).unwrap();
         assert!(ok.drafts.is_empty(), "{:?}", ok.drafts);
@@ -932,7 +937,7 @@ mod tests {
         let mut m = Membership::default();
         let mut pp = [ProfilePool::new(&RSPLIB)];
         for id in [1, 2, 3] {
-            member(&mut m, &mut pp, id, Wire::RoundRobin, rr);
+            member(&mut m, &mut pp, id, PolicyKind::RoundRobin, rr);
         }
         let p = &mut pp[0];
         let c = p.check(&m, Some(3), &[1, 2, 1], 1).unwrap();
@@ -968,7 +973,7 @@ mod tests {
         let mut m = Membership::default();
         let mut pp = [ProfilePool::new(&RSPLIB)];
         for id in 1..=5 {
-            member(&mut m, &mut pp, id, Wire::RoundRobin, rr);
+            member(&mut m, &mut pp, id, PolicyKind::RoundRobin, rr);
         }
         // What the registrar's own state gives, frame after frame.
         let mut registrar = pp[0].pool().unwrap().clone();
@@ -998,7 +1003,7 @@ mod tests {
         let mut m = Membership::default();
         let mut pp = [ProfilePool::new(&RSPLIB)];
         for id in 1..=5 {
-            member(&mut m, &mut pp, id, Wire::RoundRobin, rr);
+            member(&mut m, &mut pp, id, PolicyKind::RoundRobin, rr);
         }
         let heads = [1, 2, 4, 5, 1, 2, 3, 4, 5, 1];
         let found: Vec<u64> = heads
@@ -1024,8 +1029,8 @@ mod tests {
         let w = |x| PeSettings::new(PolicyKind::WeightedRandom).with_weight(x);
         let mut m = Membership::default();
         let mut pp = [ProfilePool::new(&RFC5356)];
-        member(&mut m, &mut pp, 1, Wire::WeightedRandom, w(0));
-        member(&mut m, &mut pp, 2, Wire::WeightedRandom, w(5));
+        member(&mut m, &mut pp, 1, PolicyKind::WeightedRandom, w(0));
+        member(&mut m, &mut pp, 2, PolicyKind::WeightedRandom, w(5));
         let c = pp[0].check(&m, Some(1), &[1], 1).unwrap();
         assert_eq!(rules(&c), vec!["rserpool.zero-weight"]);
         // The impossible answer does not join the tally; a good one does.
@@ -1041,8 +1046,8 @@ mod tests {
         for (profile, zero_weight_is_wrong) in [(&RFC5356, true), (&RSPLIB, false)] {
             let mut m = Membership::default();
             let mut pp = [ProfilePool::new(profile)];
-            member(&mut m, &mut pp, 1, Wire::WeightedRoundRobin, w(0));
-            member(&mut m, &mut pp, 2, Wire::WeightedRoundRobin, w(1));
+            member(&mut m, &mut pp, 1, PolicyKind::WeightedRoundRobin, w(0));
+            member(&mut m, &mut pp, 2, PolicyKind::WeightedRoundRobin, w(1));
             let reference = pp[0].pool().unwrap().answer(1, &mut Rng::new(0));
             assert_eq!(
                 reference.contains(&1),
@@ -1066,7 +1071,7 @@ mod tests {
             &mut m,
             &mut pp,
             1,
-            Wire::Priority,
+            PolicyKind::Priority,
             PeSettings::new(PolicyKind::Priority),
         );
         assert!(pp[0].unmodelled().is_some());

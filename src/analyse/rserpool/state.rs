@@ -355,7 +355,6 @@ mod tests {
     use crate::analyse::policy::{PeSettings, PolicyKind, Rng, RSPLIB};
     use crate::analyse::rserpool::event::{PeInfo, PolicyInfo};
     use crate::analyse::rserpool::membership::Origin;
-    use crate::proto::rserpool::PolicyKind as Wire;
     use crate::source::Timestamp;
 
     fn add(state: &mut RegistrarState, pool: &PoolHandle, id: u32, frame: u64) {
@@ -366,7 +365,7 @@ mod tests {
             home_server_id: 0,
             registration_life_ms: -1,
             policy: Some(PolicyInfo {
-                wire: Wire::RoundRobin,
+                wire: PolicyKind::RoundRobin,
                 code: 1,
                 settings: Some(PeSettings::new(PolicyKind::RoundRobin)),
             }),

@@ -577,7 +577,7 @@ impl Tree {
         let mut out = vec![
             Field::uint(n.policy_type, "Policy Type", p.code, v, type_len)
                 .hex(digits)
-                .note(kind.name()),
+                .note(kind.long_name()),
             Field::string("poolshark.policy", "Policy", kind.short_name(), v, type_len).hidden(),
         ];
         // Where value i sits: legacy packs the first one into the type's word.

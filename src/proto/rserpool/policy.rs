@@ -17,8 +17,9 @@ use crate::proto::be::be_u32;
 
 use super::Encoding;
 
-/// Every policy any of the encodings defines.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Every policy any of the encodings defines: the one policy type from the wire to the replay
+/// (`analyse::policy` adds what its reference implementations make of each, and which they run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PolicyKind {
     RoundRobin,
     WeightedRoundRobin,
@@ -104,7 +105,7 @@ impl PolicyKind {
     }
 
     /// The long name, as Wireshark writes it where it knows the policy.
-    pub fn name(self) -> &'static str {
+    pub fn long_name(self) -> &'static str {
         match self {
             PolicyKind::RoundRobin => "Round Robin (RR)",
             PolicyKind::WeightedRoundRobin => "Weighted Round Robin (WRR)",

@@ -231,13 +231,13 @@ impl RserpoolConfig {
     pub fn standard_pools(mut self, pes: usize) -> Self {
         let n_reg = self.registrars.len().max(1);
         let mut id_base: u32 = 0x0001_0000;
-        for policy in PolicyKind::ALL {
+        for policy in PolicyKind::RUNNABLE {
             if !self.profile.defines(policy)
                 || super::wire::wire_policy(self.encoding, &PeSettings::new(policy)).is_none()
             {
                 continue;
             }
-            let handle = format!("{}-Pool", policy.name().to_ascii_uppercase());
+            let handle = format!("{}-Pool", policy.cli_name().to_ascii_uppercase());
             let mut pool = PoolSpec::new(&handle, policy);
             for k in 0..pes {
                 let k32 = k as u32;

@@ -7,42 +7,13 @@
 
 use std::net::IpAddr;
 
-use crate::analyse::policy::{self as reference, PeSettings};
+use crate::analyse::policy::PeSettings;
 use crate::proto::rserpool::{
     self as rp, AsapType, Cause, CauseInfo, EnrpType, Fixed, Message, OperationError, Parameter,
     Policy, PoolElement, Protocol, ServerInformation, Transport, TransportProtocol,
     TRANSPORT_USE_DATA_ONLY, TRANSPORT_USE_DATA_PLUS_CONTROL,
 };
 use crate::proto::rserpool::{Encoding, LEGACY_FULL};
-
-/// The wire's policy kind for a reference policy (the two enums name the same policies).
-pub fn wire_kind(k: reference::PolicyKind) -> rp::PolicyKind {
-    use reference::PolicyKind as R;
-    use rp::PolicyKind as W;
-    match k {
-        R::RoundRobin => W::RoundRobin,
-        R::WeightedRoundRobin => W::WeightedRoundRobin,
-        R::Random => W::Random,
-        R::WeightedRandom => W::WeightedRandom,
-        R::Priority => W::Priority,
-        R::LeastUsed => W::LeastUsed,
-        R::LeastUsedDegradation => W::LeastUsedDegradation,
-        R::PriorityLeastUsed => W::PriorityLeastUsed,
-        R::RandomizedLeastUsed => W::RandomizedLeastUsed,
-        R::RandomizedPriorityLeastUsed => W::RandomizedPriorityLeastUsed,
-        R::RandomizedLeastUsedDegradation => W::RandomizedLeastUsedDegradation,
-        R::PriorityLeastUsedDegradation => W::PriorityLeastUsedDegradation,
-        R::RandomizedPriorityLeastUsedDegradation => W::RandomizedPriorityLeastUsedDegradation,
-    }
-}
-
-/// The reference policy for a wire kind (`None` for the delay-penalty policies, which the
-/// reference does not model, and for unknown numbers).
-pub fn reference_kind(k: rp::PolicyKind) -> Option<reference::PolicyKind> {
-    reference::PolicyKind::ALL
-        .into_iter()
-        .find(|r| wire_kind(*r) == k)
-}
 
 /// A 32-bit load-like value (0xffffffff = 100 %) on the legacy encodings' 24-bit scale, rounded.
 fn to_24bit(v: u32) -> u32 {
@@ -54,7 +25,7 @@ fn to_24bit(v: u32) -> u32 {
 /// such policy). Legacy encodings carry 24-bit values: loads are rescaled, weights and priorities
 /// cut to 24 bits.
 pub fn wire_policy(enc: Encoding, s: &PeSettings) -> Option<Policy> {
-    let kind = wire_kind(s.policy);
+    let kind = s.policy;
     let legacy = enc != Encoding::Rfc;
     let values: Vec<u32> = kind
         .roles()
@@ -81,7 +52,7 @@ pub fn wire_policy(enc: Encoding, s: &PeSettings) -> Option<Policy> {
 /// What a registrar learns from a policy parameter: the reference settings, on RFC 5356's scale,
 /// exactly as an analyser reading the wire gets them.
 pub fn settings_from_wire(p: &Policy) -> Option<PeSettings> {
-    let policy = reference_kind(p.kind())?;
+    let policy = Some(p.kind()).filter(|k| k.runnable())?;
     let mut s = PeSettings::new(policy);
     if let Some(w) = p.weight() {
         s.weight = w;
@@ -465,9 +436,6 @@ mod tests {
             wire_policy(Encoding::Draft01, &PeSettings::new(PolicyKind::Priority)),
             None
         );
-        for k in PolicyKind::ALL {
-            assert_eq!(reference_kind(wire_kind(k)), Some(k));
-        }
     }
 
     #[test]
