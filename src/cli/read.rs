@@ -195,7 +195,10 @@ impl DisplayFilterArgs {
 }
 
 pub fn run(args: ReadArgs) -> Result<i32> {
-    let opts = args.input.options()?;
+    let mut opts = args.input.options()?;
+    // Only the text listing shows tshark's Info text of the frames without a message: the
+    // other formats have it not built.
+    opts.without_info = args.format != Format::Text;
     let filter = args.display.parse()?;
     if let Some(code) = args.fields.refuse_invalid(args.format) {
         return Ok(code);
