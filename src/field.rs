@@ -33,9 +33,10 @@ impl Value {
         match self {
             Value::None => String::new(),
             Value::Uint(v) => match base {
-                Base::Dec => v.to_string(),
-                Base::Hex(d) => format!("0x{:0width$x}", v, width = d as usize),
+                Base::Dec => decimal(*v),
+                Base::Hex(d) => hex_number(*v, d),
             },
+            Value::Int(v) if *v >= 0 => decimal(v.unsigned_abs()),
             Value::Int(v) => v.to_string(),
             Value::Float(v) => format_float(*v),
             Value::Bool(v) => v.to_string(),
@@ -46,6 +47,37 @@ impl Value {
             Value::Mac(m) => mac(m),
         }
     }
+}
+
+/// A whole number in decimal, as `to_string` writes it (without the formatting machinery:
+/// `-T fields` and the trees write one or more per field).
+fn decimal(mut n: u64) -> String {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    digits[at..].iter().map(|&d| char::from(d)).collect()
+}
+
+/// `0x` and a whole number in lowercase hexadecimal, zero-padded to at least `width` digits, as
+/// `format!("0x{:0width$x}")` writes it.
+fn hex_number(n: u64, width: u8) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let needed = (64 - n.leading_zeros()).div_ceil(4).max(1) as usize;
+    let len = needed.max(usize::from(width));
+    let mut s = String::with_capacity(len + 2);
+    s.push_str("0x");
+    for i in (0..len).rev() {
+        let nibble = if i < 16 { (n >> (4 * i)) & 15 } else { 0 };
+        s.push(char::from(DIGITS[nibble as usize]));
+    }
+    s
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -422,6 +454,28 @@ pub fn printable(b: &[u8]) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_written_as_the_formatting_machinery_writes_them() {
+        let mut values = vec![0u64, 1, 9, 10, 15, 16, 255, 256, 65535, 65536];
+        values.extend([u64::from(u32::MAX), u64::MAX, u64::MAX - 1, 1 << 63]);
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..1000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push(x >> (x % 64));
+        }
+        for v in values {
+            assert_eq!(Value::Uint(v).display(Base::Dec), v.to_string());
+            for width in [0u8, 1, 2, 4, 6, 8, 16, 17, 20, 255] {
+                let want = format!("0x{:0width$x}", v, width = usize::from(width));
+                assert_eq!(Value::Uint(v).display(Base::Hex(width)), want);
+            }
+            let i = v as i64;
+            assert_eq!(Value::Int(i).display(Base::Dec), i.to_string());
+        }
+    }
 
     #[test]
     fn g15_is_printf_percent_15g() {

@@ -68,6 +68,29 @@ impl MessageStats {
         }
     }
 
+    /// Adds the statistics of the same run's other messages, counted apart (another thread's
+    /// protocols).
+    pub fn absorb(&mut self, other: MessageStats) {
+        for (key, o) in other.by_type {
+            match self.by_type.get_mut(&key) {
+                None => {
+                    self.by_type.insert(key, o);
+                }
+                Some(e) => {
+                    e.count += o.count;
+                    e.bytes += o.bytes;
+                    e.first = e.first.min(o.first);
+                    e.last = e.last.max(o.last);
+                    e.malformed += o.malformed;
+                }
+            }
+        }
+        self.span = match (self.span, other.span) {
+            (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
+            (a, b) => a.or(b),
+        };
+    }
+
     /// The table, by protocol then type name.
     pub fn rows(&self) -> Vec<Row> {
         let mut per_protocol: BTreeMap<AppProtocol, u64> = BTreeMap::new();

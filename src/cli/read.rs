@@ -195,7 +195,10 @@ impl DisplayFilterArgs {
 }
 
 pub fn run(args: ReadArgs) -> Result<i32> {
-    let opts = args.input.options()?;
+    let mut opts = args.input.options()?;
+    // Only the text listing shows tshark's Info text of the frames without a message: the
+    // other formats have it not built.
+    opts.without_info = args.format != Format::Text;
     let filter = args.display.parse()?;
     if let Some(code) = args.fields.refuse_invalid(args.format) {
         return Ok(code);
@@ -344,6 +347,21 @@ pub(crate) struct ReadSink<W: Write> {
     streams: Option<Box<Streams>>,
     /// The UDP ports of VXLAN and Geneve, for the layers' trees.
     tunnels: TunnelPorts,
+    /// Of the columns' tree fields, those each protocol's messages may hold (by
+    /// [`AppProtocol`] number): the others they never have.
+    quick_names: Option<[Vec<String>; 5]>,
+}
+
+/// Of `names`, those each protocol's messages may hold ([`crate::proto::may_hold`]), by
+/// [`AppProtocol`] number.
+fn per_protocol(names: &[String]) -> [Vec<String>; 5] {
+    crate::proto::AppProtocol::ALL.map(|p| {
+        names
+            .iter()
+            .filter(|n| crate::proto::may_hold(p, n))
+            .cloned()
+            .collect()
+    })
 }
 
 impl<W: Write> ReadSink<W> {
@@ -373,6 +391,7 @@ impl<W: Write> ReadSink<W> {
             labels: false,
             streams: None,
             tunnels: TunnelPorts::default(),
+            quick_names: None,
         }
         .needs()
     }
@@ -490,8 +509,25 @@ impl<W: Write> ReadSink<W> {
 impl<W: Write> Sink for ReadSink<W> {
     fn message(&mut self, d: &Decoded<'_>) {
         let mut fields = Vec::new();
+        let whole = self.verbose || self.json.is_some() || self.filter.is_some();
+        // Columns alone (`-T fields` without a filter) print the values of the fields they
+        // name: read straight from the message where it can say them, so that no tree is built
+        // for a message whose columns are its type or transaction id, or in another protocol.
+        let quick = match &self.columns {
+            Some(c) if !whole && c.needs_trees() => {
+                let names = self
+                    .quick_names
+                    .get_or_insert_with(|| per_protocol(c.tree_names()));
+                let i = d.protocol as usize;
+                names[i]
+                    .iter()
+                    .all(|n| d.message.quick_fields(n, &mut fields))
+                    .then_some(())
+            }
+            _ => Some(()),
+        };
         let columns_need_trees = self.columns.as_ref().is_some_and(Columns::needs_trees);
-        if self.verbose || self.json.is_some() || self.filter.is_some() || columns_need_trees {
+        if whole || (columns_need_trees && quick.is_none()) {
             fields = d.message.fields();
             if let Some(o) = d.frame_offset {
                 for f in &mut fields {
@@ -499,11 +535,20 @@ impl<W: Write> Sink for ReadSink<W> {
                 }
             }
         }
+        // Only the JSON records and the listing show the addresses of a message.
+        let columns_only = self.columns.is_some() && self.json.is_none();
+        let addr = |a: &dyn std::fmt::Display| {
+            if columns_only {
+                String::new()
+            } else {
+                a.to_string()
+            }
+        };
         self.pending.push(Record {
             frame: d.frame.number,
             time: d.frame.has_time().then_some(d.frame.ts),
-            src: d.payload.src.to_string(),
-            dst: d.payload.dst.to_string(),
+            src: addr(&d.payload.src),
+            dst: addr(&d.payload.dst),
             protocol: d.protocol.name(),
             // Only the listing shows the info column.
             info: if self.json.is_some() || self.columns.is_some() || !self.print {

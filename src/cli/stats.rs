@@ -1,26 +1,31 @@
 //! `poolshark stats FILE [--interval DURATION] [--format text|json|csv]`: how every pool and server
 //! pair was balanced over time, against what the references predict, and message statistics.
-//! One streaming pass with the same analysers as `check`.
+//! One streaming pass with the same analysers as `check`, on `check`'s threads: the file read
+//! and dissected once, RSerPool and DHCP each decoded and analysed on a thread of its own
+//! ([`crate::handoff`]).
 
 use std::io::Write;
 
 use super::anyhow_like::{Error, Result};
 use super::check::{analysers, AnalysisArgs};
 use super::exit;
-use super::files::{for_each_ordered, run_file};
+use super::files::{for_each_ordered, run_file, run_file_parts};
 use super::input::CaptureFilesArgs;
 use super::progress::Bars;
 use crate::analyse::msgstats::MessageStats;
 use crate::analyse::{Analyser, Report};
 use crate::dissect::FrameSummary;
+use crate::handoff::Part;
 use crate::output::stats as out;
 use crate::pipeline::{Decoded, Sink};
+use crate::proto::AppProtocol;
 use crate::source::{Frame, SourceError};
 
-/// `--jobs` as `stats` uses it (the shared text describes `check`, which also splits one file's
-/// replays over threads; `stats` does not).
-pub const JOBS_HELP: &str = "Threads: files analysed at once, each read and analysed on a thread \
-of its own [default: the cores available]";
+/// `--jobs` as `stats` uses it: as `check` does, threads to spare beyond one per file go to each
+/// file's parts (RSerPool and DHCP decoded and analysed apart).
+pub const JOBS_HELP: &str = "Threads: files analysed at once, each read on a thread of its own; \
+threads to spare beyond one per file decode and analyse RSerPool and DHCP apart [default: the \
+cores available]";
 
 #[derive(clap::Args, Debug)]
 pub struct StatsArgs {
@@ -94,6 +99,46 @@ pub struct StatsSink {
     pub analysers: Vec<Box<dyn Analyser>>,
     pub report: Report,
     pub messages: MessageStats,
+    /// The analysers' run has ended ([`StatsSink::finish`]).
+    finished: bool,
+}
+
+impl StatsSink {
+    fn new(analysers: Vec<Box<dyn Analyser>>, report: Report) -> Self {
+        StatsSink {
+            analysers,
+            report,
+            messages: MessageStats::new(),
+            finished: false,
+        }
+    }
+
+    /// Ends its analysers' run, once (more calls do nothing).
+    fn finish(&mut self, last: Option<crate::source::Timestamp>) {
+        if std::mem::replace(&mut self.finished, true) {
+            return;
+        }
+        for a in &mut self.analysers {
+            a.finish(last, &mut self.report);
+        }
+    }
+
+    /// The protocols its analysers read.
+    fn protocols(&self) -> Vec<AppProtocol> {
+        AppProtocol::ALL
+            .into_iter()
+            .filter(|p| self.analysers.iter().any(|a| a.protocols().contains(p)))
+            .collect()
+    }
+
+    /// Adds a part of the same run kept apart (another thread's protocols, analysers and
+    /// windows): the message statistics, the series and the findings of both.
+    fn absorb(&mut self, other: StatsSink) {
+        self.analysers.extend(other.analysers);
+        self.messages.absorb(other.messages);
+        self.report.findings.absorb(other.report.findings);
+        self.report.timeline.absorb(other.report.timeline);
+    }
 }
 
 impl Sink for StatsSink {
@@ -106,6 +151,11 @@ impl Sink for StatsSink {
 
     fn end_frame(&mut self, frame: &Frame<'_>, _summary: &FrameSummary) {
         self.report.timeline.start(frame.ts);
+    }
+
+    // On a part's own thread: its end (the DHCP replay's is not short) runs there too.
+    fn run_ended(&mut self, last: Option<crate::source::Timestamp>) {
+        self.finish(last);
     }
 
     fn source_error(&mut self, e: &SourceError) {
@@ -123,7 +173,8 @@ pub fn run(mut args: StatsArgs) -> Result<i32> {
     let files = &args.input.files;
     let mut stdout = std::io::stdout().lock();
     if let [file] = files.as_slice() {
-        let done = stats_file(&args, &opts, file, None, &bars)?;
+        let threads = args.input.thread_budget();
+        let done = stats_file(&args, &opts, file, None, &bars, threads)?;
         stdout.write_all(done.text.as_bytes())?;
         stdout.flush()?;
         for n in &done.notes {
@@ -131,13 +182,15 @@ pub fn run(mut args: StatsArgs) -> Result<i32> {
         }
         return Ok(done.code);
     }
+    // Threads to spare beyond one per file go to the files' parts.
+    let per_file = (args.input.thread_budget() / files.len()).max(1);
     let mut worst = exit::OK;
     let mut written: Result<()> = Ok(());
     let mut started = false;
     for_each_ordered(
         files,
         args.input.threads(),
-        |file| stats_file(&args, &opts, file, Some(file), &bars),
+        |file| stats_file(&args, &opts, file, Some(file), &bars, per_file),
         |i, done| {
             let file = files.get(i).map_or("", String::as_str);
             let (done, notes) = match done {
@@ -227,6 +280,38 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// The parts on one pipeline: each message to the part that reads its protocol (the first
+/// part: every protocol no other reads), as the parts' threads would have it.
+struct Fan<'a>(&'a mut [StatsSink]);
+
+impl Sink for Fan<'_> {
+    fn message(&mut self, d: &Decoded<'_>) {
+        let at = self
+            .0
+            .iter()
+            .skip(1)
+            .position(|p| {
+                p.analysers
+                    .iter()
+                    .any(|a| a.protocols().contains(&d.protocol))
+            })
+            .map_or(0, |i| i + 1);
+        if let Some(part) = self.0.get_mut(at) {
+            part.message(d);
+        }
+    }
+
+    fn end_frame(&mut self, frame: &Frame<'_>, summary: &FrameSummary) {
+        for part in self.0.iter_mut() {
+            part.end_frame(frame, summary);
+        }
+    }
+
+    fn source_error(&mut self, e: &SourceError) {
+        eprintln!("poolshark: {e}");
+    }
+}
+
 /// What one file gave: its statistics as the single-file command prints them, and its exit code.
 struct FileStats {
     text: String,
@@ -237,25 +322,77 @@ struct FileStats {
     notes: Vec<String>,
 }
 
-/// One file through its own pipeline, analysers and message statistics; `label` names it in
-/// what goes to standard error when there are several. Errors: the file cannot be opened.
+/// The analysers in the parts that can run apart, as `check` splits them: RSerPool's replay, and
+/// the DHCP load-balancing and failover replays (which read the same messages); each part with
+/// its own report and message statistics, added up at the end.
+fn parts(all: Vec<Box<dyn Analyser>>, max_findings: usize, interval: u64) -> Vec<StatsSink> {
+    let (first, rest): (Vec<_>, Vec<_>) = all.into_iter().partition(|a| {
+        a.protocols()
+            .iter()
+            .any(|p| matches!(p, AppProtocol::Asap | AppProtocol::Enrp))
+    });
+    [first, rest]
+        .into_iter()
+        .filter(|g| !g.is_empty())
+        .map(|analysers| StatsSink::new(analysers, Report::new(max_findings, interval)))
+        .collect()
+}
+
+/// One file through its own pipeline, analysers and message statistics, on up to `threads`
+/// threads; `label` names it in what goes to standard error when there are several. Errors:
+/// the file cannot be opened.
 fn stats_file(
     args: &StatsArgs,
     opts: &crate::pipeline::Options,
     file: &str,
     label: Option<&str>,
     bars: &Bars,
+    threads: usize,
 ) -> Result<FileStats> {
     let input = args.input.capture(file);
-    let mut sink = StatsSink {
-        analysers: analysers(&args.analysis)?,
-        report: Report::new(args.analysis.max_findings, args.interval),
-        messages: MessageStats::new(),
+    let mut parts = parts(
+        analysers(&args.analysis)?,
+        args.analysis.max_findings,
+        args.interval,
+    );
+    let (stats, fatal) = if threads > 1 && parts.len() > 1 {
+        // The first part also decodes (and counts) every protocol no other part reads.
+        let protocols: Vec<Vec<AppProtocol>> = parts.iter().map(StatsSink::protocols).collect();
+        let elsewhere: Vec<AppProtocol> = protocols.iter().skip(1).flatten().copied().collect();
+        let handed: Vec<Part<'_, StatsSink>> = parts
+            .iter_mut()
+            .zip(protocols)
+            .enumerate()
+            .map(|(i, (sink, own))| Part {
+                protocols: if i == 0 {
+                    AppProtocol::ALL
+                        .into_iter()
+                        .filter(|p| opts.dispatch.wants(*p) && !elsewhere.contains(p))
+                        .collect()
+                } else {
+                    own
+                },
+                sink,
+            })
+            .collect();
+        run_file_parts(file, &input, opts, bars, label, handed, None)?
+    } else {
+        run_file(file, &input, opts, bars, label, &mut Fan(&mut parts))?
     };
-    let (stats, fatal) = run_file(file, &input, opts, bars, label, &mut sink)?;
-    for a in &mut sink.analysers {
-        a.finish(stats.last, &mut sink.report);
+    let mut sink: Option<StatsSink> = None;
+    for mut part in parts {
+        part.finish(stats.last);
+        match &mut sink {
+            None => sink = Some(part),
+            Some(s) => s.absorb(part),
+        }
     }
+    let sink = sink.unwrap_or_else(|| {
+        StatsSink::new(
+            Vec::new(),
+            Report::new(args.analysis.max_findings, args.interval),
+        )
+    });
     let rows = sink.messages.rows();
     let mut text = String::new();
     let mut json = None;

@@ -132,6 +132,8 @@ pub struct Columns {
     columns: Vec<Column>,
     /// Whether a column is a tree field (asked for each message: worked out once).
     trees: bool,
+    /// The tree fields the columns name, each once.
+    tree_names: Vec<String>,
     seen: Vec<bool>,
     options: FieldsOptions,
     /// One field's occurrences in the frame at hand (reused).
@@ -150,8 +152,15 @@ impl Columns {
             .iter()
             .map(|n| Column::parse(n.as_ref()).map_err(|e| OptionError(format!("-e: {e}"))))
             .collect::<Result<Vec<_>, _>>()?;
+        let mut tree_names: Vec<String> = Vec::new();
+        for name in columns.iter().filter_map(Column::tree_field) {
+            if !tree_names.iter().any(|n| n == name) {
+                tree_names.push(name.to_string());
+            }
+        }
         Ok(Columns {
             trees: columns.iter().any(Column::is_tree_field),
+            tree_names,
             seen: vec![false; columns.len()],
             columns,
             options,
@@ -178,6 +187,11 @@ impl Columns {
     /// and the protocols do not.
     pub fn needs_trees(&self) -> bool {
         self.trees
+    }
+
+    /// The messages' tree fields the columns name, each once.
+    pub fn tree_names(&self) -> &[String] {
+        &self.tree_names
     }
 
     /// Whether a column is a field of the lower layers' trees, which the frames' views must
@@ -213,16 +227,25 @@ impl Columns {
                 // From 1 (`parse` refuses 0; a 0 built in code keeps nothing).
                 Occurrence::Nth(n) => self.values.get(n.saturating_sub(1)..n).unwrap_or(&[]),
             };
-            let text = kept.join(&self.options.aggregator);
-            // An empty field stays empty, quoted or not (as tshark writes it).
-            if !text.is_empty() {
+            // The occurrences kept, joined by the aggregator (written as they are, not joined
+            // into a string first). An empty field stays empty, quoted or not (as tshark
+            // writes it).
+            let aggregator = self.options.aggregator.as_bytes();
+            let len = kept.iter().map(String::len).sum::<usize>()
+                + aggregator.len() * kept.len().saturating_sub(1);
+            if len > 0 {
                 let mut buf = [0; 4];
                 let quote = self
                     .options
                     .quote
                     .map(|q| q.encode_utf8(&mut buf).as_bytes());
                 out.extend_from_slice(quote.unwrap_or_default());
-                out.extend_from_slice(text.as_bytes());
+                for (j, v) in kept.iter().enumerate() {
+                    if j > 0 {
+                        out.extend_from_slice(aggregator);
+                    }
+                    out.extend_from_slice(v.as_bytes());
+                }
                 out.extend_from_slice(quote.unwrap_or_default());
             }
         }

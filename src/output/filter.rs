@@ -726,6 +726,14 @@ impl Column {
         self.subject.needs_layers()
     }
 
+    /// The name of the messages' tree field the column shows, if it shows one.
+    pub fn tree_field(&self) -> Option<&str> {
+        match &self.subject {
+            Subject::Field(name) => Some(name),
+            _ => None,
+        }
+    }
+
     /// Whether the column writes a lower layer's label: a protocol of the lower layers' trees
     /// (`-e eth`, `-e frame`) is written as its header line ([`Column::values`]), where any
     /// other column writes values.

@@ -3,6 +3,8 @@
 
 mod be;
 pub mod catalogue;
+mod quick;
+pub use quick::may_hold;
 pub mod dhcpv4;
 pub mod dhcpv6;
 pub mod failover;

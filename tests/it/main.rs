@@ -55,6 +55,7 @@ mod plot;
 mod policy_rsplib_replay;
 mod probe_cli;
 mod proptest_roundtrip;
+mod quick_fields;
 mod read_vs_tshark;
 mod read_write;
 mod robustness;

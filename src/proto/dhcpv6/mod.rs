@@ -44,6 +44,7 @@ mod options;
 pub use crate::proto::dhcpv4::Pos;
 pub use domain::Names;
 pub use duid::{Duid, DuidKind, DUID_EN, DUID_LL, DUID_LLT, DUID_UUID};
+pub use fields::MAX_TREE_NESTING;
 pub use ia::{Ia, IaAddr, IaPrefix, IaTa};
 pub use leasequery::{
     LqQuery, LqRelayData, QUERY_BY_ADDRESS, QUERY_BY_CLIENTID, QUERY_BY_LINK_ADDRESS,
