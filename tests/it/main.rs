@@ -42,6 +42,7 @@ mod fuzz_regressions;
 mod generate;
 mod generate_faults;
 mod handoff;
+mod json_schema;
 mod layers_vs_tshark;
 mod leases_cli;
 mod leases_dhcpd_pools;
