@@ -6,15 +6,21 @@
 //! libFuzzer's bytes to [`TARGETS`]. FUZZING.md says what each target checks.
 
 mod capture;
+mod differential;
 mod filter;
 mod messages;
 mod pipeline;
 pub mod seeds;
+mod sequences;
 
 pub use capture::{dissect, handoff, pcap_read};
+pub use differential::dhcp_differential;
 pub use filter::display_filter;
 pub use messages::{dhcpv4, dhcpv6, failover, rserpool};
 pub use pipeline::pipeline;
+pub use sequences::{
+    check_reports, dhcp_sequence, failover_sequence, mutate, rserpool_sequence, Mutation,
+};
 
 use crate::dissect::Limits;
 use crate::source::linktype;
@@ -23,7 +29,7 @@ use crate::source::linktype;
 pub type Target = fn(&[u8]);
 
 /// Every fuzz target, by the name `fuzz/Cargo.toml` gives its binary.
-pub const TARGETS: [(&str, Target); 9] = [
+pub const TARGETS: [(&str, Target); 13] = [
     ("pcap_read", pcap_read),
     ("dissect", dissect),
     ("rserpool", rserpool),
@@ -33,6 +39,10 @@ pub const TARGETS: [(&str, Target); 9] = [
     ("pipeline", pipeline),
     ("handoff", handoff),
     ("display_filter", display_filter),
+    ("rserpool_sequence", rserpool_sequence),
+    ("dhcp_sequence", dhcp_sequence),
+    ("failover_sequence", failover_sequence),
+    ("dhcp_differential", dhcp_differential),
 ];
 
 /// The target of that name.

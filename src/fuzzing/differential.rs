@@ -1,0 +1,258 @@
+//! The differential target: each input decoded as DHCPv4 and as DHCPv6 by poolshark and by
+//! dhcproto, an independent implementation; when both decode without error, what both decode
+//! must agree. dhcproto's known departures from the RFCs (the protocol notes list them) are left
+//! out below, each with the clause it departs from.
+
+use std::collections::BTreeMap;
+
+use dhcproto::{v4 as d4, v6 as d6, Decodable, Decoder};
+
+use crate::proto::{dhcpv4 as v4, dhcpv6 as v6};
+
+/// DHCPv4 and DHCPv6, each compared when both decoders read the input without error.
+pub fn dhcp_differential(data: &[u8]) {
+    compare_v4(data);
+    compare_v6(data);
+}
+
+/// The value bytes of the dhcproto options whose type both decoders give the same meaning
+/// (addresses, times, identifiers, codes, text), as they are on the wire; `None` for the rest.
+fn v4_value(o: &d4::DhcpOption) -> Option<Vec<u8>> {
+    use d4::DhcpOption::*;
+    let addrs = |a: &[std::net::Ipv4Addr]| a.iter().flat_map(|x| x.octets()).collect();
+    Some(match o {
+        SubnetMask(a) | ServerIdentifier(a) | RequestedIpAddress(a) => a.octets().to_vec(),
+        Router(a) | DomainNameServer(a) => addrs(a),
+        AddressLeaseTime(t) | Renewal(t) | Rebinding(t) => t.to_be_bytes().to_vec(),
+        MessageType(t) => vec![u8::from(*t)],
+        ClientIdentifier(b) => b.clone(),
+        ParameterRequestList(c) => c.iter().map(|c| u8::from(*c)).collect(),
+        Hostname(s) | DomainName(s) => s.as_bytes().to_vec(),
+        _ => return None,
+    })
+}
+
+fn compare_v4(data: &[u8]) {
+    let (p, errors) = v4::parse(data);
+    if !errors.is_empty() {
+        return;
+    }
+    // dhcproto's `chaddr()` slices the 16-byte field to `hlen` and panics beyond (RFC 2131
+    // section 2 allows any hlen up to 255 in the byte; poolshark keeps it): not given such input.
+    if p.hlen > 16 {
+        return;
+    }
+    // dhcproto asserts (debug builds, such as the fuzz build) or subtracts on the length of a few
+    // options whatever the message says: client FQDN (81) under 3 bytes (RFC 4702 section 2
+    // requires 3 and more), client network interface identifier (94) other than 3 (RFC 4578
+    // section 2.2), the bulk leasequery status code (151) empty and its times (152 to 155) other
+    // than 4 (RFC 6926 section 6.2). Inputs with those, or with them repeated (dhcproto joins
+    // repeats, RFC 3396), are not given to it.
+    let unsafe_for_dhcproto = |o: &&v4::Opt<'_>| {
+        let n = o.data().len();
+        match o.code {
+            81 => n < 3,
+            94 => n != 3,
+            151 => n < 1,
+            152..=155 => n != 4,
+            _ => false,
+        }
+    };
+    let risky = [81u8, 94, 151, 152, 153, 154, 155];
+    if p.options.iter().any(|o| risky.contains(&o.code))
+        && (p.options.iter().filter(|o| risky.contains(&o.code)).count() > 1
+            || p.options.iter().any(|o| unsafe_for_dhcproto(&o)))
+    {
+        return;
+    }
+    let Ok(d) = d4::Message::decode(&mut Decoder::new(data)) else {
+        return;
+    };
+    assert_eq!(u8::from(d.opcode()), p.op, "op");
+    assert_eq!(u8::from(d.htype()), p.htype, "htype");
+    assert_eq!(d.hlen(), p.hlen, "hlen");
+    assert_eq!(d.hops(), p.hops, "hops");
+    assert_eq!(d.xid(), p.xid, "xid");
+    assert_eq!(d.secs(), p.secs, "secs");
+    assert_eq!(u16::from(d.flags()), p.flags, "flags");
+    assert_eq!(d.ciaddr(), p.ciaddr, "ciaddr");
+    assert_eq!(d.yiaddr(), p.yiaddr, "yiaddr");
+    assert_eq!(d.siaddr(), p.siaddr, "siaddr");
+    assert_eq!(d.giaddr(), p.giaddr, "giaddr");
+    assert_eq!(d.chaddr(), &p.chaddr[..usize::from(p.hlen)], "chaddr");
+
+    // Options follow the magic cookie only (RFC 2131 section 3, RFC 1497): dhcproto reads
+    // whatever follows `file` as options (it does not check the cookie).
+    if p.cookie != Some(v4::MAGIC_COOKIE) {
+        return;
+    }
+    // poolshark's options in wire order (without PAD and END), as far as the first END.
+    let ours: Vec<&v4::Opt<'_>> = p
+        .options
+        .iter()
+        .take_while(|o| o.code != v4::code::END)
+        .filter(|o| o.code != v4::code::PAD)
+        .collect();
+    // dhcproto keeps one option per code (the last read) in code order, and stops reading at
+    // the first option it cannot decode, silently: what it has must be exactly the codes of a
+    // prefix of poolshark's list.
+    let theirs: BTreeMap<u8, &d4::DhcpOption> =
+        d.opts().iter().map(|(c, o)| (u8::from(*c), o)).collect();
+    let k = ours
+        .iter()
+        .position(|o| !theirs.contains_key(&o.code))
+        .unwrap_or(ours.len());
+    let prefix: std::collections::BTreeSet<u8> = ours[..k].iter().map(|o| o.code).collect();
+    let codes: std::collections::BTreeSet<u8> = theirs.keys().copied().collect();
+    assert_eq!(
+        codes, prefix,
+        "option codes: dhcproto's against poolshark's first {k}"
+    );
+    // The values of the options that occur once in that prefix.
+    for (code, o) in &theirs {
+        let mut same = ours[..k].iter().filter(|x| x.code == *code);
+        let (Some(x), None) = (same.next(), same.next()) else {
+            continue;
+        };
+        if let Some(value) = v4_value(o) {
+            assert_eq!(value, x.data().into_owned(), "option {code}");
+        }
+    }
+}
+
+fn compare_v6(data: &[u8]) {
+    let (p, errors) = v6::parse(data);
+    if !errors.is_empty() {
+        return;
+    }
+    // A relayed message: dhcproto 0.15 decodes Relay-forward and Relay-reply (RFC 8415 section
+    // 9) as client/server messages, reading the hop count and link address as a transaction id
+    // and options: not compared.
+    let Some(inner) = p.inner.as_ref().filter(|_| p.relays.is_empty()) else {
+        return;
+    };
+    // dhcproto subtracts from an option's length without checking it (its debug build panics):
+    // authentication (11) under 11 bytes, status code (13) under 2, vendor class and options (16,
+    // 17) under 4, at any depth; RFC 8415 section 21 gives each its minimum. Not given such input.
+    if dhcproto_v6_underflows(&data[4.min(data.len())..], 0) {
+        return;
+    }
+    let Ok(d) = d6::Message::decode(&mut Decoder::new(data)) else {
+        return;
+    };
+    assert_eq!(u8::from(d.msg_type()), inner.msg_type, "msg-type");
+    assert_eq!(
+        u32::from_be_bytes([0, d.xid()[0], d.xid()[1], d.xid()[2]]),
+        inner.xid,
+        "transaction-id"
+    );
+    // dhcproto sorts the options by code and stops at the first it cannot decode: its codes
+    // must be those of the first as many of poolshark's, sorted.
+    let theirs: Vec<&d6::DhcpOption> = d.opts().iter().collect();
+    let mut codes: Vec<u16> = theirs
+        .iter()
+        .map(|o| u16::from(d6::OptionCode::from(*o)))
+        .collect();
+    codes.sort_unstable();
+    assert!(
+        theirs.len() <= inner.options.len(),
+        "dhcproto read {} options, poolshark {}",
+        theirs.len(),
+        inner.options.len()
+    );
+    let ours = &inner.options[..theirs.len()];
+    let mut prefix: Vec<u16> = ours.iter().map(|o| o.code).collect();
+    prefix.sort_unstable();
+    assert_eq!(codes, prefix, "option codes");
+    // dhcproto reads Preference (7), Elapsed Time (8), Server Unicast (12) and Reconfigure
+    // Message (19) at their fixed size whatever the option length says (RFC 8415 sections 21.8,
+    // 21.9, 21.12, 21.19 give 1, 2, 16 and 1): with another length, what it reads after is not
+    // the message's options. Their values are compared only when the lengths are right.
+    let fixed = |code: u16| match code {
+        7 | 19 => Some(1),
+        8 => Some(2),
+        12 => Some(16),
+        _ => None,
+    };
+    if inner.options.iter().any(|o| {
+        fixed(o.code).is_some_and(|n| {
+            let mut v = Vec::new();
+            o.value.write_data(&mut v);
+            n != v.len()
+        })
+    }) {
+        return;
+    }
+    for o in theirs {
+        let code = u16::from(d6::OptionCode::from(o));
+        let mut same = ours.iter().filter(|x| x.code == code);
+        let (Some(x), None) = (same.next(), same.next()) else {
+            continue;
+        };
+        compare_v6_option(o, &x.value, code);
+    }
+}
+
+/// The options both decoders type alike.
+fn compare_v6_option(o: &d6::DhcpOption, ours: &v6::OptValue<'_>, code: u16) {
+    use d6::DhcpOption as D;
+    use v6::OptValue as P;
+    match (o, ours) {
+        (D::ClientId(b), P::ClientId(x)) | (D::ServerId(b), P::ServerId(x)) => {
+            assert_eq!(&b[..], x.bytes(), "option {code}");
+        }
+        (D::ElapsedTime(t), P::ElapsedTime(x)) => assert_eq!(t, x, "elapsed time"),
+        (D::Preference(t), P::Preference(x)) => assert_eq!(t, x, "preference"),
+        (D::ORO(oro), P::Oro(x)) => {
+            let codes: Vec<u16> = oro.opts.iter().map(|c| u16::from(*c)).collect();
+            assert_eq!(&codes, x, "ORO");
+        }
+        (D::IANA(ia), P::IaNa(x)) => {
+            assert_eq!((ia.id, ia.t1, ia.t2), (x.iaid, x.t1, x.t2), "IA_NA");
+        }
+        (D::ServerUnicast(a), P::Unicast(x)) => assert_eq!(a, x, "server unicast"),
+        (D::DomainNameServers(a), P::Addresses(x)) => assert_eq!(a, x, "DNS servers"),
+        (D::InterfaceId(b), P::InterfaceId(x)) => assert_eq!(&b[..], &x[..], "interface-id"),
+        _ => {}
+    }
+}
+
+/// Whether dhcproto's decoding of these DHCPv6 options (and of those nested in them) subtracts
+/// past zero.
+fn dhcproto_v6_underflows(mut buf: &[u8], depth: u8) -> bool {
+    if depth > 8 {
+        return true;
+    }
+    while let [a, b, c, d, rest @ ..] = buf {
+        let code = u16::from_be_bytes([*a, *b]);
+        let len = usize::from(u16::from_be_bytes([*c, *d]));
+        let body = &rest[..len.min(rest.len())];
+        let short = match code {
+            11 => len < 11,
+            13 => len < 2,
+            16 | 17 => len < 4,
+            _ => false,
+        };
+        if short {
+            return true;
+        }
+        // Options that hold options after a fixed part: IA_NA, IA_TA, IAADDR, IA_PD, IAPREFIX,
+        // vendor options; a relay message holds a message (client: 4 bytes of header; relay:
+        // 34).
+        let nested: &[usize] = match code {
+            3 | 25 => &[12],
+            4 | 17 => &[4],
+            5 => &[24],
+            26 => &[25],
+            9 => &[4, 34],
+            _ => &[],
+        };
+        for skip in nested {
+            if body.len() >= *skip && dhcproto_v6_underflows(&body[*skip..], depth + 1) {
+                return true;
+            }
+        }
+        buf = &rest[len.min(rest.len())..];
+    }
+    false
+}
