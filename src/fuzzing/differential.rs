@@ -42,27 +42,14 @@ fn compare_v4(data: &[u8]) {
     if p.hlen > 16 {
         return;
     }
-    // dhcproto asserts (debug builds, such as the fuzz build) or subtracts on the length of a few
-    // options whatever the message says: client FQDN (81) under 3 bytes (RFC 4702 section 2
-    // requires 3 and more), client network interface identifier (94) other than 3 (RFC 4578
-    // section 2.2), the bulk leasequery status code (151) empty and its times (152 to 155) other
-    // than 4 (RFC 6926 section 6.2). Inputs with those, or with them repeated (dhcproto joins
-    // repeats, RFC 3396), are not given to it.
-    let unsafe_for_dhcproto = |o: &&v4::Opt<'_>| {
-        let n = o.data().len();
-        match o.code {
-            81 => n < 3,
-            94 => n != 3,
-            151 => n < 1,
-            152..=155 => n != 4,
-            _ => false,
-        }
-    };
-    let risky = [81u8, 94, 151, 152, 153, 154, 155];
-    if p.options.iter().any(|o| risky.contains(&o.code))
-        && (p.options.iter().filter(|o| risky.contains(&o.code)).count() > 1
-            || p.options.iter().any(|o| unsafe_for_dhcproto(&o)))
-    {
+    // dhcproto asserts (debug builds, such as the fuzz build) on the length of a few options
+    // whatever the message says: rapid commit (80) other than empty (RFC 4039 section 4), client
+    // FQDN (81) under 3 bytes (RFC 4702 section 2), client network interface identifier (94)
+    // other than 3 (RFC 4578 section 2.2), the bulk leasequery status code (151) empty and its
+    // times (152 to 155) other than 4 (RFC 6926 section 6.2). It reads options after `file`
+    // whether or not the cookie is there, and joins repeats (RFC 3396): inputs where it would
+    // meet one of those with another length, or repeated, are not given to it.
+    if dhcproto_v4_asserts(data.get(240..).unwrap_or_default()) {
         return;
     }
     let Ok(d) = d4::Message::decode(&mut Decoder::new(data)) else {
@@ -93,6 +80,11 @@ fn compare_v4(data: &[u8]) {
         .take_while(|o| o.code != v4::code::END)
         .filter(|o| o.code != v4::code::PAD)
         .collect();
+    // dhcproto 0.15 decodes option 37, TCP Default TTL (RFC 2132 section 6.1), as option 23,
+    // Default IP TTL (section 4.5): the codes of a message with option 37 are not compared.
+    if ours.iter().any(|o| o.code == 37) {
+        return;
+    }
     // dhcproto keeps one option per code (the last read) in code order, and stops reading at
     // the first option it cannot decode, silently: what it has must be exactly the codes of a
     // prefix of poolshark's list.
@@ -252,6 +244,40 @@ fn dhcproto_v6_underflows(mut buf: &[u8], depth: u8) -> bool {
                 return true;
             }
         }
+        buf = &rest[len.min(rest.len())..];
+    }
+    false
+}
+
+/// Whether dhcproto's DHCPv4 option loop would meet an option whose length it asserts on.
+fn dhcproto_v4_asserts(mut buf: &[u8]) -> bool {
+    let mut seen = [false; 256];
+    while let [code, rest @ ..] = buf {
+        match *code {
+            0 => {
+                buf = rest;
+                continue;
+            }
+            255 => break,
+            _ => {}
+        }
+        let [len, rest @ ..] = rest else {
+            break;
+        };
+        let len = usize::from(*len);
+        let bad = match code {
+            80 => len != 0,
+            81 => len < 3,
+            94 => len != 3,
+            151 => len < 1,
+            152..=155 => len != 4,
+            _ => false,
+        };
+        let risky = matches!(code, 80 | 81 | 94 | 151..=155);
+        if bad || (risky && seen[usize::from(*code)]) {
+            return true;
+        }
+        seen[usize::from(*code)] = true;
         buf = &rest[len.min(rest.len())..];
     }
     false

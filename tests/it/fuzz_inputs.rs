@@ -156,6 +156,8 @@ fn mutants_per_seed(target: &str) -> usize {
     match target {
         "pipeline" | "handoff" => 48,
         "pcap_read" | "dissect" => 96,
+        // Each input a sequence of up to 64 messages through every analyser.
+        "rserpool_sequence" | "dhcp_sequence" | "failover_sequence" => 16,
         _ => 192,
     }
 }
