@@ -124,8 +124,10 @@ fn compare_v6(data: &[u8]) {
         return;
     };
     // dhcproto subtracts from an option's length without checking it (its debug build panics):
-    // authentication (11) under 11 bytes, status code (13) under 2, vendor class and options (16,
-    // 17) under 4, at any depth; RFC 8415 section 21 gives each its minimum. Not given such input.
+    // status code (13) under 2, vendor class and options (16, 17) under 4, at any depth (RFC 8415
+    // sections 21.13, 21.16 and 21.17 give the minimums), including where it meets them only
+    // because it read a fixed-size option at its size rather than its length. Not given such
+    // input.
     if dhcproto_v6_underflows(&data[4.min(data.len())..], 0) {
         return;
     }
@@ -210,41 +212,65 @@ fn compare_v6_option(o: &d6::DhcpOption, ours: &v6::OptValue<'_>, code: u16) {
 }
 
 /// Whether dhcproto's decoding of these DHCPv6 options (and of those nested in them) subtracts
-/// past zero.
-fn dhcproto_v6_underflows(mut buf: &[u8], depth: u8) -> bool {
+/// past zero: its option loop, followed as it reads (a fixed-size option takes its size whatever
+/// its length says, so what follows is read from there; an option that does not fit ends the
+/// loop).
+fn dhcproto_v6_underflows(buf: &[u8], depth: u8) -> bool {
     if depth > 8 {
         return true;
     }
-    while let [a, b, c, d, rest @ ..] = buf {
-        let code = u16::from_be_bytes([*a, *b]);
-        let len = usize::from(u16::from_be_bytes([*c, *d]));
-        let body = &rest[..len.min(rest.len())];
-        let short = match code {
-            11 => len < 11,
-            13 => len < 2,
-            16 | 17 => len < 4,
-            _ => false,
+    let mut i = 0;
+    while let Some(&[a, b, c, d]) = buf.get(i..i + 4) {
+        let code = u16::from_be_bytes([a, b]);
+        let len = usize::from(u16::from_be_bytes([c, d]));
+        i += 4;
+        let left = buf.len() - i;
+        // Preference, Reconfigure Message: one byte; Elapsed Time: two; Server Unicast: 16;
+        // Rapid Commit and Reconfigure Accept: none.
+        let fixed = match code {
+            7 | 19 => Some(1),
+            8 => Some(2),
+            12 => Some(16),
+            14 | 20 => Some(0),
+            _ => None,
         };
-        if short {
-            return true;
+        if let Some(n) = fixed {
+            if left < n {
+                return false;
+            }
+            i += n;
+            continue;
         }
-        // Options that hold options after a fixed part: IA_NA, IA_TA, IAADDR, IA_PD, IAPREFIX,
-        // vendor options; a relay message holds a message (client: 4 bytes of header; relay:
-        // 34).
-        let nested: &[usize] = match code {
-            3 | 25 => &[12],
-            4 | 17 => &[4],
-            5 => &[24],
-            26 => &[25],
-            9 => &[4, 34],
-            _ => &[],
+        // Status code reads two bytes, then `len - 2`; vendor class and options four, then
+        // `len - 4`.
+        let head = match code {
+            13 => 2,
+            16 | 17 => 4,
+            _ => 0,
         };
-        for skip in nested {
-            if body.len() >= *skip && dhcproto_v6_underflows(&body[*skip..], depth + 1) {
+        if head > 0 && len < head {
+            return left >= head;
+        }
+        if left < len {
+            return false;
+        }
+        let body = &buf[i..i + len];
+        // Options that hold options after a fixed part: IA_NA, IA_PD (12), IA_TA (4), IAADDR
+        // (24), IAPREFIX (25), vendor options (4); a relay message holds a relay message (34).
+        let skip = match code {
+            3 | 25 => Some(12),
+            4 | 17 => Some(4),
+            5 => Some(24),
+            26 => Some(25),
+            9 => Some(34),
+            _ => None,
+        };
+        if let Some(skip) = skip {
+            if body.len() >= skip && dhcproto_v6_underflows(&body[skip..], depth + 1) {
                 return true;
             }
         }
-        buf = &rest[len.min(rest.len())..];
+        i += len;
     }
     false
 }
