@@ -6,15 +6,23 @@
 //! libFuzzer's bytes to [`TARGETS`]. FUZZING.md says what each target checks.
 
 mod capture;
+#[cfg(feature = "fuzz-oracle")]
+mod differential;
 mod filter;
 mod messages;
 mod pipeline;
 pub mod seeds;
+mod sequences;
 
 pub use capture::{dissect, handoff, pcap_read};
+#[cfg(feature = "fuzz-oracle")]
+pub use differential::dhcp_differential;
 pub use filter::display_filter;
 pub use messages::{dhcpv4, dhcpv6, failover, rserpool};
 pub use pipeline::pipeline;
+pub use sequences::{
+    check_reports, dhcp_sequence, failover_sequence, mutate, rserpool_sequence, Mutation,
+};
 
 use crate::dissect::Limits;
 use crate::source::linktype;
@@ -23,7 +31,7 @@ use crate::source::linktype;
 pub type Target = fn(&[u8]);
 
 /// Every fuzz target, by the name `fuzz/Cargo.toml` gives its binary.
-pub const TARGETS: [(&str, Target); 9] = [
+pub const TARGETS: [(&str, Target); 12] = [
     ("pcap_read", pcap_read),
     ("dissect", dissect),
     ("rserpool", rserpool),
@@ -33,11 +41,26 @@ pub const TARGETS: [(&str, Target); 9] = [
     ("pipeline", pipeline),
     ("handoff", handoff),
     ("display_filter", display_filter),
+    ("rserpool_sequence", rserpool_sequence),
+    ("dhcp_sequence", dhcp_sequence),
+    ("failover_sequence", failover_sequence),
 ];
+
+/// The targets that need feature `fuzz-oracle` (an independent implementation to compare with):
+/// the fuzz crate and the tests turn it on.
+#[cfg(feature = "fuzz-oracle")]
+pub const ORACLE_TARGETS: [(&str, Target); 1] = [("dhcp_differential", dhcp_differential)];
+#[cfg(not(feature = "fuzz-oracle"))]
+pub const ORACLE_TARGETS: [(&str, Target); 0] = [];
+
+/// Every target this build has: [`TARGETS`] and [`ORACLE_TARGETS`].
+pub fn all_targets() -> impl Iterator<Item = (&'static str, Target)> {
+    TARGETS.into_iter().chain(ORACLE_TARGETS)
+}
 
 /// The target of that name.
 pub fn target(name: &str) -> Option<Target> {
-    TARGETS.iter().find(|(n, _)| *n == name).map(|&(_, f)| f)
+    all_targets().find(|(n, _)| *n == name).map(|(_, f)| f)
 }
 
 /// The link types a `dissect` record can name (its first byte, modulo the count).

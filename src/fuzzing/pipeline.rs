@@ -21,7 +21,7 @@ struct Check {
     args: CheckArgs,
 }
 
-fn default_args() -> &'static CheckArgs {
+pub(super) fn default_args() -> &'static CheckArgs {
     static ARGS: OnceLock<CheckArgs> = OnceLock::new();
     ARGS.get_or_init(|| match Check::try_parse_from(["check", "-"]) {
         Ok(c) => c.args,

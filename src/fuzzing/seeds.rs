@@ -34,6 +34,8 @@ const RUN_FRAMES: usize = 24;
 const RUNS: usize = 8;
 /// Messages kept per target and capture (the big captures repeat themselves).
 const MESSAGES: usize = 300;
+/// Seeds per capture of each structure-aware target.
+const SEQUENCE_SEEDS: usize = 24;
 
 /// A seed corpus in the making: each distinct input once per target.
 #[derive(Default)]
@@ -111,6 +113,7 @@ impl Seeds {
         };
         let mut pipeline = Pipeline::new(Options::default());
         let _ = pipeline.run(&mut source, &mut sink);
+        let mut sequence_seeds: BTreeMap<&'static str, usize> = BTreeMap::new();
         for (target, bytes) in sink.found {
             if target == "dhcpv6" || target == "dhcpv4" {
                 // A display filter, a newline and the message (the target's input).
@@ -120,6 +123,25 @@ impl Seeds {
                     input.push(b'\n');
                     input.extend_from_slice(&bytes);
                     self.add("display_filter", input);
+                }
+            }
+            // The differential target reads each DHCP message both ways.
+            if target == "dhcpv6" || target == "dhcpv4" {
+                self.add("dhcp_differential", bytes.clone());
+            }
+            // The structure-aware targets read their input as choices, not as a message: the
+            // capture's messages are only varied entropy for them, a few per capture.
+            let sequence = match target {
+                "rserpool" => Some("rserpool_sequence"),
+                "dhcpv4" | "dhcpv6" => Some("dhcp_sequence"),
+                "failover" => Some("failover_sequence"),
+                _ => None,
+            };
+            if let Some(seq) = sequence {
+                if sequence_seeds.get(seq).copied().unwrap_or(0) < SEQUENCE_SEEDS
+                    && self.add(seq, bytes.clone())
+                {
+                    *sequence_seeds.entry(seq).or_default() += 1;
                 }
             }
             self.add(target, bytes);
