@@ -479,7 +479,7 @@ fn every_json_key_is_in_docs_json_md_and_every_documented_key_is_written() {
         }
     }
 
-    // probe (dry run: no interface, nothing sent), hash, simulate.
+    // probe (dry run: no interface, nothing sent), hash, rules, simulate.
     for args in [
         &[
             "probe",
@@ -523,6 +523,7 @@ fn every_json_key_is_in_docs_json_md_and_every_documented_key_is_written() {
             "chaddr",
             "00:11:22:33:44:55",
         ],
+        &["rules", "--format", "json"],
         &[
             "simulate",
             "--policy",
