@@ -7,8 +7,9 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, SyncSender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use arrow_array::builder::{
@@ -127,10 +128,15 @@ pub fn nanos(t: Timestamp) -> i64 {
         .saturating_add(i64::from(t.nanos))
 }
 
-/// The thread that encodes and writes a table's row groups, and the way to it.
+/// The thread that encodes and writes a table's row groups, and the file it writes: shared by
+/// the table's fronts ([`Table::another`]), and ended by the last of them to go.
 struct Writer {
-    tx: SyncSender<RecordBatch>,
-    thread: JoinHandle<std::io::Result<()>>,
+    thread: Mutex<Option<JoinHandle<std::io::Result<()>>>>,
+    path: PathBuf,
+    tmp: PathBuf,
+    /// A front went without being closed (an error on its way): the file is not complete, and
+    /// the last front removes it rather than name it.
+    abandoned: AtomicBool,
 }
 
 /// Row groups waiting for the writing thread: the table's thread goes on making the next while
@@ -138,7 +144,11 @@ struct Writer {
 const GROUPS_IN_FLIGHT: usize = 1;
 
 impl Writer {
-    fn start(mut w: ArrowWriter<File>) -> std::io::Result<Writer> {
+    fn start(
+        mut w: ArrowWriter<File>,
+        path: PathBuf,
+        tmp: PathBuf,
+    ) -> std::io::Result<(SyncSender<RecordBatch>, Writer)> {
         let (tx, rx) = mpsc::sync_channel::<RecordBatch>(GROUPS_IN_FLIGHT);
         let thread = std::thread::Builder::new()
             .name("parquet-writer".into())
@@ -149,37 +159,59 @@ impl Writer {
                 w.close().map_err(std::io::Error::other)?;
                 Ok(())
             })?;
-        Ok(Writer { tx, thread })
+        Ok((
+            tx,
+            Writer {
+                thread: Mutex::new(Some(thread)),
+                path,
+                tmp,
+                abandoned: AtomicBool::new(false),
+            },
+        ))
     }
 
-    /// Hands a row group over; an error is the writing thread's (it has stopped).
-    fn write(&mut self, batch: RecordBatch) -> std::io::Result<()> {
-        if self.tx.send(batch).is_ok() {
-            return Ok(());
+    /// Waits for the writing thread (every front's way to it gone: it has written what they
+    /// handed over and the footer): the first error of the writing, if any.
+    fn join(&self) -> std::io::Result<()> {
+        let thread = self.thread.lock().ok().and_then(|mut t| t.take());
+        match thread.map(JoinHandle::join) {
+            Some(Ok(r)) => r,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => Ok(()),
         }
-        // The thread has ended, on an error: [`Writer::finish`] gives it.
-        Err(std::io::Error::other("the table's writing stopped"))
     }
 
-    /// Writes what was handed over and the footer: the first error of the writing, if any.
-    fn finish(self) -> std::io::Result<()> {
-        drop(self.tx);
-        match self.thread.join() {
-            Ok(r) => r,
-            Err(panic) => std::panic::resume_unwind(panic),
+    /// The last front has gone: the file written whole is given its name (`complete`), else
+    /// removed.
+    fn end(self, complete: bool) -> std::io::Result<()> {
+        let written = self.join();
+        if complete && !self.abandoned.load(Ordering::Relaxed) {
+            written?;
+            return std::fs::rename(&self.tmp, &self.path);
         }
+        let _ = std::fs::remove_file(&self.tmp);
+        written?;
+        Err(std::io::Error::other(format!(
+            "{}: not complete: the writing of a part of it failed",
+            self.path.display()
+        )))
     }
 }
 
 /// A table being written: call the setters for each column of a row, in any order (a column
 /// left out is null), then [`Table::end_row`].
+///
+/// A table may have several fronts ([`Table::another`]), each making rows on a thread of its
+/// own: each hands its row groups to the one writing thread, so the file holds each front's
+/// row groups (each in the order its rows were made) in the order they were handed over. The
+/// file is given its name when the last front closes.
 pub struct Table {
-    path: PathBuf,
-    tmp: PathBuf,
     cols: &'static [Col],
     schema: Arc<Schema>,
     builders: Vec<Builder>,
-    writer: Option<Writer>,
+    /// The way to the writing thread; `None` once it has failed or the front is closed.
+    tx: Option<SyncSender<RecordBatch>>,
+    writer: Option<Arc<Writer>>,
     rows: u64,
     /// The column after the one set last.
     next: usize,
@@ -217,18 +249,35 @@ impl Table {
         let file = File::create(&tmp)?;
         let writer = ArrowWriter::try_new(file, schema.clone(), Some(props.build()))
             .map_err(std::io::Error::other)?;
-        let writer = Writer::start(writer)?;
+        let (tx, writer) = Writer::start(writer, path.to_path_buf(), tmp)?;
         Ok(Table {
-            path: path.to_path_buf(),
-            tmp,
             cols,
             schema,
             builders: cols.iter().map(|c| Builder::new(c.kind)).collect(),
-            writer: Some(writer),
+            tx: Some(tx),
+            writer: Some(Arc::new(writer)),
             rows: 0,
             next: 0,
             scratch: String::new(),
         })
+    }
+
+    /// Another front of the same file, for rows made on another thread (see [`Table`]).
+    pub fn another(&self) -> Table {
+        Table {
+            cols: self.cols,
+            schema: self.schema.clone(),
+            builders: self.cols.iter().map(|c| Builder::new(c.kind)).collect(),
+            tx: self.tx.clone(),
+            writer: self.writer.clone(),
+            rows: 0,
+            next: 0,
+            scratch: String::new(),
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.writer.as_deref().map_or(Path::new(""), |w| &w.path)
     }
 
     fn index(&mut self, name: &str) -> usize {
@@ -241,7 +290,7 @@ impl Table {
                 .cols
                 .iter()
                 .position(|c| c.name == name)
-                .unwrap_or_else(|| panic!("no column {name} in {}", self.path.display())),
+                .unwrap_or_else(|| panic!("no column {name} in {}", self.path().display())),
         };
         self.next = i + 1;
         i
@@ -395,33 +444,40 @@ impl Table {
         let columns: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
         let batch =
             RecordBatch::try_new(self.schema.clone(), columns).map_err(std::io::Error::other)?;
-        let Some(w) = &mut self.writer else {
-            return Ok(());
+        let Some(tx) = &self.tx else {
+            return Err(std::io::Error::other("the table's writing stopped"));
         };
-        if w.write(batch).is_ok() {
+        if tx.send(batch).is_ok() {
             return Ok(());
         }
-        // The writing thread has stopped on an error: its own.
-        match self.writer.take().map(Writer::finish) {
-            Some(Err(e)) => Err(e),
-            _ => Err(std::io::Error::other("the table's writing stopped")),
-        }
+        // The writing thread has stopped on an error: its own, given by the last front.
+        self.tx = None;
+        Err(std::io::Error::other("the table's writing stopped"))
     }
 
-    /// Rows written so far.
+    /// Rows written so far (by this front).
     pub fn rows(&self) -> u64 {
         self.rows
     }
 
-    /// Writes what is left and the footer, and gives the file its name.
+    /// Writes what is left of this front's rows; the last front to close writes the footer
+    /// and gives the file its name. The rows this front wrote.
     pub fn close(mut self) -> std::io::Result<u64> {
-        self.flush()?;
-        match self.writer.take() {
-            Some(w) => w.finish()?,
-            // An error stopped the writing: it was returned then.
-            None => return Err(std::io::Error::other("the table's writing failed")),
+        let flushed = self.flush();
+        self.tx = None;
+        let writer = self.writer.take();
+        if flushed.is_err() {
+            if let Some(w) = &writer {
+                w.abandoned.store(true, Ordering::Relaxed);
+            }
         }
-        std::fs::rename(&self.tmp, &self.path)?;
+        // The last front waits for the writing (every way to it is gone) and names the file.
+        let ended = match writer.and_then(Arc::into_inner) {
+            Some(w) => w.end(true),
+            None => Ok(()),
+        };
+        flushed?;
+        ended?;
         Ok(self.rows)
     }
 }
@@ -429,11 +485,13 @@ impl Table {
 impl Drop for Table {
     fn drop(&mut self) {
         // Not closed (an error on the way): no half table under the table's name.
-        // (Once closed, it has been renamed: there is nothing to remove.)
+        self.tx = None;
         if let Some(w) = self.writer.take() {
-            let _ = w.finish();
+            w.abandoned.store(true, Ordering::Relaxed);
+            if let Some(w) = Arc::into_inner(w) {
+                let _ = w.end(false);
+            }
         }
-        let _ = std::fs::remove_file(&self.tmp);
     }
 }
 

@@ -144,6 +144,16 @@ impl Messages {
         })
     }
 
+    /// Another front of the same table, for messages decoded on another thread
+    /// ([`Table::another`]).
+    pub fn another(&self) -> Messages {
+        Messages {
+            table: self.table.another(),
+            file: self.file.clone(),
+            addrs: vec![None; ADDRESS_SLOTS],
+        }
+    }
+
     fn addr(&mut self, i: usize, a: IpAddr) {
         let Some(entry) = self.addrs.get_mut(slot(&a)) else {
             return self.table.display_at(i, Some(&a));
