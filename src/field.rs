@@ -344,6 +344,7 @@ pub fn hex_colons(b: &[u8]) -> String {
 
 /// Appends `b` in lowercase hex, `separator` between bytes.
 pub fn push_hex(s: &mut String, b: &[u8], separator: Option<char>) {
+    s.reserve(b.len() * 3);
     for (i, x) in b.iter().enumerate() {
         if let (Some(c), true) = (separator, i > 0) {
             s.push(c);

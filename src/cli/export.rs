@@ -135,8 +135,10 @@ fn export_file(
         .into_iter()
         .zip(fronts)
         .map(|(analysers, (recorder, messages))| {
-            let report =
+            let mut report =
                 Report::new(args.analysis.max_findings, args.interval).observed(Box::new(recorder));
+            // The `windows` table reads the windows only: no member descriptions.
+            report.timeline = crate::analyse::timeline::Timeline::new(args.interval).windows_only();
             ExportSink {
                 check: CheckSink::new(analysers, report),
                 messages,

@@ -45,19 +45,60 @@ pub enum Kind {
     Time,
 }
 
-/// A column of the schema: its name, its type, whether it may be null.
+/// How a column's values are encoded in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// Dictionary (`RLE_DICTIONARY`): values that repeat.
+    Dictionary,
+    /// `DELTA_BINARY_PACKED`: integers that rise by small steps (frames, times).
+    Delta,
+    /// `PLAIN`: values that seldom repeat.
+    Plain,
+}
+
+/// A column of the schema: its name, its type, whether it may be null, its encoding.
 #[derive(Clone, Copy, Debug)]
 pub struct Col {
     pub name: &'static str,
     pub kind: Kind,
     pub nullable: bool,
+    pub encoding: Encoding,
+    /// Minimum and maximum kept per page and row group (engines skip row groups with them).
+    pub statistics: bool,
 }
 
+/// A column encoded as its kind's values usually are: labels in a dictionary, times and
+/// 64-bit counts and frames as deltas, the rest plain.
 pub const fn col(name: &'static str, kind: Kind, nullable: bool) -> Col {
+    let encoding = match kind {
+        Kind::Label => Encoding::Dictionary,
+        Kind::Time | Kind::U64 => Encoding::Delta,
+        _ => Encoding::Plain,
+    };
     Col {
         name,
         kind,
         nullable,
+        encoding,
+        // No minimum and maximum of text that seldom repeats (a client key, a list of PEs, a
+        // message): no engine prunes on them, and they cost a comparison per value.
+        statistics: !matches!(kind, Kind::Text),
+    }
+}
+
+impl Col {
+    /// The column encoded as `encoding` instead.
+    pub const fn encoded(self, encoding: Encoding) -> Col {
+        Col { encoding, ..self }
+    }
+
+    /// The column without minimum and maximum: values that mix in every row group (addresses,
+    /// message types), where they would skip nothing and cost a comparison per value.
+    pub const fn without_statistics(self) -> Col {
+        Col {
+            statistics: false,
+            ..self
+        }
     }
 }
 
@@ -215,6 +256,8 @@ pub struct Table {
     rows: u64,
     /// The column after the one set last.
     next: usize,
+    /// Columns set in the current row (all of them: no column to fill with nulls).
+    set: usize,
     scratch: String,
 }
 
@@ -231,13 +274,23 @@ impl Table {
             .set_max_row_group_size(ROW_GROUP)
             .set_dictionary_enabled(true);
         // Dictionaries where values repeat; elsewhere a dictionary would only be given up
-        // page after page.
-        for c in cols.iter().filter(|c| c.kind != Kind::Label) {
-            props = props.set_column_dictionary_enabled(ColumnPath::from(c.name), false);
+        // page after page. Deltas where integers rise by small steps: a byte or two a value
+        // rather than eight, for Snappy to go through.
+        for c in cols {
+            let path = ColumnPath::from(c.name);
+            match c.encoding {
+                Encoding::Dictionary => {}
+                Encoding::Delta => {
+                    props = props
+                        .set_column_dictionary_enabled(path.clone(), false)
+                        .set_column_encoding(path, parquet::basic::Encoding::DELTA_BINARY_PACKED);
+                }
+                Encoding::Plain => {
+                    props = props.set_column_dictionary_enabled(path, false);
+                }
+            }
         }
-        // No minimum and maximum of text that seldom repeats (a client key, a list of PEs, a
-        // message): no engine prunes on them, and they cost a comparison per value.
-        for c in cols.iter().filter(|c| c.kind == Kind::Text) {
+        for c in cols.iter().filter(|c| !c.statistics) {
             props = props
                 .set_column_statistics_enabled(ColumnPath::from(c.name), EnabledStatistics::None);
         }
@@ -258,6 +311,7 @@ impl Table {
             writer: Some(Arc::new(writer)),
             rows: 0,
             next: 0,
+            set: 0,
             scratch: String::new(),
         })
     }
@@ -272,6 +326,7 @@ impl Table {
             writer: self.writer.clone(),
             rows: 0,
             next: 0,
+            set: 0,
             scratch: String::new(),
         }
     }
@@ -296,6 +351,12 @@ impl Table {
         i
     }
 
+    /// Column `i`'s builder, the column counted as set in this row.
+    fn at(&mut self, i: usize) -> Option<&mut Builder> {
+        self.set += 1;
+        self.builders.get_mut(i)
+    }
+
     pub fn str(&mut self, name: &str, v: Option<&str>) {
         let i = self.index(name);
         self.str_at(i, v);
@@ -304,14 +365,14 @@ impl Table {
     /// Column `i` (its place in the schema) set to text: for rows made by place rather than
     /// name (the messages, a row per message).
     pub fn str_at(&mut self, i: usize, v: Option<&str>) {
-        if let Some(Builder::Str(b)) = self.builders.get_mut(i) {
+        if let Some(Builder::Str(b)) = self.at(i) {
             b.append_option(v);
         }
     }
 
     /// Column `i` set to `v` written as text, straight into the column (no string made).
     pub fn display_at(&mut self, i: usize, v: Option<&dyn std::fmt::Display>) {
-        if let Some(Builder::Str(b)) = self.builders.get_mut(i) {
+        if let Some(Builder::Str(b)) = self.at(i) {
             match v {
                 Some(v) => {
                     use std::fmt::Write as _;
@@ -325,16 +386,35 @@ impl Table {
 
     /// Column `i` set to `v` in lowercase hex (made in a buffer kept between rows).
     pub fn hex_at(&mut self, i: usize, v: Option<&[u8]>) {
-        if let Some(Builder::Str(b)) = self.builders.get_mut(i) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        if let Some(Builder::Str(b)) = self.at(i) {
             match v {
                 Some(v) => {
-                    self.scratch.clear();
-                    crate::field::push_hex(&mut self.scratch, v, None);
-                    b.append_value(&self.scratch);
+                    scratch.clear();
+                    crate::field::push_hex(&mut scratch, v, None);
+                    b.append_value(&scratch);
                 }
                 None => b.append_null(),
             }
         }
+        self.scratch = scratch;
+    }
+
+    /// Column `name` set to the text `build` makes (in a buffer kept between rows), or null.
+    pub fn text_with(&mut self, name: &str, build: Option<impl FnOnce(&mut String)>) {
+        let i = self.index(name);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        if let Some(Builder::Str(b)) = self.at(i) {
+            match build {
+                Some(build) => {
+                    scratch.clear();
+                    build(&mut scratch);
+                    b.append_value(&scratch);
+                }
+                None => b.append_null(),
+            }
+        }
+        self.scratch = scratch;
     }
 
     /// Bytes in lowercase hex, straight into the column.
@@ -350,61 +430,61 @@ impl Table {
     }
 
     pub fn u32_at(&mut self, i: usize, v: Option<u32>) {
-        if let Some(Builder::U32(b)) = self.builders.get_mut(i) {
+        if let Some(Builder::U32(b)) = self.at(i) {
             b.append_option(v);
         }
     }
 
     pub fn u64_at(&mut self, i: usize, v: Option<u64>) {
-        if let Some(Builder::U64(b)) = self.builders.get_mut(i) {
+        if let Some(Builder::U64(b)) = self.at(i) {
             b.append_option(v);
         }
     }
 
     pub fn time_at(&mut self, i: usize, v: Option<Timestamp>) {
-        if let Some(Builder::Time(b)) = self.builders.get_mut(i) {
+        if let Some(Builder::Time(b)) = self.at(i) {
             b.append_option(v.map(nanos));
         }
     }
 
     pub fn u8(&mut self, name: &str, v: Option<u8>) {
         let i = self.index(name);
-        if let Builder::U8(b) = &mut self.builders[i] {
+        if let Some(Builder::U8(b)) = self.at(i) {
             b.append_option(v);
         }
     }
 
     pub fn u32(&mut self, name: &str, v: Option<u32>) {
         let i = self.index(name);
-        if let Builder::U32(b) = &mut self.builders[i] {
+        if let Some(Builder::U32(b)) = self.at(i) {
             b.append_option(v);
         }
     }
 
     pub fn u64(&mut self, name: &str, v: Option<u64>) {
         let i = self.index(name);
-        if let Builder::U64(b) = &mut self.builders[i] {
+        if let Some(Builder::U64(b)) = self.at(i) {
             b.append_option(v);
         }
     }
 
     pub fn f64(&mut self, name: &str, v: Option<f64>) {
         let i = self.index(name);
-        if let Builder::F64(b) = &mut self.builders[i] {
+        if let Some(Builder::F64(b)) = self.at(i) {
             b.append_option(v);
         }
     }
 
     pub fn bool(&mut self, name: &str, v: Option<bool>) {
         let i = self.index(name);
-        if let Builder::Bool(b) = &mut self.builders[i] {
+        if let Some(Builder::Bool(b)) = self.at(i) {
             b.append_option(v);
         }
     }
 
     pub fn time(&mut self, name: &str, v: Option<Timestamp>) {
         let i = self.index(name);
-        if let Builder::Time(b) = &mut self.builders[i] {
+        if let Some(Builder::Time(b)) = self.at(i) {
             b.append_option(v.map(nanos));
         }
     }
@@ -414,7 +494,9 @@ impl Table {
         self.rows += 1;
         self.next = 0;
         let rows = self.rows as usize;
-        for (b, c) in self.builders.iter_mut().zip(self.cols) {
+        // Every column set (a setter called once per column): none to fill.
+        let full = std::mem::take(&mut self.set) == self.cols.len();
+        for (b, c) in self.builders.iter_mut().zip(self.cols).filter(|_| !full) {
             if b.len() < rows_in_group(rows) {
                 // Left out: null (or, for a column that may not be null, a zero value).
                 match (b, c.nullable) {

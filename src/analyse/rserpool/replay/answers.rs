@@ -252,7 +252,7 @@ impl Replay {
         pool: &PoolHandle,
         items: Option<u32>,
     ) {
-        if !report.timeline.recording() {
+        if !report.timeline.describing() {
             return;
         }
         // Out of `self` while a pool entry of `self` is borrowed.
