@@ -65,6 +65,8 @@ pub struct Col {
     pub encoding: Encoding,
     /// Minimum and maximum kept per page and row group (engines skip row groups with them).
     pub statistics: bool,
+    /// Snappy-compressed.
+    pub compressed: bool,
 }
 
 /// A column encoded as its kind's values usually are: labels in a dictionary, times and
@@ -83,13 +85,28 @@ pub const fn col(name: &'static str, kind: Kind, nullable: bool) -> Col {
         // No minimum and maximum of text that seldom repeats (a client key, a list of PEs, a
         // message): no engine prunes on them, and they cost a comparison per value.
         statistics: !matches!(kind, Kind::Text),
+        // Dictionary indices and deltas are already packed: Snappy would go through them and
+        // save a tenth at most.
+        compressed: matches!(encoding, Encoding::Plain),
     }
 }
 
 impl Col {
     /// The column encoded as `encoding` instead.
     pub const fn encoded(self, encoding: Encoding) -> Col {
-        Col { encoding, ..self }
+        Col {
+            encoding,
+            compressed: matches!(encoding, Encoding::Plain),
+            ..self
+        }
+    }
+
+    /// The column Snappy-compressed whatever its encoding (deltas that still repeat).
+    pub const fn compressed(self) -> Col {
+        Col {
+            compressed: true,
+            ..self
+        }
     }
 
     /// The column without minimum and maximum: values that mix in every row group (addresses,
@@ -289,6 +306,10 @@ impl Table {
                     props = props.set_column_dictionary_enabled(path, false);
                 }
             }
+        }
+        for c in cols.iter().filter(|c| !c.compressed) {
+            props =
+                props.set_column_compression(ColumnPath::from(c.name), Compression::UNCOMPRESSED);
         }
         for c in cols.iter().filter(|c| !c.statistics) {
             props = props

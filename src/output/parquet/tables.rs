@@ -18,8 +18,12 @@ pub const MESSAGES: &[Col] = &[
     col("time", Kind::Time, false),
     col("src", Kind::Label, false).without_statistics(),
     col("dst", Kind::Label, false).without_statistics(),
-    col("src_port", Kind::U32, false).encoded(Encoding::Delta),
-    col("dst_port", Kind::U32, false).encoded(Encoding::Delta),
+    col("src_port", Kind::U32, false)
+        .encoded(Encoding::Delta)
+        .compressed(),
+    col("dst_port", Kind::U32, false)
+        .encoded(Encoding::Delta)
+        .compressed(),
     col("protocol", Kind::Label, false),
     col("message_type", Kind::Label, false).without_statistics(),
     col("transaction_id", Kind::U32, true),
