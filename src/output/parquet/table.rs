@@ -12,11 +12,12 @@ use std::sync::mpsc::{self, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use arrow_array::builder::{
-    ArrayBuilder, BooleanBuilder, Float64Builder, StringBuilder, TimestampNanosecondBuilder,
-    UInt32Builder, UInt64Builder, UInt8Builder,
+use arrow_array::builder::{ArrayBuilder, BooleanBuilder};
+use arrow_array::types::{
+    ArrowPrimitiveType, Float64Type, TimestampNanosecondType, UInt32Type, UInt64Type, UInt8Type,
 };
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::{ArrayRef, PrimitiveArray, RecordBatch, StringArray};
+use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
@@ -119,39 +120,189 @@ impl Col {
     }
 }
 
+/// Whether each value of a column is there (`false`: null), made into the array's null buffer
+/// when there was a null.
+#[derive(Default)]
+struct Nulls {
+    valid: Vec<bool>,
+    nulls: usize,
+}
+
+impl Nulls {
+    fn push(&mut self, valid: bool) {
+        self.valid.push(valid);
+        self.nulls += usize::from(!valid);
+    }
+
+    fn finish(&mut self) -> Option<NullBuffer> {
+        let fresh = Vec::with_capacity(self.valid.len());
+        let valid = std::mem::replace(&mut self.valid, fresh);
+        (std::mem::take(&mut self.nulls) > 0).then(|| NullBuffer::from(valid))
+    }
+}
+
+/// A text column of one row group: its bytes, where each value ends, its nulls (the parts of a
+/// `StringArray`, gathered as plain vectors and handed over whole: one allocation per column
+/// per row group, no builder's bookkeeping per value).
+struct Texts {
+    offsets: Vec<i32>,
+    values: Vec<u8>,
+    nulls: Nulls,
+    /// The bytes passed what 32-bit offsets reach: the row group cannot be made.
+    overflow: bool,
+}
+
+impl Texts {
+    fn new() -> Texts {
+        Texts {
+            offsets: vec![0],
+            values: Vec::new(),
+            nulls: Nulls::default(),
+            overflow: false,
+        }
+    }
+
+    /// Ends the current value (its bytes written by [`Texts::append_value`] or through
+    /// `fmt::Write`).
+    fn end_value(&mut self, valid: bool) {
+        let end = match i32::try_from(self.values.len()) {
+            Ok(end) => end,
+            Err(_) => {
+                self.overflow = true;
+                self.offsets.last().copied().unwrap_or(0)
+            }
+        };
+        self.offsets.push(end);
+        self.nulls.push(valid);
+    }
+
+    fn append_value(&mut self, v: &str) {
+        self.values.extend_from_slice(v.as_bytes());
+        self.end_value(true);
+    }
+
+    fn append_null(&mut self) {
+        self.end_value(false);
+    }
+
+    fn append_option(&mut self, v: Option<&str>) {
+        match v {
+            Some(v) => self.append_value(v),
+            None => self.append_null(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn finish(&mut self) -> std::io::Result<ArrayRef> {
+        let n = self.len();
+        let mut offsets = Vec::with_capacity(n + 1);
+        offsets.push(0);
+        let offsets = std::mem::replace(&mut self.offsets, offsets);
+        let fresh = Vec::with_capacity(self.values.len());
+        let values = std::mem::replace(&mut self.values, fresh);
+        let nulls = self.nulls.finish();
+        if std::mem::take(&mut self.overflow) {
+            return Err(std::io::Error::other(
+                "a row group's text passed 2 GiB: it cannot be written",
+            ));
+        }
+        let array = StringArray::try_new(
+            OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            Buffer::from_vec(values),
+            nulls,
+        )
+        .map_err(std::io::Error::other)?;
+        Ok(Arc::new(array))
+    }
+}
+
+impl std::fmt::Write for Texts {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.values.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// A column of numbers of one row group, gathered as a plain vector (see [`Texts`]).
+struct Values<T: ArrowPrimitiveType> {
+    values: Vec<T::Native>,
+    nulls: Nulls,
+}
+
+impl<T: ArrowPrimitiveType> Values<T> {
+    fn new() -> Self {
+        Values {
+            values: Vec::new(),
+            nulls: Nulls::default(),
+        }
+    }
+
+    fn append_value(&mut self, v: T::Native) {
+        self.values.push(v);
+        self.nulls.push(true);
+    }
+
+    fn append_null(&mut self) {
+        self.values.push(T::Native::default());
+        self.nulls.push(false);
+    }
+
+    fn append_option(&mut self, v: Option<T::Native>) {
+        match v {
+            Some(v) => self.append_value(v),
+            None => self.append_null(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    fn finish(&mut self) -> std::io::Result<PrimitiveArray<T>> {
+        let fresh = Vec::with_capacity(self.values.len());
+        let values = std::mem::replace(&mut self.values, fresh);
+        let nulls = self.nulls.finish();
+        PrimitiveArray::<T>::try_new(ScalarBuffer::from(values), nulls)
+            .map_err(std::io::Error::other)
+    }
+}
+
 enum Builder {
-    Str(StringBuilder),
-    U8(UInt8Builder),
-    U32(UInt32Builder),
-    U64(UInt64Builder),
-    F64(Float64Builder),
+    Str(Texts),
+    U8(Values<UInt8Type>),
+    U32(Values<UInt32Type>),
+    U64(Values<UInt64Type>),
+    F64(Values<Float64Type>),
     Bool(BooleanBuilder),
-    Time(TimestampNanosecondBuilder),
+    Time(Values<TimestampNanosecondType>),
 }
 
 impl Builder {
     fn new(kind: Kind) -> Builder {
         match kind {
-            Kind::Label | Kind::Text => Builder::Str(StringBuilder::new()),
-            Kind::U8 => Builder::U8(UInt8Builder::new()),
-            Kind::U32 => Builder::U32(UInt32Builder::new()),
-            Kind::U64 => Builder::U64(UInt64Builder::new()),
-            Kind::F64 => Builder::F64(Float64Builder::new()),
+            Kind::Label | Kind::Text => Builder::Str(Texts::new()),
+            Kind::U8 => Builder::U8(Values::new()),
+            Kind::U32 => Builder::U32(Values::new()),
+            Kind::U64 => Builder::U64(Values::new()),
+            Kind::F64 => Builder::F64(Values::new()),
             Kind::Bool => Builder::Bool(BooleanBuilder::new()),
-            Kind::Time => Builder::Time(TimestampNanosecondBuilder::new().with_timezone("UTC")),
+            Kind::Time => Builder::Time(Values::new()),
         }
     }
 
-    fn finish(&mut self) -> ArrayRef {
-        match self {
-            Builder::Str(b) => Arc::new(b.finish()),
-            Builder::U8(b) => Arc::new(b.finish()),
-            Builder::U32(b) => Arc::new(b.finish()),
-            Builder::U64(b) => Arc::new(b.finish()),
-            Builder::F64(b) => Arc::new(b.finish()),
+    fn finish(&mut self) -> std::io::Result<ArrayRef> {
+        Ok(match self {
+            Builder::Str(b) => b.finish()?,
+            Builder::U8(b) => Arc::new(b.finish()?),
+            Builder::U32(b) => Arc::new(b.finish()?),
+            Builder::U64(b) => Arc::new(b.finish()?),
+            Builder::F64(b) => Arc::new(b.finish()?),
             Builder::Bool(b) => Arc::new(b.finish()),
-            Builder::Time(b) => Arc::new(b.finish()),
-        }
+            Builder::Time(b) => Arc::new(b.finish()?.with_timezone("UTC")),
+        })
     }
 
     fn len(&self) -> usize {
@@ -544,7 +695,11 @@ impl Table {
         if n == 0 {
             return Ok(());
         }
-        let columns: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
+        let columns = self
+            .builders
+            .iter_mut()
+            .map(Builder::finish)
+            .collect::<std::io::Result<Vec<ArrayRef>>>()?;
         let batch =
             RecordBatch::try_new(self.schema.clone(), columns).map_err(std::io::Error::other)?;
         let Some(tx) = &self.tx else {
@@ -606,11 +761,7 @@ fn rows_in_group(rows: usize) -> usize {
     }
 }
 
-fn append<T: arrow_array::types::ArrowPrimitiveType>(
-    b: &mut arrow_array::builder::PrimitiveBuilder<T>,
-    nullable: bool,
-    zero: T::Native,
-) {
+fn append<T: ArrowPrimitiveType>(b: &mut Values<T>, nullable: bool, zero: T::Native) {
     if nullable {
         b.append_null();
     } else {
