@@ -1,5 +1,5 @@
-//! One Parquet table of one capture, written as rows come: the rows gather in Arrow builders and
-//! go out as a row group every [`ROW_GROUP`] rows, so a table of a billion rows holds one row
+//! One Parquet table of one capture, written as rows come: the rows gather in plain vectors per
+//! column and go out as a row group (Arrow arrays) every [`ROW_GROUP`] rows, so a table of a billion rows holds one row
 //! group in memory (and one more on its way out). A row group is encoded, compressed and written
 //! on a thread of the table's own, so the thread that makes the rows (the analysis) does not wait
 //! for it. The file is written beside its name and renamed to it once complete: a reader (an
@@ -35,7 +35,8 @@ pub const ROW_GROUP: usize = 65_536;
 pub enum Kind {
     /// Text that repeats (a file, a protocol, a rule, a server): dictionary-encoded.
     Label,
-    /// Text that seldom repeats (a client key, a message): plain.
+    /// Text that seldom repeats (a message): plain unless its column says otherwise, and no
+    /// minimum and maximum.
     Text,
     U8,
     U32,
@@ -810,6 +811,53 @@ mod tests {
         assert_eq!(meta.file_metadata().num_rows() as u64, n);
         assert_eq!(meta.num_row_groups(), 2);
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn fronts_on_two_threads_make_one_file_named_when_the_last_closes() {
+        let dir = std::env::temp_dir().join(format!("poolshark-fronts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.parquet");
+        let mut a = Table::create(&path, COLS).unwrap();
+        let b = a.another();
+        let n = ROW_GROUP as u64 + 3;
+        let other = std::thread::spawn(move || {
+            let mut b = b;
+            for i in 0..n {
+                b.str("file", Some("b.pcap"));
+                b.u64("frame", Some(i));
+                b.end_row().unwrap();
+            }
+            b
+        });
+        for i in 0..5 {
+            a.str("file", Some("a.pcap"));
+            a.u64("frame", Some(i));
+            a.hex("key", Some(&[0xab, 0x01]));
+            a.end_row().unwrap();
+        }
+        assert_eq!(a.close().unwrap(), 5);
+        assert!(!path.exists(), "named before its last front closed");
+        assert_eq!(other.join().unwrap().close().unwrap(), n);
+        let r = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
+        assert_eq!(r.metadata().file_metadata().num_rows() as u64, n + 5);
+        // A front that goes without closing leaves no file, whoever closes last.
+        let half = dir.join("half.parquet");
+        let mut a = Table::create(&half, COLS).unwrap();
+        let mut b = a.another();
+        b.str("file", Some("b.pcap"));
+        b.end_row().unwrap();
+        drop(b);
+        a.str("file", Some("a.pcap"));
+        a.end_row().unwrap();
+        assert!(a.close().is_err());
+        assert!(!half.exists());
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no file left beside"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
