@@ -376,6 +376,7 @@ pub fn hex_colons(b: &[u8]) -> String {
 
 /// Appends `b` in lowercase hex, `separator` between bytes.
 pub fn push_hex(s: &mut String, b: &[u8], separator: Option<char>) {
+    s.reserve(b.len() * 2 + separator.map_or(0, char::len_utf8) * b.len().saturating_sub(1));
     for (i, x) in b.iter().enumerate() {
         if let (Some(c), true) = (separator, i > 0) {
             s.push(c);

@@ -346,6 +346,9 @@ pub struct Timeline {
     /// False for a run that never shows the series (`check`): only the origin is kept, so
     /// [`Timeline::window_start`] still answers, and every record is a no-op.
     recording: bool,
+    /// False for a run that reads the windows only (`export`): members are not described
+    /// ([`Timeline::describe`]), and analysers need not work out what a description says.
+    describing: bool,
 }
 
 impl Timeline {
@@ -360,6 +363,7 @@ impl Timeline {
             total_windows: 0,
             max_total_windows: 1 << 18,
             recording: true,
+            describing: true,
         }
     }
 
@@ -369,6 +373,19 @@ impl Timeline {
     pub fn not_recording(mut self) -> Self {
         self.recording = false;
         self
+    }
+
+    /// A timeline whose windows are all that is read (`export`'s `windows` table): the
+    /// members' descriptions and long-run shares are not kept ([`Timeline::describing`]).
+    pub fn windows_only(mut self) -> Self {
+        self.describing = false;
+        self
+    }
+
+    /// Whether members' descriptions are kept (see [`Timeline::windows_only`]): an analyser
+    /// asks before it works one out.
+    pub fn describing(&self) -> bool {
+        self.recording && self.describing
     }
 
     /// Whether records are kept (see [`Timeline::not_recording`]).
@@ -650,7 +667,7 @@ impl Timeline {
         text: String,
         expected_share: Option<f64>,
     ) {
-        if !self.recording {
+        if !self.describing() {
             return;
         }
         if let Some(s) = self.series.get_mut(subject) {

@@ -262,7 +262,7 @@ impl CheckSink {
     }
 
     /// The protocols its analysers read.
-    fn protocols(&self) -> Vec<AppProtocol> {
+    pub fn protocols(&self) -> Vec<AppProtocol> {
         AppProtocol::ALL
             .into_iter()
             .filter(|p| self.analysers.iter().any(|a| a.protocols().contains(p)))
@@ -304,6 +304,22 @@ fn parts(
     plotting: bool,
     timeline: bool,
 ) -> Vec<CheckSink> {
+    split_analysers(all)
+        .into_iter()
+        .map(|analysers| {
+            let report = if plotting {
+                Report::new(max_findings, PLOT_INTERVAL_NS)
+            } else {
+                findings_report(max_findings, timeline)
+            };
+            CheckSink::new(analysers, report)
+        })
+        .collect()
+}
+
+/// Analysers in the groups that can run apart ([`parts`]): RSerPool's replay, and the others
+/// (the DHCP load-balancing and failover replays, which read the same messages); no empty group.
+pub(super) fn split_analysers(all: Vec<Box<dyn Analyser>>) -> Vec<Vec<Box<dyn Analyser>>> {
     let (first, rest): (Vec<_>, Vec<_>) = all.into_iter().partition(|a| {
         a.protocols()
             .iter()
@@ -312,13 +328,27 @@ fn parts(
     [first, rest]
         .into_iter()
         .filter(|g| !g.is_empty())
-        .map(|analysers| {
-            let report = if plotting {
-                Report::new(max_findings, PLOT_INTERVAL_NS)
+        .collect()
+}
+
+/// The protocols each part decodes, its analysers' being `own`: the first part's also those of
+/// every protocol no other part reads.
+pub(super) fn part_protocols(
+    opts: &crate::pipeline::Options,
+    own: Vec<Vec<AppProtocol>>,
+) -> Vec<Vec<AppProtocol>> {
+    let elsewhere: Vec<AppProtocol> = own.iter().skip(1).flatten().copied().collect();
+    own.into_iter()
+        .enumerate()
+        .map(|(i, own)| {
+            if i == 0 {
+                AppProtocol::ALL
+                    .into_iter()
+                    .filter(|p| opts.dispatch.wants(*p) && !elsewhere.contains(p))
+                    .collect()
             } else {
-                findings_report(max_findings, timeline)
-            };
-            CheckSink::new(analysers, report)
+                own
+            }
         })
         .collect()
 }
@@ -366,23 +396,11 @@ fn run_parts(
     label: Option<&str>,
     parts: &mut [CheckSink],
 ) -> Result<(crate::pipeline::RunStats, Option<SourceError>)> {
-    let protocols: Vec<Vec<AppProtocol>> = parts.iter().map(CheckSink::protocols).collect();
-    let elsewhere: Vec<AppProtocol> = protocols.iter().skip(1).flatten().copied().collect();
+    let protocols = part_protocols(opts, parts.iter().map(CheckSink::protocols).collect());
     let handed: Vec<Part<'_, CheckSink>> = parts
         .iter_mut()
         .zip(protocols)
-        .enumerate()
-        .map(|(i, (sink, own))| Part {
-            protocols: if i == 0 {
-                AppProtocol::ALL
-                    .into_iter()
-                    .filter(|p| opts.dispatch.wants(*p) && !elsewhere.contains(p))
-                    .collect()
-            } else {
-                own
-            },
-            sink,
-        })
+        .map(|(sink, protocols)| Part { protocols, sink })
         .collect();
     run_file_parts(file, input, opts, bars, label, handed, None)
 }

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::anyhow_like::{Error, Result};
-use super::check::{analysers, analysers_seeded, AnalysisArgs, CheckSink};
+use super::check::{
+    analysers, analysers_seeded, part_protocols, split_analysers, AnalysisArgs, CheckSink,
+};
 use super::exit;
 use super::files::{for_each_ordered, run_file, run_file_parts};
 use super::input::CaptureFilesArgs;
@@ -17,7 +19,6 @@ use crate::dissect::FrameSummary;
 use crate::handoff::Part;
 use crate::output::parquet::{self, table::Table, tables, Recorder};
 use crate::pipeline::{Decoded, Sink};
-use crate::proto::AppProtocol;
 use crate::source::{Frame, SourceError, Timestamp};
 
 #[derive(clap::Args, Debug)]
@@ -110,54 +111,89 @@ fn export_file(
     let io = |what: &str, e: std::io::Error| Error::msg(format!("{file}: {what}: {e}"));
     let recorder =
         Recorder::create(dir, &name, file).map_err(|e| io("cannot create its tables", e))?;
-    let report =
-        Report::new(args.analysis.max_findings, args.interval).observed(Box::new(recorder));
     let messages = tables::Messages::create(
         &parquet::table_path(dir, "messages", &name).map_err(|e| io("messages", e))?,
         file,
     )
     .map_err(|e| io("messages", e))?;
-    let failed = AtomicBool::new(false);
-    let mut sink = ExportSink {
-        check: CheckSink::new(analysers_seeded(&args.analysis, Vec::new())?, report),
-        messages,
-        error: None,
-        failed: &failed,
-    };
-    let (stats, fatal) = if threads > 1 {
-        // As `check` does: the capture is read and dissected on this thread, and its messages
-        // decoded, analysed and made rows on another. One part, every protocol: the analysers
-        // and the tables see the messages in the order one pipeline gives them.
-        let part = Part {
-            protocols: AppProtocol::ALL
-                .into_iter()
-                .filter(|p| opts.dispatch.wants(*p))
-                .collect(),
-            sink: &mut sink,
-        };
-        run_file_parts(file, &input, &opts, bars, label, vec![part], Some(&failed))?
+    let analysers = analysers_seeded(&args.analysis, Vec::new())?;
+    // As `check` does, on more than one thread: the capture is read and dissected on this
+    // thread, and its messages decoded, analysed and made rows in parts that run apart (RSerPool's
+    // analysers, the DHCP family's), each on a thread of its own and with fronts of its own to
+    // the tables (each table's row groups are the parts' in turn, each in frame order).
+    let groups = if threads > 1 {
+        split_analysers(analysers)
     } else {
-        run_file(file, &input, &opts, bars, label, &mut sink)?
+        vec![analysers]
     };
-    sink.check.finish(stats.last);
-    if let Some(e) = sink.error.take() {
-        return Err(io("writing the messages", e));
+    let failed = AtomicBool::new(false);
+    let mut fronts: Vec<(Recorder, tables::Messages)> = (1..groups.len())
+        .map(|_| (recorder.another(), messages.another()))
+        .collect();
+    fronts.insert(0, (recorder, messages));
+    let mut sinks: Vec<ExportSink> = groups
+        .into_iter()
+        .zip(fronts)
+        .map(|(analysers, (recorder, messages))| {
+            let mut report =
+                Report::new(args.analysis.max_findings, args.interval).observed(Box::new(recorder));
+            // The `windows` table reads the windows only: no member descriptions.
+            report.timeline = crate::analyse::timeline::Timeline::new(args.interval).windows_only();
+            ExportSink {
+                check: CheckSink::new(analysers, report),
+                messages,
+                error: None,
+                failed: &failed,
+            }
+        })
+        .collect();
+    let (stats, fatal) = if threads > 1 {
+        let own = sinks.iter().map(|s| s.check.protocols()).collect();
+        let parts: Vec<Part<'_, ExportSink>> = sinks
+            .iter_mut()
+            .zip(part_protocols(&opts, own))
+            .map(|(sink, protocols)| Part { protocols, sink })
+            .collect();
+        run_file_parts(file, &input, &opts, bars, label, parts, Some(&failed))?
+    } else {
+        match sinks.first_mut() {
+            Some(sink) => run_file(file, &input, &opts, bars, label, sink)?,
+            None => return Err(Error::msg(format!("{file}: no analysers"))),
+        }
+    };
+    let mut messages = 0;
+    let mut timeline: Option<crate::analyse::timeline::Timeline> = None;
+    for mut sink in sinks {
+        sink.check.finish(stats.last);
+        if let Some(e) = sink.error.take() {
+            return Err(io("writing the messages", e));
+        }
+        messages += sink
+            .messages
+            .close()
+            .map_err(|e| io("writing the messages", e))?;
+        if let Some(o) = sink.check.report.observer.take() {
+            o.close()
+                .map_err(|e| io("writing the analysers' tables", e))?;
+        }
+        // The parts' subjects are apart: their series make the capture's.
+        let own = std::mem::replace(
+            &mut sink.check.report.timeline,
+            crate::analyse::timeline::Timeline::new(args.interval),
+        );
+        match &mut timeline {
+            None => timeline = Some(own),
+            Some(t) => t.absorb(own),
+        }
     }
-    let messages = sink
-        .messages
-        .close()
-        .map_err(|e| io("writing the messages", e))?;
-    if let Some(o) = sink.check.report.observer.take() {
-        o.close()
-            .map_err(|e| io("writing the analysers' tables", e))?;
-    }
+    let timeline =
+        timeline.unwrap_or_else(|| crate::analyse::timeline::Timeline::new(args.interval));
     let mut w = Table::create(
         &parquet::table_path(dir, "windows", &name).map_err(|e| io("windows", e))?,
         tables::WINDOWS,
     )
     .map_err(|e| io("windows", e))?;
-    tables::windows(&mut w, file, &sink.check.report.timeline)
-        .map_err(|e| io("writing the windows", e))?;
+    tables::windows(&mut w, file, &timeline).map_err(|e| io("writing the windows", e))?;
     let windows = w.close().map_err(|e| io("writing the windows", e))?;
     Ok(Exported {
         messages,

@@ -89,7 +89,12 @@ fn expected(files: &[PathBuf]) -> Expected {
         .args(files)
         .output()
         .unwrap();
-    let reports: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut reports: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // One file: its report alone, without its name.
+    if let (Value::Object(r), [file]) = (&mut reports, files) {
+        r.insert("file".into(), file.to_str().unwrap().into());
+        reports = json!([reports]);
+    }
     let mut e = Expected {
         findings: BTreeMap::new(),
         answers: BTreeMap::new(),
@@ -301,4 +306,98 @@ fn two_captures_with_one_name_are_refused_before_anything_is_written() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("the same file name"), "{err}");
     assert!(!dir.exists());
+}
+
+/// One capture alone gets two threads, and its analysers run in check's two parts (RSerPool's,
+/// the DHCP family's), each making its own rows: on a generated capture of every protocol, the
+/// tables still count what `check --format json` counts (findings by rule, balanced answers per
+/// server, resolutions per pool, messages), and hold the same rows as the export on one thread
+/// (DuckDB, `EXCEPT ALL` both ways, every table).
+#[test]
+fn one_capture_on_two_threads_counts_what_check_counts() {
+    let base = std::env::temp_dir().join(format!("poolshark-export-parts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let capture = base.join("mixed.pcap");
+    let o = poolshark()
+        .args(["generate", "--frames", "40000", "--seed", "7", "--out"])
+        .arg(&capture)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let files = vec![capture.clone()];
+    let (two, one) = (base.join("two"), base.join("one"));
+    export(&files, &two);
+    let o = poolshark()
+        .args(["export", "--no-progress", "--jobs", "1", "--parquet"])
+        .arg(&one)
+        .arg(&capture)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let want = expected(&files);
+    assert!(
+        !want.answers.is_empty() && !want.resolutions.is_empty(),
+        "the capture has DHCP and RSerPool"
+    );
+
+    // The parquet crate's reader: findings by rule and messages.
+    let mut findings = BTreeMap::new();
+    for b in batches(&two, "findings", &capture) {
+        let (file, rule, count) = (
+            column::<StringArray>(&b, "file"),
+            column::<StringArray>(&b, "rule"),
+            column::<UInt64Array>(&b, "count"),
+        );
+        for i in 0..b.num_rows() {
+            *findings
+                .entry((file.value(i).to_string(), rule.value(i).to_string()))
+                .or_insert(0) += count.value(i);
+        }
+    }
+    assert_eq!(findings, want.findings);
+    let messages: u64 = batches(&two, "messages", &capture)
+        .iter()
+        .map(|b| b.num_rows() as u64)
+        .sum();
+    let key = (capture.to_str().unwrap().to_string(), String::new());
+    assert_eq!(Some(&messages), want.messages.get(&key));
+
+    // DuckDB: answers per server, resolutions per pool; then every table against one thread's.
+    let table = |dir: &Path, t: &str| format!("read_parquet('{}/{t}/*.parquet')", dir.display());
+    let Some(rows) = duckdb(&format!(
+        "SELECT file, server, count(*) FROM (
+           SELECT file, owner AS server FROM {t} WHERE owner_answer_frame IS NOT NULL
+           UNION ALL
+           SELECT file, other FROM {t} WHERE other_answer_frame IS NOT NULL)
+         GROUP BY ALL",
+        t = table(&two, "dhcp_transactions")
+    )) else {
+        let _ = std::fs::remove_dir_all(&base);
+        return;
+    };
+    assert_eq!(counts(&rows), want.answers);
+    let rows = duckdb(&format!(
+        "SELECT file, pool, count(*) FROM {} GROUP BY ALL",
+        table(&two, "rserpool_resolutions")
+    ))
+    .unwrap();
+    assert_eq!(counts(&rows), want.resolutions);
+    for t in parquet_tables() {
+        let (a, b) = (table(&two, t), table(&one, t));
+        let rows = duckdb(&format!(
+            "SELECT (SELECT count(*) FROM {a}), (SELECT count(*) FROM {b}),
+                    (SELECT count(*) FROM (SELECT * FROM {a} EXCEPT ALL SELECT * FROM {b})),
+                    (SELECT count(*) FROM (SELECT * FROM {b} EXCEPT ALL SELECT * FROM {a}))"
+        ))
+        .unwrap();
+        let r = &rows[0];
+        assert_eq!(r[0], r[1], "{t}: rows on two threads and on one");
+        assert_eq!([r[2].as_str(), r[3].as_str()], ["0", "0"], "{t}: {r:?}");
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+fn parquet_tables() -> [&'static str; 5] {
+    poolshark::output::parquet::TABLES
 }

@@ -24,7 +24,7 @@ use serde_json::json;
 use super::classify::{classify, delayed, Class};
 use super::config::Settings;
 use super::episodes::{Evidence, FirstTakeover, PairEpisodes, Reference, Seen};
-use super::hba::Role;
+use super::hba::{Hba, Role};
 use super::inference::{failover_state, reached};
 use super::model::Pair;
 use super::profile::ServerIdRule;
@@ -95,6 +95,9 @@ pub struct PairStats {
     pub episodes: PairEpisodes,
     /// When the evidence did not decide the profile: the other tied profiles, judged beside.
     pub undecided: Option<Box<super::undecided::Undecided>>,
+    /// The pair's kind in the timeline, as last written, and the profile and map it names
+    /// (made again only when they change, not at every answer).
+    pub timeline_kind: Option<(&'static str, Hba, String)>,
 }
 
 impl PairStats {
@@ -156,7 +159,7 @@ fn push(report: &mut Report, pair: &Pair, f: Finding, time: Timestamp) {
 /// reference's weights (the same that `check`'s shares add up: [`Shares`]).
 fn record_answer(
     report: &mut Report,
-    time: Timestamp,
+    (time, kind): (Timestamp, &mut Option<(&'static str, Hba, String)>),
     pair: &Pair,
     reg: &Registry,
     answered: [(Role, bool); 2],
@@ -172,14 +175,20 @@ fn record_answer(
         .into_iter()
         .map(|r| (name(r), weights[idx(r)], weights[idx(r)]))
         .collect();
-    let kind = format!(
-        "DHCP pair (profile {}, buckets {})",
-        pair.profile.name, pair.hba
-    );
+    let kind = match kind {
+        Some((profile, hba, text)) if *profile == pair.profile.name && *hba == pair.hba => text,
+        _ => {
+            let text = format!(
+                "DHCP pair (profile {}, buckets {})",
+                pair.profile.name, pair.hba
+            );
+            &kind.insert((pair.profile.name, pair.hba, text)).2
+        }
+    };
     report.timeline.answer(
         time,
         &Subject::Server(pair.name.clone()),
-        &kind,
+        kind,
         &chosen,
         &expected,
     );
@@ -479,7 +488,14 @@ fn balanced(
         stats.shares.add(answered, credited, w);
         if report.timeline.recording() {
             let order = [(owner, own_ans.is_some()), (other, oth_ans.is_some())];
-            record_answer(report, time, pair, reg, order, w);
+            record_answer(
+                report,
+                (time, &mut stats.timeline_kind),
+                pair,
+                reg,
+                order,
+                w,
+            );
         }
     }
     let last = t

@@ -121,7 +121,7 @@ impl Directory {
         match self.records.get(&id) {
             Some(Registrar {
                 server_id: Some(s), ..
-            }) => format!("0x{s:08x}"),
+            }) => super::handle::pe_hex(*s),
             Some(r) => match (r.asap.first(), r.enrp.first()) {
                 (Some(a), _) => format!("at {a}"),
                 (None, Some(e)) => format!("at ENRP {e}"),

@@ -46,10 +46,9 @@ impl fmt::Display for PoolHandle {
             return f.write_str(text);
         }
         f.write_str("0x")?;
-        for b in self.bytes.iter() {
-            write!(f, "{b:02x}")?;
-        }
-        Ok(())
+        let mut hex = String::with_capacity(self.bytes.len() * 2);
+        crate::field::push_hex(&mut hex, &self.bytes, None);
+        f.write_str(&hex)
     }
 }
 

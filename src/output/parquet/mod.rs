@@ -71,6 +71,18 @@ impl Recorder {
         })
     }
 
+    /// Another front of the same tables, for the records of analysers that run on another
+    /// thread ([`Table::another`]).
+    pub fn another(&self) -> Recorder {
+        Recorder {
+            file: self.file.clone(),
+            dhcp: self.dhcp.another(),
+            resolutions: self.resolutions.another(),
+            findings: self.findings.another(),
+            error: None,
+        }
+    }
+
     fn keep(&mut self, r: std::io::Result<()>) {
         if let (Err(e), None) = (r, &self.error) {
             self.error = Some(e);

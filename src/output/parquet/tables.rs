@@ -3,7 +3,7 @@
 
 use std::net::IpAddr;
 
-use super::table::{col, Col, Kind, Table};
+use super::table::{col, Col, Encoding, Kind, Table};
 use crate::analyse::finding::{Finding, Severity, Subject};
 use crate::analyse::observe::{DhcpTransaction, Resolution};
 use crate::analyse::rserpool::PoolHandle;
@@ -16,18 +16,22 @@ pub const MESSAGES: &[Col] = &[
     col("file", Kind::Label, false),
     col("frame", Kind::U64, false),
     col("time", Kind::Time, false),
-    col("src", Kind::Label, false),
-    col("dst", Kind::Label, false),
-    col("src_port", Kind::U32, false),
-    col("dst_port", Kind::U32, false),
+    col("src", Kind::Label, false).without_statistics(),
+    col("dst", Kind::Label, false).without_statistics(),
+    col("src_port", Kind::U32, false)
+        .encoded(Encoding::Delta)
+        .compressed(),
+    col("dst_port", Kind::U32, false)
+        .encoded(Encoding::Delta)
+        .compressed(),
     col("protocol", Kind::Label, false),
-    col("message_type", Kind::Label, false),
+    col("message_type", Kind::Label, false).without_statistics(),
     col("transaction_id", Kind::U32, true),
-    col("client_key", Kind::Text, true),
-    col("server_id", Kind::Label, true),
-    col("pool_handle", Kind::Label, true),
+    col("client_key", Kind::Text, true).encoded(Encoding::Dictionary),
+    col("server_id", Kind::Label, true).without_statistics(),
+    col("pool_handle", Kind::Label, true).without_statistics(),
     col("pe_id", Kind::U32, true),
-    col("decode_errors", Kind::U32, false),
+    col("decode_errors", Kind::U32, false).encoded(Encoding::Delta),
 ];
 
 pub const DHCP_TRANSACTIONS: &[Col] = &[
@@ -38,7 +42,7 @@ pub const DHCP_TRANSACTIONS: &[Col] = &[
     col("time", Kind::Time, false),
     col("message_type", Kind::U8, true),
     col("xid", Kind::U32, false),
-    col("client_key", Kind::Text, false),
+    col("client_key", Kind::Text, false).encoded(Encoding::Dictionary),
     col("bucket", Kind::U8, false),
     col("owner", Kind::Label, false),
     col("other", Kind::Label, false),
@@ -58,9 +62,9 @@ pub const RESOLUTIONS: &[Col] = &[
     col("policy", Kind::Label, false),
     col("profile", Kind::Label, false),
     col("items", Kind::U32, true),
-    col("answer", Kind::Text, false),
+    col("answer", Kind::Text, false).encoded(Encoding::Dictionary),
     col("first_pe", Kind::Label, true),
-    col("reference", Kind::Text, true),
+    col("reference", Kind::Text, true).encoded(Encoding::Dictionary),
     col("matches_reference", Kind::Bool, true),
 ];
 
@@ -142,6 +146,16 @@ impl Messages {
             file: file.to_string(),
             addrs: vec![None; ADDRESS_SLOTS],
         })
+    }
+
+    /// Another front of the same table, for messages decoded on another thread
+    /// ([`Table::another`]).
+    pub fn another(&self) -> Messages {
+        Messages {
+            table: self.table.another(),
+            file: self.file.clone(),
+            addrs: vec![None; ADDRESS_SLOTS],
+        }
     }
 
     fn addr(&mut self, i: usize, a: IpAddr) {
@@ -250,17 +264,13 @@ pub fn dhcp_transaction(t: &mut Table, file: &str, x: &DhcpTransaction<'_>) -> s
 }
 
 /// PE identifiers as the reports write them (`0x` and eight hex digits), a space between.
-struct PeList<'a>(&'a [u32]);
-
-impl std::fmt::Display for PeList<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (i, id) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(" ")?;
-            }
-            write!(f, "0x{id:08x}")?;
+fn push_pe_list(s: &mut String, ids: &[u32]) {
+    for (i, id) in ids.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
         }
-        Ok(())
+        s.push_str("0x");
+        crate::field::push_hex(s, &id.to_be_bytes(), None);
     }
 }
 
@@ -274,16 +284,15 @@ pub fn resolution(t: &mut Table, file: &str, r: &Resolution<'_>) -> std::io::Res
     t.str("policy", Some(r.policy));
     t.str("profile", Some(r.profile));
     t.u32("items", r.items);
-    t.display("answer", Some(&PeList(r.answer)));
-    let first = r.answer.get(..1).map(PeList);
-    t.display(
+    t.text_with("answer", Some(|s: &mut String| push_pe_list(s, r.answer)));
+    let first = r.answer.get(..1);
+    t.text_with(
         "first_pe",
-        first.as_ref().map(|p| p as &dyn std::fmt::Display),
+        first.map(|f| |s: &mut String| push_pe_list(s, f)),
     );
-    let reference = r.reference.map(PeList);
-    t.display(
+    t.text_with(
         "reference",
-        reference.as_ref().map(|p| p as &dyn std::fmt::Display),
+        r.reference.map(|x| |s: &mut String| push_pe_list(s, x)),
     );
     t.bool("matches_reference", r.reference.map(|x| x == r.answer));
     t.end_row()

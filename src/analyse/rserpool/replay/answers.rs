@@ -230,14 +230,14 @@ impl Replay {
             .registrars
             .get(&reg)
             .and_then(|s| s.pools.get(pool))
-            .map_or_else(|| "RSerPool pool".to_string(), |e| e.kind.clone());
+            .map_or("RSerPool pool", |e| e.kind.as_str());
         let chosen: Vec<String> = observed.iter().map(|id| pe_hex(*id)).collect();
         let expected: Option<Vec<(String, f64, f64)>> =
             probabilities.map(|p| p.iter().map(|(id, f, a)| (pe_hex(*id), *f, *a)).collect());
         report.timeline.answer_from(
             meta.time,
             &subject(pool),
-            &kind,
+            kind,
             &source,
             &chosen,
             expected.as_deref(),
@@ -252,7 +252,7 @@ impl Replay {
         pool: &PoolHandle,
         items: Option<u32>,
     ) {
-        if !report.timeline.recording() {
+        if !report.timeline.describing() {
             return;
         }
         // Out of `self` while a pool entry of `self` is borrowed.

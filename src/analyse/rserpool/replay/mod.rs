@@ -575,7 +575,11 @@ impl Replay {
                     let kind = e.kind.clone();
                     self.publish_members(report, meta.time, pool, &kind);
                 }
-                if let Some(s) = info.policy.settings.filter(|_| report.timeline.recording()) {
+                if let Some(s) = info
+                    .policy
+                    .settings
+                    .filter(|_| report.timeline.describing())
+                {
                     report.timeline.describe(
                         &subject(pool),
                         &pe_hex(pe.pe_id),
