@@ -21,6 +21,15 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// The severity as a list of one, for a rule that always carries it.
+    pub fn alone(self) -> &'static [Severity] {
+        match self {
+            Severity::Info => &[Severity::Info],
+            Severity::Warning => &[Severity::Warning],
+            Severity::Error => &[Severity::Error],
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Severity::Info => "info",

@@ -375,24 +375,7 @@ fn walk(key: &str, v: &serde_json::Value) {
 
 const ENCODINGS: [Encoding; 3] = [Encoding::Rfc, Encoding::Draft01, Encoding::Rsplib2007];
 
-const POLICIES: [PolicyKind; 16] = [
-    PolicyKind::RoundRobin,
-    PolicyKind::WeightedRoundRobin,
-    PolicyKind::Random,
-    PolicyKind::WeightedRandom,
-    PolicyKind::Priority,
-    PolicyKind::LeastUsed,
-    PolicyKind::LeastUsedDegradation,
-    PolicyKind::PriorityLeastUsed,
-    PolicyKind::RandomizedLeastUsed,
-    PolicyKind::RandomizedPriorityLeastUsed,
-    PolicyKind::RandomizedLeastUsedDegradation,
-    PolicyKind::PriorityLeastUsedDegradation,
-    PolicyKind::RandomizedPriorityLeastUsedDegradation,
-    PolicyKind::WeightedRandomDpf,
-    PolicyKind::LeastUsedDpf,
-    PolicyKind::LeastUsedDegradationDpf,
-];
+const POLICIES: [PolicyKind; 16] = PolicyKind::KNOWN;
 
 /// The pool handles a sequence uses (or, rarely, any other).
 const HANDLES: [&[u8]; 3] = [b"RR-Pool", b"LU-Pool", b"WRAND-Pool"];

@@ -18,24 +18,7 @@ use poolshark::proto::{dhcpv4, dhcpv6, failover};
 
 const ENCODINGS: [Encoding; 3] = [Encoding::Rfc, Encoding::Draft01, Encoding::Rsplib2007];
 
-const POLICIES: [PolicyKind; 16] = [
-    PolicyKind::RoundRobin,
-    PolicyKind::WeightedRoundRobin,
-    PolicyKind::Random,
-    PolicyKind::WeightedRandom,
-    PolicyKind::Priority,
-    PolicyKind::LeastUsed,
-    PolicyKind::LeastUsedDegradation,
-    PolicyKind::PriorityLeastUsed,
-    PolicyKind::RandomizedLeastUsed,
-    PolicyKind::RandomizedPriorityLeastUsed,
-    PolicyKind::RandomizedLeastUsedDegradation,
-    PolicyKind::PriorityLeastUsedDegradation,
-    PolicyKind::RandomizedPriorityLeastUsedDegradation,
-    PolicyKind::WeightedRandomDpf,
-    PolicyKind::LeastUsedDpf,
-    PolicyKind::LeastUsedDegradationDpf,
-];
+const POLICIES: [PolicyKind; 16] = PolicyKind::KNOWN;
 
 fn bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
     vec(any::<u8>(), 0..=max)

@@ -58,11 +58,7 @@ impl Rule {
 
     /// The severity as a one-element list (see [`crate::analyse::rules`]).
     pub fn severities(self) -> &'static [Severity] {
-        match self.severity() {
-            Severity::Info => &[Severity::Info],
-            Severity::Warning => &[Severity::Warning],
-            Severity::Error => &[Severity::Error],
-        }
+        self.severity().alone()
     }
 
     /// What a finding of the rule says, in a line.

@@ -22,21 +22,13 @@ impl PolicyKind {
     /// RSPLIB's delay-penalty policies (WRAND-DPF 0xb0002001, LU-DPF 0xb0002002, LUD-DPF
     /// 0xb0002003) are not among them: NOTES.md gives their wire words but not how the distance
     /// and the DPF words enter the selection.
-    pub const RUNNABLE: [PolicyKind; 13] = [
-        PolicyKind::RoundRobin,
-        PolicyKind::WeightedRoundRobin,
-        PolicyKind::Random,
-        PolicyKind::WeightedRandom,
-        PolicyKind::Priority,
-        PolicyKind::LeastUsed,
-        PolicyKind::LeastUsedDegradation,
-        PolicyKind::PriorityLeastUsed,
-        PolicyKind::RandomizedLeastUsed,
-        PolicyKind::RandomizedPriorityLeastUsed,
-        PolicyKind::RandomizedLeastUsedDegradation,
-        PolicyKind::PriorityLeastUsedDegradation,
-        PolicyKind::RandomizedPriorityLeastUsedDegradation,
-    ];
+    pub const RUNNABLE: [PolicyKind; 13] = {
+        // KNOWN's first thirteen: all but the three delay-penalty policies it ends with.
+        let k = PolicyKind::KNOWN;
+        [
+            k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9], k[10], k[11], k[12],
+        ]
+    };
 
     /// Whether a reference implementation runs this policy (one of [`PolicyKind::RUNNABLE`]).
     pub fn runnable(self) -> bool {

@@ -61,6 +61,26 @@ pub enum Role {
 }
 
 impl PolicyKind {
+    /// Every policy an encoding defines (all but [`PolicyKind::Unknown`]).
+    pub const KNOWN: [PolicyKind; 16] = [
+        PolicyKind::RoundRobin,
+        PolicyKind::WeightedRoundRobin,
+        PolicyKind::Random,
+        PolicyKind::WeightedRandom,
+        PolicyKind::Priority,
+        PolicyKind::LeastUsed,
+        PolicyKind::LeastUsedDegradation,
+        PolicyKind::PriorityLeastUsed,
+        PolicyKind::RandomizedLeastUsed,
+        PolicyKind::RandomizedPriorityLeastUsed,
+        PolicyKind::RandomizedLeastUsedDegradation,
+        PolicyKind::PriorityLeastUsedDegradation,
+        PolicyKind::RandomizedPriorityLeastUsedDegradation,
+        PolicyKind::WeightedRandomDpf,
+        PolicyKind::LeastUsedDpf,
+        PolicyKind::LeastUsedDegradationDpf,
+    ];
+
     /// The values after the type, in wire order.
     pub fn roles(self) -> &'static [Role] {
         use Role::*;
