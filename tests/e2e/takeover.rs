@@ -487,9 +487,15 @@ fn assert_takeover(run: &TakeoverRun, servers: Servers) {
     // while first. dhcpd's serves them from the connection's close: a silence, if any, ends
     // before partner-down.
     let silences: Vec<_> = episodes.iter().filter(|e| e.0 == "peer-silent").collect();
+    // Kea's partner-down comes 3 s after its partner stops answering (tests/e2e/conf), but its
+    // heartbeat's phase can make it come sooner after the kill: with less than those 3 s the
+    // victim's silence may end before the clients gave evidence of it (a run measured partner-
+    // down 2.12 s after the kill, and no silence: the takeover started at once), so the silence
+    // is required only when the survivor took the full 3 s.
+    let silent_for = t.partner_down - t.killed;
     match servers {
-        Servers::Kea => assert_eq!(silences.len(), 1, "{}", listed()),
-        Servers::Isc => assert!(silences.len() <= 1, "{}", listed()),
+        Servers::Kea if silent_for >= 3.0 => assert_eq!(silences.len(), 1, "{}", listed()),
+        _ => assert!(silences.len() <= 1, "{}", listed()),
     }
     for silent in silences {
         assert_eq!(silent.1, Some(victim), "{}", listed());
