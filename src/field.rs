@@ -51,7 +51,15 @@ impl Value {
 
 /// A whole number in decimal, as `to_string` writes it (without the formatting machinery:
 /// `-T fields` and the trees write one or more per field).
-fn decimal(mut n: u64) -> String {
+fn decimal(n: u64) -> String {
+    let mut out = Vec::with_capacity(20);
+    push_decimal(&mut out, n);
+    out.into_iter().map(char::from).collect()
+}
+
+/// Appends a whole number in decimal, as `write!("{n}")` would, without the formatting
+/// machinery (the trees, `-T fields` and the JSON output write several per field).
+pub fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
@@ -62,7 +70,7 @@ fn decimal(mut n: u64) -> String {
             break;
         }
     }
-    digits[at..].iter().map(|&d| char::from(d)).collect()
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// `0x` and a whole number in lowercase hexadecimal, zero-padded to at least `width` digits, as

@@ -326,14 +326,8 @@ struct FileStats {
 /// the DHCP load-balancing and failover replays (which read the same messages); each part with
 /// its own report and message statistics, added up at the end.
 fn parts(all: Vec<Box<dyn Analyser>>, max_findings: usize, interval: u64) -> Vec<StatsSink> {
-    let (first, rest): (Vec<_>, Vec<_>) = all.into_iter().partition(|a| {
-        a.protocols()
-            .iter()
-            .any(|p| matches!(p, AppProtocol::Asap | AppProtocol::Enrp))
-    });
-    [first, rest]
+    super::check::split_analysers(all)
         .into_iter()
-        .filter(|g| !g.is_empty())
         .map(|analysers| StatsSink::new(analysers, Report::new(max_findings, interval)))
         .collect()
 }

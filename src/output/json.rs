@@ -9,12 +9,12 @@
 use std::io::Write;
 
 use super::Record;
-use crate::field::{hex_digits, Field, Value};
+use crate::field::{hex_digits, push_decimal, Field, Value};
 
 /// Appends one record as a single-line JSON object (no trailing newline).
 pub fn write_record(out: &mut Vec<u8>, r: &Record) {
     out.extend_from_slice(b"{\"frame\":");
-    push_u64(out, r.frame);
+    push_decimal(out, r.frame);
     out.extend_from_slice(b",\"time\":");
     match r.time {
         Some(t) => push_time(out, t.secs, t.nanos),
@@ -34,7 +34,7 @@ pub fn write_record(out: &mut Vec<u8>, r: &Record) {
             out.push(b',');
         }
         out.extend_from_slice(b"{\"offset\":");
-        push_u64(out, e.offset as u64);
+        push_decimal(out, e.offset as u64);
         out.extend_from_slice(b",\"what\":");
         push_str(out, &e.what);
         out.push(b'}');
@@ -46,7 +46,7 @@ pub fn write_record(out: &mut Vec<u8>, r: &Record) {
             if i > 0 {
                 out.push(b',');
             }
-            push_u64(out, *f);
+            push_decimal(out, *f);
         }
         out.push(b']');
     }
@@ -98,12 +98,12 @@ pub fn write_fields(out: &mut Vec<u8>, fields: &[Field]) {
 fn push_value(out: &mut Vec<u8>, v: &Value) {
     match v {
         Value::None => out.extend_from_slice(b"null"),
-        Value::Uint(n) => push_u64(out, *n),
+        Value::Uint(n) => push_decimal(out, *n),
         Value::Int(n) => {
             if *n < 0 {
                 out.push(b'-');
             }
-            push_u64(out, n.unsigned_abs());
+            push_decimal(out, n.unsigned_abs());
         }
         Value::Float(x) => {
             if x.is_finite() {
@@ -122,7 +122,7 @@ fn push_value(out: &mut Vec<u8>, v: &Value) {
                 if i > 0 {
                     out.push(b'.');
                 }
-                push_u64(out, x.into());
+                push_decimal(out, x.into());
             }
             out.push(b'"');
         }
@@ -147,22 +147,6 @@ fn push_hex(out: &mut Vec<u8>, b: &[u8], separator: Option<u8>) {
     out.push(b'"');
 }
 
-/// A whole number in decimal (`write!("{n}")` without the formatting machinery: the JSON output
-/// writes several per field).
-fn push_u64(out: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
-}
-
 fn push_time(out: &mut Vec<u8>, secs: i64, nanos: u32) {
     if nanos >= 1_000_000_000 {
         // Not made by the readers, which carry a second over; written as it is all the same.
@@ -172,7 +156,7 @@ fn push_time(out: &mut Vec<u8>, secs: i64, nanos: u32) {
     if secs < 0 {
         out.push(b'-');
     }
-    push_u64(out, secs.unsigned_abs());
+    push_decimal(out, secs.unsigned_abs());
     out.push(b'.');
     // Nine digits, zero-padded.
     let mut digits = [b'0'; 9];
