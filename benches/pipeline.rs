@@ -18,13 +18,14 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 
 use poolshark::analyse::Report;
+use poolshark::base::linktype;
 use poolshark::cli::check::{analysers, render, CheckFormat, CheckSink};
 use poolshark::dissect::{Dissector, Limits};
 use poolshark::generate::scenario::preset::Part;
 use poolshark::pipeline::{NullSink, Options, Pipeline};
 use poolshark::proto::rserpool::Encoding;
 use poolshark::source::file::FileSource;
-use poolshark::source::{linktype, Frame};
+use poolshark::source::Frame;
 
 const FRAMES: u64 = 20_000;
 

@@ -14,6 +14,7 @@
 use std::io::{self, BufWriter};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
+use poolshark::base::{linktype, Timestamp};
 use poolshark::generate::ip::Ipv4Header;
 use poolshark::generate::sctp::{Chunk, DataFlags};
 use poolshark::generate::transport::TcpHeader;
@@ -24,7 +25,6 @@ use poolshark::proto::rserpool::{
     AsapType, Encoding, Fixed, Message, Parameter, Policy, PolicyKind, PoolElement, Protocol,
     Transport, TransportProtocol,
 };
-use poolshark::source::{linktype, Timestamp};
 
 const KINDS: [&str; 6] = ["fragments", "sctp", "tcp", "framer", "dhcp", "rserpool"];
 const ACK: u8 = 0x10;

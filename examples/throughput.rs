@@ -4,11 +4,12 @@
 use std::io::BufWriter;
 use std::time::Instant;
 
+use poolshark::base::{linktype, Timestamp};
 use poolshark::dissect::{Dissector, Limits};
 use poolshark::generate::sctp::{Chunk, DataFlags};
 use poolshark::generate::{Ip, Packet, PcapWriter, TsResolution};
 use poolshark::source::file::FileSource;
-use poolshark::source::{linktype, FrameSource, Timestamp};
+use poolshark::source::FrameSource;
 
 fn main() {
     let n: u64 = std::env::args()

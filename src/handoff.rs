@@ -16,11 +16,12 @@
 use std::ops::Range;
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 
+use crate::base::Timestamp;
 use crate::dissect::dispatch::classify;
 use crate::dissect::{FrameSummary, Payload};
 use crate::pipeline::{Decoder, Options, Pipeline, RunStats, Sink};
 use crate::proto::AppProtocol;
-use crate::source::{Frame, FrameMeta, FrameSource, SourceError, Timestamp};
+use crate::source::{Frame, FrameMeta, FrameSource, SourceError};
 
 /// A batch is handed over once a frame ends with at least this many payloads in it...
 const BATCH_ITEMS: usize = 512;

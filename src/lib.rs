@@ -9,6 +9,7 @@
 //! listening to it.
 
 pub mod analyse;
+pub mod base;
 pub mod cli;
 pub mod config;
 pub mod dissect;

@@ -4,11 +4,12 @@
 
 use std::collections::BTreeMap;
 
+use crate::base::Timestamp;
 use crate::dissect::dispatch::{DispatchCounters, DispatchOptions, Dispatcher};
 use crate::dissect::{Counters, Dissector, FrameSummary, Limits, Payload};
 use crate::error::DecodeError;
 use crate::proto::{AppProtocol, Message};
-use crate::source::{Frame, FrameSource, SourceError, Timestamp};
+use crate::source::{Frame, FrameSource, SourceError};
 
 /// Settings of one run.
 #[derive(Clone, Debug, Default)]

@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
-use crate::source::calendar::Civil;
-use crate::source::Timestamp;
+use crate::base::calendar::Civil;
+use crate::base::Timestamp;
 
 /// What a subject was doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

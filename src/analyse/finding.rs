@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]

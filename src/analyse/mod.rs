@@ -19,9 +19,9 @@ pub mod setup;
 pub mod timeline;
 pub mod usage;
 
+use crate::base::Timestamp;
 use crate::pipeline::Decoded;
 use crate::proto::AppProtocol;
-use crate::source::Timestamp;
 use finding::Findings;
 use timeline::Timeline;
 

@@ -5,9 +5,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::base::Timestamp;
 use crate::pipeline::Decoded;
 use crate::proto::AppProtocol;
-use crate::source::Timestamp;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TypeStats {

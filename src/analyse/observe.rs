@@ -8,7 +8,7 @@
 //! the analyser's state: an observer copies what it keeps.
 
 use super::finding::{Finding, Severity, Subject};
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 /// A balanced DHCP client message once judged: who owned its bucket, who the episode's
 /// reference expected, who answered.

@@ -10,11 +10,11 @@ use serde_json::{json, Map, Value};
 
 use super::finding::{Finding, Severity, Subject};
 use super::{Analyser, Report};
+use crate::base::Timestamp;
 use crate::config::compare::{self, Disagreement};
 use crate::config::ServerConfig;
 use crate::pipeline::Decoded;
 use crate::proto::AppProtocol;
-use crate::source::Timestamp;
 
 /// The one rule of the configuration files: two files of a pair disagree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

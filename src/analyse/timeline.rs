@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::episodes::{Episode, MAX_EPISODES};
 use super::finding::Subject;
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 /// Sources ([`Series::answers_by`]) counted per series; answers of others are counted in the
 /// windows only.

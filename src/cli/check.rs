@@ -245,7 +245,7 @@ impl CheckSink {
     }
 
     /// Ends its analysers' run, once (more calls do nothing).
-    pub fn finish(&mut self, last: Option<crate::source::Timestamp>) {
+    pub fn finish(&mut self, last: Option<crate::base::Timestamp>) {
         if std::mem::replace(&mut self.finished, true) {
             return;
         }
@@ -283,7 +283,7 @@ impl Sink for CheckSink {
         self.report.timeline.start(frame.ts);
     }
 
-    fn run_ended(&mut self, last: Option<crate::source::Timestamp>) {
+    fn run_ended(&mut self, last: Option<crate::base::Timestamp>) {
         self.finish(last);
     }
 
@@ -407,7 +407,7 @@ fn run_parts(
 
 /// Ends every part's run not yet ended (each into its own report), then makes them one sink:
 /// the analysers in the order they were made, the findings of all.
-fn finish_parts(parts: Vec<CheckSink>, last: Option<crate::source::Timestamp>) -> CheckSink {
+fn finish_parts(parts: Vec<CheckSink>, last: Option<crate::base::Timestamp>) -> CheckSink {
     let mut merged: Option<CheckSink> = None;
     for mut part in parts {
         part.finish(last);

@@ -15,11 +15,12 @@ use super::files::{for_each_ordered, run_file, run_file_parts};
 use super::input::CaptureFilesArgs;
 use super::progress::Bars;
 use crate::analyse::Report;
+use crate::base::Timestamp;
 use crate::dissect::FrameSummary;
 use crate::handoff::Part;
 use crate::output::parquet::{self, table::Table, tables, Recorder};
 use crate::pipeline::{Decoded, Sink};
-use crate::source::{Frame, SourceError, Timestamp};
+use crate::source::{Frame, SourceError};
 
 #[derive(clap::Args, Debug)]
 pub struct ExportArgs {

@@ -12,10 +12,12 @@ use super::exit;
 use super::files::run_file;
 use super::input::{CaptureArgs, ProgressArgs};
 use super::progress::Bars;
+use crate::base::Timestamp;
 use crate::dissect::dispatch::tunnel_ports;
 use crate::dissect::layers::TunnelPorts;
 use crate::dissect::streams::Streams;
 use crate::dissect::{layers, FrameSummary};
+use crate::field::catalogue;
 use crate::field::Field;
 use crate::output::capture_file::CaptureFile;
 use crate::output::fields::{Columns, FieldsOptions};
@@ -26,8 +28,7 @@ use crate::output::text::{write_line, write_tree, FrameLine};
 use crate::output::time::{absolute_text, FrameTimes, SecondsFormat, TimeColumn, TimeFormat};
 use crate::output::{Format, Record};
 use crate::pipeline::{Decoded, Sink};
-use crate::proto::catalogue;
-use crate::source::{Frame, SourceError, Timestamp};
+use crate::source::{Frame, SourceError};
 
 #[derive(clap::Args, Debug)]
 pub struct ReadArgs {
@@ -853,7 +854,7 @@ fn frame_layers(
     if let Some(f) = flags {
         root = root.child(packet_flags(f));
     }
-    if let Some((n, name)) = crate::source::linktype::wtap_encap(frame.linktype) {
+    if let Some((n, name)) = crate::base::linktype::wtap_encap(frame.linktype) {
         root =
             root.child(Field::uint("frame.encap_type", "Encapsulation type", n, 0, 0).note(name));
     }

@@ -114,7 +114,7 @@ impl StatsSink {
     }
 
     /// Ends its analysers' run, once (more calls do nothing).
-    fn finish(&mut self, last: Option<crate::source::Timestamp>) {
+    fn finish(&mut self, last: Option<crate::base::Timestamp>) {
         if std::mem::replace(&mut self.finished, true) {
             return;
         }
@@ -154,7 +154,7 @@ impl Sink for StatsSink {
     }
 
     // On a part's own thread: its end (the DHCP replay's is not short) runs there too.
-    fn run_ended(&mut self, last: Option<crate::source::Timestamp>) {
+    fn run_ended(&mut self, last: Option<crate::base::Timestamp>) {
         self.finish(last);
     }
 

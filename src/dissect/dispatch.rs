@@ -7,10 +7,10 @@ use std::fmt;
 use std::net::IpAddr;
 use std::str::FromStr;
 
-use super::framing::{LengthFramer, LengthRule};
 use super::lru::LruMap;
 use super::tunnel::{TunnelPorts, UdpTunnel};
 use super::{ConversationKey, Limits, Payload, Transport};
+use crate::base::framing::{LengthFramer, LengthRule};
 use crate::error::DecodeError;
 use crate::proto::rserpool::{self, Encoding};
 use crate::proto::{failover, AppProtocol, Message};

@@ -13,8 +13,8 @@ use std::net::IpAddr;
 
 use super::ip::Fragment;
 use super::{Counters, Limits};
+use crate::base::Timestamp;
 use crate::error::DecodeError;
-use crate::source::Timestamp;
 
 /// A datagram's payload cannot extend past this (the 16-bit length and offset fields).
 pub const MAX_DATAGRAM_PAYLOAD: usize = 65535;

@@ -31,8 +31,8 @@ use super::tunnel::{
     parse_teredo, UdpTunnel, ETHERTYPE_MPLS, ETHERTYPE_MPLS_MULTICAST, ETHERTYPE_TEB,
     MAX_ENCAPSULATIONS, PROTO_GRE, PROTO_IPIP, PROTO_IPV6,
 };
+use crate::base::linktype;
 use crate::field::{mac, Field, Value};
-use crate::source::linktype;
 
 /// Every field name the trees can hold (protocols included), for the display filters and the
 /// columns to resolve names against before reading.

@@ -5,8 +5,8 @@
 
 use etherparse::{Ethernet2HeaderSlice, SingleVlanHeaderSlice};
 
+use crate::base::linktype;
 use crate::error::DecodeError;
-use crate::source::linktype;
 
 pub const ETHERTYPE_IPV4: u16 = 0x0800;
 pub const ETHERTYPE_ARP: u16 = 0x0806;

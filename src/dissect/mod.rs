@@ -12,7 +12,6 @@
 
 pub mod dispatch;
 mod dissector;
-pub mod framing;
 pub mod ip;
 pub mod ipfrag;
 pub mod layers;

@@ -50,8 +50,8 @@ use std::net::IpAddr;
 
 use super::layers::{Layers, TcpHeader, Transport, TransportKind};
 use super::lru::LruMap;
+use crate::base::Timestamp;
 use crate::field::{Field, Value};
-use crate::source::Timestamp;
 
 /// The conversations kept per protocol (TCP and UDP apart) before the least recently used are
 /// forgotten.
@@ -619,7 +619,7 @@ mod tests {
         let mut s = Streams::new(4);
         for cut in 0..=frame.len() {
             let mut l = layers::decode(
-                crate::source::linktype::ETHERNET,
+                crate::base::linktype::ETHERNET,
                 &frame[..cut],
                 &layers::TunnelPorts::default(),
             );
@@ -631,7 +631,7 @@ mod tests {
                 *p = 6;
             }
             let mut l = layers::decode(
-                crate::source::linktype::ETHERNET,
+                crate::base::linktype::ETHERNET,
                 &tcp_frame,
                 &layers::TunnelPorts::default(),
             );

@@ -410,12 +410,13 @@ mod tests {
     /// Through the dissector: what each decapsulator makes of broken or deep input.
     mod dissected {
         use super::super::{TunnelPorts, UdpTunnel, GENEVE_PORT, VXLAN_PORT};
+        use crate::base::{linktype, Timestamp};
         use crate::dissect::{Address, Dissector, FrameSummary, Limits, OuterLayer, Payload};
         use crate::generate::ip::{fragment_ipv4, pseudo_header_sum, Ipv4Header};
         use crate::generate::link::{ethernet, VlanTag};
         use crate::generate::transport::udp;
         use crate::generate::tunnel::{encapsulate, Layer};
-        use crate::source::{linktype, Frame, Timestamp};
+        use crate::source::Frame;
         use std::net::Ipv4Addr;
 
         const A: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);

@@ -1,10 +1,10 @@
 //! The display filter target.
 
+use crate::base::Timestamp;
 use crate::dissect::{layers, Address, FrameSummary};
 use crate::output::filter::{Column, Filter, FrameView};
 use crate::output::Record;
 use crate::proto::{dhcpv4, dhcpv6};
-use crate::source::Timestamp;
 
 /// Display filters (`read -Y`) and field columns (`-e`): a filter as a person may type it, run on
 /// the messages of the rest of the input. The input is the filter's text, a newline, then a

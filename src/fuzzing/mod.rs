@@ -24,8 +24,8 @@ pub use sequences::{
     check_reports, dhcp_sequence, failover_sequence, mutate, rserpool_sequence, Mutation,
 };
 
+use crate::base::linktype;
 use crate::dissect::Limits;
-use crate::source::linktype;
 
 /// A fuzz target's body: panics where an invariant breaks.
 pub type Target = fn(&[u8]);

@@ -18,13 +18,14 @@ use std::hash::{Hash, Hasher};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::base::{linktype, Timestamp};
 use crate::dissect::tunnel::{GENEVE_PORT, VXLAN_PORT};
 use crate::dissect::Transport;
 use crate::generate::{PcapWriter, TsResolution};
 use crate::pipeline::{Decoded, Options, Pipeline, Sink};
 use crate::proto::{AppProtocol, Message};
 use crate::source::file::FileSource;
-use crate::source::{linktype, FrameSource, Timestamp};
+use crate::source::FrameSource;
 
 /// Captures up to this size are seeds whole.
 const WHOLE_FILE: u64 = 16 << 10;

@@ -21,6 +21,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use arbitrary::{Arbitrary, Result, Unstructured};
 
 use crate::analyse::Report;
+use crate::base::{linktype, Timestamp};
 use crate::cli::check::{analysers, CheckSink};
 use crate::dissect::{Payload, Transport as Carrier};
 use crate::pipeline::{Decoded, Sink};
@@ -31,7 +32,7 @@ use crate::proto::rserpool::{
     ServerInformation, Transport, TransportProtocol, ASAP_TYPES, ENRP_TYPES, LEGACY_FULL,
 };
 use crate::proto::{dhcpv4 as v4, dhcpv6 as v6, AppProtocol, Message};
-use crate::source::{linktype, Frame, Timestamp};
+use crate::source::Frame;
 
 use super::pipeline::default_args;
 

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use super::bytes::Order;
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 /// Timestamp resolution of a legacy pcap file (chosen by its magic number).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use super::bytes::{pad4, Order};
 use super::pcap_writer::too_long;
+use crate::base::Timestamp;
 use crate::source::file::units_per_second;
-use crate::source::Timestamp;
 
 const SHB: u32 = 0x0A0D_0D0A;
 const IDB: u32 = 1;

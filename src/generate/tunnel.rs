@@ -74,9 +74,7 @@ pub fn encapsulate(
     let l = dlink::parse(linktype, data).ok()?;
     let rest = data.get(l.offset..)?;
     let as_ethernet = |ethertype: u16| {
-        if l.src_mac.is_some()
-            && l.dst_mac.is_some()
-            && linktype == crate::source::linktype::ETHERNET
+        if l.src_mac.is_some() && l.dst_mac.is_some() && linktype == crate::base::linktype::ETHERNET
         {
             data.to_vec()
         } else {
@@ -95,7 +93,7 @@ pub fn encapsulate(
         Network::Ppp(_) => return None,
     };
     // The original Ethernet frame, for the layers that carry one.
-    let own_ethernet = (linktype == crate::source::linktype::ETHERNET).then(|| data.to_vec());
+    let own_ethernet = (linktype == crate::base::linktype::ETHERNET).then(|| data.to_vec());
     for (i, layer) in layers.iter().enumerate() {
         built = wrap(
             built,

@@ -264,8 +264,9 @@ impl CaptureFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::Timestamp;
     use crate::source::file::FileSource;
-    use crate::source::{FrameSource, Timestamp};
+    use crate::source::FrameSource;
     use std::sync::{Arc, Mutex};
 
     /// A `Write` whose bytes the test can still read after the writer took it.

@@ -277,10 +277,10 @@ impl Columns {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::Timestamp;
     use crate::dissect::FrameSummary;
     use crate::field::Field;
     use crate::output::Record;
-    use crate::source::Timestamp;
 
     fn record(fields: Vec<Field>) -> Record {
         Record {

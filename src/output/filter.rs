@@ -66,10 +66,11 @@ use arith::{ArithOp, Calc, Operand};
 use derived::{natural_len, Derive, Derived};
 
 use super::{quoted, Record};
+use crate::base::Timestamp;
 use crate::dissect::{layers, Address, FrameSummary};
+use crate::field::catalogue;
 use crate::field::{format_float_g15, Base, Field, Value};
-use crate::proto::{catalogue, AppProtocol};
-use crate::source::Timestamp;
+use crate::proto::AppProtocol;
 
 /// What a name may start with: poolshark's protocols (`dhcp` is Wireshark's name for DHCPv4), the
 /// frame and its lower layers, and `poolshark` for the fields Wireshark lacks.
@@ -2589,8 +2590,8 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::Timestamp;
     use crate::field::Field;
-    use crate::source::Timestamp;
 
     fn record(protocol: &'static str, fields: Vec<Field>) -> Record {
         Record {

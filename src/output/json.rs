@@ -257,8 +257,8 @@ impl JsonRecords {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::Timestamp;
     use crate::error::DecodeError;
-    use crate::source::Timestamp;
 
     /// Every character below 0x80 alone and among others, and multi-byte characters, written
     /// as a JSON string and read back by serde_json, is the text it was; the controls are

@@ -13,9 +13,9 @@ pub mod stats;
 pub mod text;
 pub mod time;
 
+use crate::base::Timestamp;
 use crate::error::DecodeError;
 use crate::field::Field;
-use crate::source::Timestamp;
 
 /// One decoded message as the user sees it: where it came from and its display tree.
 #[derive(Clone, Debug)]

@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 use crate::analyse::finding::Subject;
 use crate::analyse::msgstats::Row;
 use crate::analyse::timeline::{MemberCounts, Registered, Series, Timeline, Window};
+use crate::base::calendar::Civil;
+use crate::base::Timestamp;
 use crate::field::format_float;
-use crate::source::calendar::Civil;
-use crate::source::Timestamp;
 
 fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)

@@ -15,8 +15,8 @@
 
 use std::fmt::Write as _;
 
-use crate::source::calendar::{days_from_civil, Civil};
-use crate::source::Timestamp;
+use crate::base::calendar::{days_from_civil, Civil};
+use crate::base::Timestamp;
 
 /// tshark's `-t`: what the listing's time column shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -225,7 +225,7 @@ mod zone {
     use std::ffi::CStr;
     use std::sync::Once;
 
-    use crate::source::calendar::Civil;
+    use crate::base::calendar::Civil;
 
     extern "C" {
         /// POSIX: reads `TZ` (or the system's zone) into the C library's state.
@@ -284,7 +284,7 @@ mod zone {
 
 #[cfg(not(target_os = "linux"))]
 mod zone {
-    use crate::source::calendar::Civil;
+    use crate::base::calendar::Civil;
 
     /// No time zone database off Linux: local time is UTC.
     pub fn local(_secs: i64) -> Option<(i64, String)> {
@@ -423,7 +423,7 @@ fn parse_date(s: &str) -> Result<(Date, &str, bool), String> {
             (y, m, d, x, false)
         }
     };
-    if !(1..=12).contains(&m) || d < 1 || d > crate::source::calendar::days_in_month(y, m) {
+    if !(1..=12).contains(&m) || d < 1 || d > crate::base::calendar::days_in_month(y, m) {
         return Err(format!("{y:04}-{m:02}-{d:02} is not a day of the calendar"));
     }
     Ok(((y, m, d), rest, named_month))

@@ -7,11 +7,11 @@ use std::net::IpAddr;
 use super::keys::Family;
 use crate::analyse::dhcp_lb::events::ServerIdent;
 use crate::analyse::KeyBytes;
+use crate::base::Timestamp;
 use crate::pipeline::{Decoded, Sink};
 use crate::proto::dhcpv4::{self, message_type, BOOTREPLY};
 use crate::proto::dhcpv6::msg_type;
 use crate::proto::Message;
-use crate::source::Timestamp;
 
 /// One offer.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -198,11 +198,12 @@ pub(crate) mod tests {
     use crate::analyse::dhcp_lb::profile::KEA;
     use crate::analyse::dhcp_lb::{Hba, Role};
     use crate::analyse::KeyBytes;
+    use crate::base::Timestamp;
     use crate::pipeline::{Options, Pipeline};
     use crate::probe::buckets::BucketSet;
     use crate::probe::keys::{find_keys, KeyKind};
     use crate::proto::dhcpv4;
-    use crate::source::{Frame, Timestamp};
+    use crate::source::Frame;
     use std::net::{IpAddr, Ipv4Addr};
 
     /// A simulated DHCPv4 pair: each server answers the buckets a map gives it (its own copy,

@@ -199,9 +199,10 @@ mod tests {
 
     #[test]
     fn frames_decode_through_the_pipeline() {
+        use crate::base::Timestamp;
         use crate::pipeline::{Decoded, Options, Pipeline, Sink};
         use crate::proto::Message;
-        use crate::source::{Frame, Timestamp};
+        use crate::source::Frame;
 
         struct Got(Vec<(String, String)>);
         impl Sink for Got {

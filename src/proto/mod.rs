@@ -2,7 +2,6 @@
 //! can be emitted back to bytes, and their display trees. No I/O here.
 
 mod be;
-pub mod catalogue;
 mod quick;
 pub use quick::may_hold;
 pub mod dhcpv4;

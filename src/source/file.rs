@@ -22,8 +22,8 @@ use pcap_parser::{create_reader, Block, PcapBlockOwned, PcapError};
 
 use super::{
     Block as PcapngBlock, Frame, FrameMeta, FrameSource, InterfaceNames, Pcapng, SourceError,
-    Timestamp,
 };
+use crate::base::Timestamp;
 use input::ErrorSlot;
 
 /// The buffer a reader starts with; it grows when a record needs more.
@@ -683,7 +683,7 @@ impl FrameSource for FileSource {
                 let frame = FrameMeta {
                     number,
                     ts: i.timestamp(epb.ts_high, epb.ts_low),
-                    ts_digits: super::ts_digits(i.units_per_sec),
+                    ts_digits: crate::base::ts_digits(i.units_per_sec),
                     linktype: i.linktype,
                     orig_len: epb.origlen,
                     interface: epb.if_id,
@@ -709,7 +709,7 @@ impl FrameSource for FileSource {
                     // A simple packet block has no timestamp: Wireshark counts with 0 (and
                     // shows none, `Frame::has_time`).
                     ts: Timestamp::default(),
-                    ts_digits: super::ts_digits(i.units_per_sec),
+                    ts_digits: crate::base::ts_digits(i.units_per_sec),
                     linktype: i.linktype,
                     orig_len: spb.origlen,
                     interface: 0,
@@ -749,7 +749,7 @@ impl FrameSource for FileSource {
                 let frame = FrameMeta {
                     number,
                     ts: i.timestamp(high, low),
-                    ts_digits: super::ts_digits(i.units_per_sec),
+                    ts_digits: crate::base::ts_digits(i.units_per_sec),
                     linktype: i.linktype,
                     orig_len: orig,
                     interface: u32::from(if_id),

@@ -5,7 +5,7 @@
 
 use crate::analyse::finding::{runs, Finding, Subject, RUN_FOLDED};
 use crate::analyse::timeline::Series;
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 use super::chart;
 use super::detail::FrameDetail;

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use crate::analyse::episodes::EpisodeKind;
 use crate::analyse::timeline::{Series, Window};
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 /// The display interval multiples `+` and `-` step through, of a base interval of `base_ns`:
 /// those that make a round time ([`round_times`]: for 10 s, 1, 2, 3, 6, 12, 30, ... for 10s,

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::base::Timestamp;
 use crate::dissect::FrameSummary;
 use crate::error::DecodeError;
 use crate::field::Field;
@@ -17,7 +18,7 @@ use crate::output::stats::clock;
 use crate::output::text::write_tree;
 use crate::pipeline::{Decoded, Options, Pipeline, Sink};
 use crate::proto::AppProtocol;
-use crate::source::{Frame, FrameSource, Timestamp};
+use crate::source::{Frame, FrameSource};
 
 /// One decoded message of the frame.
 #[derive(Clone, Debug, PartialEq)]

@@ -4,7 +4,7 @@
 use crate::analyse::finding::{Finding, Subject};
 use crate::analyse::timeline::Series;
 use crate::analyse::Report;
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 /// Where reading stands.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

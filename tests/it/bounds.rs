@@ -7,11 +7,12 @@ use crate::common;
 use std::io::Cursor;
 use std::net::{IpAddr, Ipv4Addr};
 
+use poolshark::base::{linktype, Timestamp};
 use poolshark::dissect::dispatch::{DispatchOptions, Dispatcher};
 use poolshark::dissect::{Payload, Transport};
 use poolshark::generate::{IfOptions, PcapNgWriter};
 use poolshark::source::file::{FileSource, MAX_INTERFACES};
-use poolshark::source::{linktype, FrameSource, Timestamp};
+use poolshark::source::FrameSource;
 
 /// The first `len` bytes of an ASAP message whose header claims 65532 bytes: a framer holds
 /// them, waiting for the rest.

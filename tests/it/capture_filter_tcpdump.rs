@@ -10,6 +10,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use std::path::Path;
 use std::process::Command;
 
+use poolshark::base::{linktype, Timestamp};
 use poolshark::generate::ip::{fragment_ipv4, fragment_ipv6, ipv6_options_header};
 use poolshark::generate::packet::{Ip, Link, Packet, Transport};
 use poolshark::generate::sctp::{Chunk, DataFlags};
@@ -18,7 +19,7 @@ use poolshark::generate::{PcapWriter, TsResolution};
 use poolshark::source::file::FileSource;
 use poolshark::source::live::bpf::{self, Meta};
 use poolshark::source::live::filter::{self, Framing};
-use poolshark::source::{linktype, FrameSource, Timestamp};
+use poolshark::source::FrameSource;
 
 fn have_tcpdump() -> bool {
     let ok = Command::new("tcpdump")

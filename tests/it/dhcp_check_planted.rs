@@ -15,11 +15,11 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::Path;
 
 use poolshark::analyse::dhcp_lb::{bucket, Hba, Role};
+use poolshark::base::Timestamp;
 use poolshark::generate::{Ip, Packet, PcapWriter, TcpFlow, TsResolution};
 use poolshark::proto::dhcpv4::{self, message_type as v4t, Opt as Opt4};
 use poolshark::proto::dhcpv6::{self, msg_type as v6t, ClientMessage, Duid, Opt as Opt6};
 use poolshark::proto::failover::{self, FoOption, MessageType, ServerState};
-use poolshark::source::Timestamp;
 
 /// Frames written so far, and the capture clock.
 struct Capture {

@@ -1,7 +1,7 @@
 //! Every capture of shared/captures/external (public captures from other projects' test
 //! suites) against tshark, frame by frame: `read -T fields` and `tshark -T fields` for the lower
 //! layers' fields below and for every DHCPv4, DHCPv6 and SCTP field poolshark decodes (the
-//! message fields of `poolshark::proto::catalogue` and the SCTP fields of the layers' list that
+//! message fields of `poolshark::field::catalogue` and the SCTP fields of the layers' list that
 //! tshark knows), every occurrence in order (an ICMP error's quoted packet included). Each
 //! remaining difference is listed in [`KNOWN`] or [`explained`] with the reason tshark is wrong
 //! on the bytes; any other fails the test. `layers_vs_tshark` compares the rest of the lower
@@ -12,7 +12,7 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use poolshark::dissect::layers;
-use poolshark::proto::catalogue;
+use poolshark::field::catalogue;
 
 /// The lower layers' fields the test compares (the frame's length, addresses, ports, protocols).
 const LOWER: &[&str] = &[

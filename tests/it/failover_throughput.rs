@@ -9,9 +9,9 @@ use std::time::Instant;
 
 use poolshark::analyse::dhcp_lb::{Hba, Role};
 use poolshark::analyse::failover::{Client, Config, Event, EventKind, LeaseUpdate, Params, Replay};
+use poolshark::base::Timestamp;
 use poolshark::proto::failover::{BindingStatus, ServerState};
 use poolshark::source::leases;
-use poolshark::source::Timestamp;
 
 struct Rng(u64);
 

@@ -1,4 +1,4 @@
-//! The catalogue of the messages' field names (`poolshark::proto::catalogue`), which display
+//! The catalogue of the messages' field names (`poolshark::field::catalogue`), which display
 //! filters and `-T fields` columns resolve names against: every name in it is one of tshark's
 //! (`tshark -G fields`) or poolshark's own `poolshark.*`; every name the messages of the shared
 //! captures hold is in it; and a name outside it is refused as tshark refuses a name it does not
@@ -9,7 +9,7 @@ use crate::common;
 use std::collections::BTreeSet;
 use std::process::Command;
 
-use poolshark::proto::catalogue;
+use poolshark::field::catalogue;
 
 #[test]
 fn every_catalogued_name_is_a_tshark_field_or_poolsharks_own() {

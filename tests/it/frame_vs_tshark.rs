@@ -10,8 +10,8 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use poolshark::base::{linktype, Timestamp};
 use poolshark::generate::{IfOptions, PacketOptions, PcapNgWriter};
-use poolshark::source::{linktype, Timestamp};
 
 /// The fields compared, every occurrence.
 const FIELDS: &[&str] = &[

@@ -12,9 +12,10 @@
 
 use std::io::Cursor;
 
+use poolshark::base::{linktype, Timestamp};
 use poolshark::generate::{PcapWriter, TsResolution};
 use poolshark::source::file::{FileSource, INITIAL_BUFFER};
-use poolshark::source::{linktype, FrameSource, Timestamp};
+use poolshark::source::FrameSource;
 
 /// Reads `bytes` to the end: (frames, errors, the reader's buffer size at the end).
 fn read_all(bytes: Vec<u8>) -> (Vec<usize>, Vec<String>, usize) {

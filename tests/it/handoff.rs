@@ -8,12 +8,13 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 use common::fixture;
+use poolshark::base::Timestamp;
 use poolshark::dissect::FrameSummary;
 use poolshark::handoff::{self, Part};
 use poolshark::pipeline::{Decoded, NullSink, Options, Pipeline, RunStats, Sink};
 use poolshark::proto::AppProtocol;
 use poolshark::source::file::FileSource;
-use poolshark::source::{Frame, Timestamp};
+use poolshark::source::Frame;
 
 /// What a sink is told, in order: each message (its frame, time, protocol, offsets, length,
 /// errors, the payload's addresses and ports, the message itself) and each frame's end with

@@ -15,10 +15,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use poolshark::analyse::dhcp_lb::Hba;
+use poolshark::base::Timestamp;
 use poolshark::generate::{PcapWriter, TcpFlow, TsResolution};
 use poolshark::proto::failover::{BindingStatus, FoOption, Message, MessageType, ServerState};
 use poolshark::source::leases::{self, LeaseTime};
-use poolshark::source::Timestamp;
 use serde_json::Value;
 
 fn run(args: &[&str]) -> Output {

@@ -11,8 +11,8 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use poolshark::base::{linktype, Timestamp};
 use poolshark::generate::{IfOptions, PcapNgWriter};
-use poolshark::source::{linktype, Timestamp};
 
 /// A UDP datagram without payload (so that tshark decodes nothing after it) in IPv4.
 fn ipv4_udp(sport: u16) -> Vec<u8> {

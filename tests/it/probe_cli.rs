@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::common::{self, poolshark, rfc3074_bucket, rfc3074_table};
+use poolshark::base::Timestamp;
 use poolshark::generate::{PcapWriter, TsResolution};
-use poolshark::source::Timestamp;
 
 struct Temp(PathBuf);
 

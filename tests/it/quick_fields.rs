@@ -7,9 +7,9 @@
 
 use crate::common;
 
+use poolshark::field::catalogue;
 use poolshark::field::Field;
 use poolshark::pipeline::{Decoded, Options, Pipeline, Sink};
-use poolshark::proto::catalogue;
 use poolshark::source::file::FileSource;
 
 #[derive(Default)]

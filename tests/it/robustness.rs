@@ -6,11 +6,12 @@ use crate::common::{self, Rng};
 
 use std::io::Cursor;
 
+use poolshark::base::{linktype, Timestamp};
 use poolshark::dissect::{Dissector, Limits};
 use poolshark::generate::sctp::{split_data, Chunk, DataFlags};
 use poolshark::generate::{IfOptions, Ip, Packet, PcapNgWriter, PcapWriter, TsResolution};
 use poolshark::source::file::FileSource;
-use poolshark::source::{linktype, Frame, FrameSource, Timestamp};
+use poolshark::source::{Frame, FrameSource};
 
 fn frames_of(path: &std::path::Path, n: usize) -> Vec<(u32, Vec<u8>)> {
     let mut src = FileSource::open(path).unwrap();

@@ -8,6 +8,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use poolshark::base::{linktype, Timestamp};
 use poolshark::dissect::{Dissector, FrameSummary, Limits, Transport};
 use poolshark::generate::ip::{fragment_ipv4, fragment_ipv6};
 use poolshark::generate::link::VlanTag;
@@ -16,7 +17,7 @@ use poolshark::generate::sctp::{split_data, split_idata, Chunk, DataFlags};
 use poolshark::generate::transport::{tcp_flags, TcpHeader};
 use poolshark::generate::{IfOptions, Ip, Link, Packet, PcapNgWriter, PcapWriter, TsResolution};
 use poolshark::source::file::FileSource;
-use poolshark::source::{linktype, FrameSource, Timestamp};
+use poolshark::source::FrameSource;
 
 const A4: Ipv4Addr = Ipv4Addr::new(192, 0, 2, 1);
 const B4: Ipv4Addr = Ipv4Addr::new(192, 0, 2, 2);

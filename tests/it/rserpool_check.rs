@@ -14,12 +14,12 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 
 use poolshark::analyse::policy::scaled_from_percent;
+use poolshark::base::Timestamp;
 use poolshark::generate::{Ip, Packet, PcapWriter, SctpAssociation, TsResolution};
 use poolshark::proto::rserpool::{
     AsapType, Cause, CauseInfo, Encoding, EnrpType, Fixed, Message, OperationError, Parameter,
     Policy, PolicyKind, PoolElement, Protocol, Transport, TransportProtocol, FLAG_REJECT,
 };
-use poolshark::source::Timestamp;
 
 const PPID_ASAP: u32 = 11;
 const PPID_ENRP: u32 = 12;

@@ -4,9 +4,10 @@
 
 use std::io::Write;
 
+use poolshark::base::{linktype, Timestamp};
 use poolshark::generate::{IfOptions, PcapNgWriter, PcapWriter, TsResolution};
 use poolshark::source::file::FileSource;
-use poolshark::source::{linktype, FrameSource, SourceError, Timestamp};
+use poolshark::source::{FrameSource, SourceError};
 
 #[derive(Debug, PartialEq)]
 struct Got {

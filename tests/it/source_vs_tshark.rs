@@ -78,8 +78,8 @@ fn shared_captures_match_tshark() {
 /// resolutions and offsets, in both byte orders, and a nanosecond big-endian pcap.
 #[test]
 fn writers_are_read_by_tshark_as_by_us() {
+    use poolshark::base::{linktype, Timestamp};
     use poolshark::generate::{IfOptions, PcapNgWriter, PcapWriter, TsResolution};
-    use poolshark::source::{linktype, Timestamp};
     if !common::have_tshark() {
         return;
     }

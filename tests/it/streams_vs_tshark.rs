@@ -263,8 +263,8 @@ fn icmp_error(quoted: &[u8]) -> Vec<u8> {
 }
 
 fn write_capture(dir: &Path, name: &str, frames: &[Vec<u8>]) -> PathBuf {
+    use poolshark::base::Timestamp;
     use poolshark::generate::{PcapWriter, TsResolution};
-    use poolshark::source::Timestamp;
     let path = dir.join(name);
     let f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
     let mut w = PcapWriter::new(f, 1, TsResolution::Micro).expect("pcap header");

@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use poolshark::base::Timestamp;
 use poolshark::generate::pcap_writer::{PcapWriter, TsResolution};
-use poolshark::source::Timestamp;
 
 /// The zones compared besides UTC; a test skips (fails under POOLSHARK_REQUIRE_TSHARK) without
 /// their tzdata.

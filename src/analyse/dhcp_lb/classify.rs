@@ -122,7 +122,7 @@ mod tests {
     use super::super::profile::{DRAFT, ISC, KEA};
     use super::*;
     use crate::analyse::KeyBytes;
-    use crate::source::Timestamp;
+    use crate::base::Timestamp;
 
     fn v6(t: u8, duid: Option<Vec<u8>>, server: Option<Vec<u8>>) -> Request {
         Request {

@@ -24,8 +24,8 @@ use super::hba::Role;
 use super::share::{idx, Shares};
 use super::state::Silence;
 use crate::analyse::episodes::{EpisodeKind, Episodes, Mark};
+use crate::base::Timestamp;
 use crate::proto::failover::ServerState;
-use crate::source::Timestamp;
 
 /// The episode a transmission falls in, and the server it is about (see
 /// [`crate::analyse::episodes::Episode::server`]).

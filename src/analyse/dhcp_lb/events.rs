@@ -17,11 +17,11 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use super::hba::Hba;
 pub use crate::analyse::KeyBytes;
+use crate::base::Timestamp;
 use crate::pipeline::Decoded;
 use crate::proto::dhcpv6::msg_type as v6;
 use crate::proto::failover::{self, MessageType, ServerState};
 use crate::proto::{dhcpv4, dhcpv6, Message};
-use crate::source::Timestamp;
 
 /// DHCPv4 or DHCPv6.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

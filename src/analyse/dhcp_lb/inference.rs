@@ -37,7 +37,7 @@ use super::profile::{Ownership, Profile, StateGate, DRAFT, ISC, KEA};
 use super::servers::Registry;
 use super::state::{FailoverTimeline, PairState};
 use super::transactions::{answer_types, Tracker, Transmission};
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 /// The default delayed-service threshold (seconds).
 pub const DEFAULT_THRESHOLD: u32 = 3;

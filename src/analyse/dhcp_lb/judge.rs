@@ -36,9 +36,9 @@ use super::transactions::{answer_types, Transmission};
 use crate::analyse::episodes::{clock, EpisodeKind, Mark};
 use crate::analyse::finding::{Finding, Severity, Subject};
 use crate::analyse::Report;
+use crate::base::Timestamp;
 use crate::field::hex;
 use crate::proto::failover::ServerState;
-use crate::source::Timestamp;
 
 /// Per-bucket outcomes while balancing, counted per distinct client (a client's DISCOVER and
 /// REQUEST are one piece of evidence, not two): both answered, none (with evidence), owner alone,

@@ -32,9 +32,9 @@ use super::transactions::{Counters, Tracker};
 use super::undecided::{self, Undecided};
 use crate::analyse::finding::Subject;
 use crate::analyse::{Analyser, Report};
+use crate::base::Timestamp;
 use crate::pipeline::Decoded;
 use crate::proto::AppProtocol;
-use crate::source::Timestamp;
 
 /// The tail: everything that follows the traffic event by event.
 struct Run {

@@ -171,7 +171,7 @@ impl Registry {
 mod tests {
     use super::*;
     use crate::analyse::KeyBytes;
-    use crate::source::Timestamp;
+    use crate::base::Timestamp;
     use std::net::IpAddr;
 
     fn answer(id: Option<&str>, addr: Option<&str>) -> Answer {

@@ -15,8 +15,8 @@
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
+use crate::base::Timestamp;
 use crate::proto::failover::ServerState;
-use crate::source::Timestamp;
 
 fn ns(t: Timestamp) -> i128 {
     i128::from(t.secs) * 1_000_000_000 + i128::from(t.nanos)

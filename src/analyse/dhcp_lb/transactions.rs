@@ -21,7 +21,7 @@ use std::net::IpAddr;
 
 use super::events::{Answer, Family, KeyBytes, Request};
 use super::profile::{v4_type as v4, v6_type as v6};
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 /// A copy of a transmission arrives within this of the first.
 const COPY_WINDOW_NS: u64 = 1_000_000_000;

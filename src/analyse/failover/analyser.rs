@@ -10,10 +10,10 @@ use super::seed::{self, LeaseSeed, Outcome};
 use super::{derive, offer, Client, Config, Event, EventKind, Replay, Roles};
 use crate::analyse::finding::{Finding, Subject};
 use crate::analyse::{Analyser, KeyBytes, Report};
+use crate::base::Timestamp;
 use crate::dissect::lru::LruMap;
 use crate::pipeline::Decoded;
 use crate::proto::{dhcpv4, AppProtocol, Message};
-use crate::source::Timestamp;
 
 /// DISCOVERs remembered for their OFFERs.
 const MAX_PENDING_DISCOVERS: usize = 65_536;

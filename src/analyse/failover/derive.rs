@@ -12,8 +12,8 @@ use std::net::IpAddr;
 use super::event::{Client, Event, EventKind, LeaseUpdate};
 use crate::analyse::dhcp_lb::{Hba, Role};
 use crate::analyse::KeyBytes;
+use crate::base::Timestamp;
 use crate::proto::failover::{Message, MessageType};
-use crate::source::Timestamp;
 
 /// Why a message yields no event (it is still counted by the caller).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,8 +5,8 @@ use std::net::Ipv4Addr;
 
 use crate::analyse::dhcp_lb::{Hba, Role};
 use crate::analyse::KeyBytes;
+use crate::base::Timestamp;
 use crate::proto::failover::{BindingStatus, ServerState};
-use crate::source::Timestamp;
 
 /// The last client of a lease: what the balancer's affinity pass hashes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -12,8 +12,8 @@ use super::replay::{Config, Replay};
 use super::rules;
 use crate::analyse::dhcp_lb::{Hba, Role};
 use crate::analyse::finding::{Finding, Severity};
+use crate::base::Timestamp;
 use crate::proto::failover::{self, BindingStatus, FoOption, Message, MessageType, ServerState};
-use crate::source::Timestamp;
 
 const T0: i64 = 1_800_000_000;
 const POOL: &str = "10.0.0.0/24";

@@ -9,6 +9,7 @@ use std::net::IpAddr;
 
 use super::handle::PoolHandle;
 use crate::analyse::policy::PeSettings;
+use crate::base::Timestamp;
 use crate::dissect::{ConversationKey, Transport as Carrier};
 use crate::pipeline::Decoded;
 use crate::proto::rserpool::{
@@ -16,7 +17,6 @@ use crate::proto::rserpool::{
     UpdateAction,
 };
 use crate::proto::Message as AppMessage;
-use crate::source::Timestamp;
 
 /// Where a message came from or went to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

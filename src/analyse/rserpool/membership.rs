@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use super::event::{PeInfo, PolicyInfo};
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 /// Keep-alive timeout (RSPLIB registrar default, `-endpointkeepalivetimeoutinterval`).
 pub const KEEP_ALIVE_TIMEOUT_MS: u64 = 5000;

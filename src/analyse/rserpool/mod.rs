@@ -85,9 +85,9 @@ pub use rules::Rule;
 
 use super::policy::{Profile, DRAFT01, RFC5356, RSPLIB};
 use super::{Analyser, Report};
+use crate::base::Timestamp;
 use crate::pipeline::Decoded;
 use crate::proto::AppProtocol;
-use crate::source::Timestamp;
 
 /// The RSerPool replay as an analyser of `poolshark check`.
 pub struct RserpoolReplay {

@@ -14,8 +14,8 @@ use foldhash::HashMap;
 
 use super::event::{Endpoint, Meta, PeInfo};
 use super::handle::PoolHandle;
+use crate::base::Timestamp;
 use crate::dissect::ConversationKey;
-use crate::source::Timestamp;
 
 const MAX_PER_ASSOCIATION: usize = 64;
 /// Emptied queues kept for reuse.

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use super::handle::{pe_hex, PoolHandle};
 use crate::analyse::policy::{percent_of, SettingChange};
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 /// Events kept per registrar (the rest are counted).
 pub const MAX_EVENTS: usize = 256;

@@ -868,7 +868,7 @@ mod tests {
     use crate::analyse::policy::{scaled_from_percent, RFC5356, RSPLIB};
     use crate::analyse::rserpool::event::PeInfo;
     use crate::analyse::rserpool::membership::Origin;
-    use crate::source::Timestamp;
+    use crate::base::Timestamp;
 
     fn member(
         m: &mut Membership,

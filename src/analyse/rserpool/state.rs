@@ -355,7 +355,7 @@ mod tests {
     use crate::analyse::policy::{PeSettings, PolicyKind, Rng, RSPLIB};
     use crate::analyse::rserpool::event::{PeInfo, PolicyInfo};
     use crate::analyse::rserpool::membership::Origin;
-    use crate::source::Timestamp;
+    use crate::base::Timestamp;
 
     fn add(state: &mut RegistrarState, pool: &PoolHandle, id: u32, frame: u64) {
         let profiles: [&'static Profile; 1] = [&RSPLIB];

@@ -12,7 +12,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 /// Nanoseconds per second.
 pub const NS: u64 = 1_000_000_000;

@@ -6,7 +6,7 @@ use std::io;
 use super::batch::{Batch, Mark};
 use super::sink::FrameSink;
 use super::Scenario;
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 /// A planted deviation as it landed in the capture.
 #[derive(Clone, Debug, PartialEq, Eq)]

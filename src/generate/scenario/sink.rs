@@ -4,8 +4,8 @@
 use std::io::{self, Write};
 use std::str::FromStr;
 
+use crate::base::{linktype, Timestamp};
 use crate::generate::{IfOptions, PcapNgWriter, PcapWriter, TsResolution};
-use crate::source::{linktype, Timestamp};
 
 /// Receives frames in capture order.
 pub trait FrameSink {

@@ -497,7 +497,7 @@ fn failover_traffic_acknowledges_every_update_and_marks_plants() {
 fn memory_stays_flat_in_the_number_of_frames() {
     struct Count(u64);
     impl super::FrameSink for Count {
-        fn frame(&mut self, _: crate::source::Timestamp, _: &[u8]) -> std::io::Result<()> {
+        fn frame(&mut self, _: crate::base::Timestamp, _: &[u8]) -> std::io::Result<()> {
             self.0 += 1;
             Ok(())
         }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::analyse::finding::{Finding, Severity, Subject};
 use crate::analyse::observe::{DhcpTransaction, Observer, Resolution};
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 use table::Table;
 
 /// The tables, in the order their folders are listed.

@@ -24,7 +24,7 @@ use parquet::basic::Compression;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 /// Rows per row group: about 5-20 MB of builders for the widest table, and large enough that
 /// engines read whole column chunks at a time.

@@ -8,9 +8,9 @@ use crate::analyse::finding::{Finding, Severity, Subject};
 use crate::analyse::observe::{DhcpTransaction, Resolution};
 use crate::analyse::rserpool::PoolHandle;
 use crate::analyse::timeline::Timeline;
+use crate::base::Timestamp;
 use crate::pipeline::Decoded;
 use crate::proto::Message;
-use crate::source::Timestamp;
 
 pub const MESSAGES: &[Col] = &[
     col("file", Kind::Label, false),

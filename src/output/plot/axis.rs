@@ -1,7 +1,7 @@
 //! The axes' ticks: times at round UTC instants (their step chosen by the span, their labels as
 //! precise as the step needs), values at 1, 2 or 5 of a power of ten.
 
-use crate::source::calendar::Civil;
+use crate::base::calendar::Civil;
 use crate::tui::chart::round_times;
 
 /// Ticks a time axis aims at, at most.

@@ -101,7 +101,7 @@ pub struct Request<'a> {
     /// shorter interval would draw more.
     pub interval_given: bool,
     /// The capture's last frame's time.
-    pub last: Option<crate::source::Timestamp>,
+    pub last: Option<crate::base::Timestamp>,
 }
 
 /// Pictures written for one capture, at most: a capture with thousands of pools would otherwise

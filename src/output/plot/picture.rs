@@ -6,7 +6,7 @@
 use crate::analyse::episodes::EpisodeKind;
 use crate::analyse::finding::{Finding, Severity, Subject};
 use crate::analyse::timeline::{Series, Timeline};
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 use crate::tui::chart;
 use crate::tui::view::text::fit_ids;
 

@@ -14,9 +14,9 @@ use super::names::{
     status_code_name,
 };
 use super::options::{code, Opt, OptValue, RelayMsg, SubOpt};
+use crate::base::calendar::Civil;
 use crate::field::{hex, hex_colons, Field};
 use crate::proto::dhcpv4::names::hardware_type_name;
-use crate::source::calendar::Civil;
 
 /// Relay layers nested in the tree before deeper ones are laid flat.
 pub const MAX_TREE_NESTING: usize = 32;

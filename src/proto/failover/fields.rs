@@ -6,8 +6,8 @@ use std::borrow::Cow;
 use super::message::{Message, HEADER_LEN, OPTION_HEADER_LEN};
 use super::option::{ip_flag, option_name, server_flag, FoOption};
 use super::values::{reject_reason_name, tls_reply_name, tls_request_name};
+use crate::base::calendar::Civil;
 use crate::field::{hex_colons, printable, Field, Value};
-use crate::source::calendar::Civil;
 
 impl Message {
     /// The tree: one `dhcpfo` node holding the header fields and the options.

@@ -5,8 +5,8 @@
 
 use std::ops::{Deref, DerefMut};
 
-pub use crate::dissect::framing::Framed;
-use crate::dissect::framing::{LengthFramer, LengthRule};
+pub use crate::base::framing::Framed;
+use crate::base::framing::{LengthFramer, LengthRule};
 
 use super::message::HEADER_LEN;
 

@@ -3,7 +3,8 @@
 
 use pcap_parser::{InterfaceDescriptionBlock, OptionCode};
 
-use crate::source::{InterfaceNames, Timestamp};
+use crate::base::Timestamp;
+use crate::source::InterfaceNames;
 
 /// One interface of a pcapng section.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! in UTC), `epoch N` (with `db-time-format local`, followed by a comment dhcpd ignores), or
 //! `never`.
 
-use crate::source::calendar::{days_from_civil, days_in_month};
+use crate::base::calendar::{days_from_civil, days_in_month};
 
 /// A time in `dhcpd.leases`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

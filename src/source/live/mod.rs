@@ -41,7 +41,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::{linktype, Block, Frame, FrameSource, InterfaceNames, Pcapng, SourceError, Timestamp};
+use super::{Block, Frame, FrameSource, InterfaceNames, Pcapng, SourceError};
+use crate::base::{linktype, Timestamp};
 use crate::dissect::dispatch::DecodeAs;
 
 /// libpcap's and tshark's default snap length: whole packets.

@@ -5,7 +5,7 @@
 use pcap::{Active, Capture, Precision};
 
 use super::{FilterChoice, LiveError, LiveErrorKind, LiveOptions};
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 pub struct PcapCapture {
     cap: Capture<Active>,

@@ -10,11 +10,12 @@ use std::time::{Duration, Instant};
 
 use crate::analyse::finding::Finding;
 use crate::analyse::timeline::Series;
+use crate::base::Timestamp;
 use crate::cli::check::{analysers, AnalysisArgs, CheckSink, DhcpLbArgs, FailoverArgs};
 use crate::field::{Field, Value};
 use crate::pipeline::{Options, Pipeline};
 use crate::source::file::FileSource;
-use crate::source::{Frame, FrameSource, SourceError, Timestamp};
+use crate::source::{Frame, FrameSource, SourceError};
 use crate::tui::detail::decode_frame;
 use crate::tui::loader::{Counted, Loader, LoaderConfig};
 use crate::tui::snapshot::{LoadState, Update};

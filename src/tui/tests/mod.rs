@@ -16,7 +16,7 @@ use super::snapshot::{Data, LoadState, Progress, Update};
 use super::view;
 use crate::analyse::finding::{Finding, Severity, Subject};
 use crate::analyse::Report;
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 pub const S: u64 = 1_000_000_000;
 /// The capture starts here; windows are 10 s from it.

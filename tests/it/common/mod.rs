@@ -198,8 +198,8 @@ impl<A: poolshark::analyse::Analyser> poolshark::pipeline::Sink for Feed<A> {
 /// total length also claims 8 bytes more than were captured (an error of the lower layers in the
 /// same frame). The caller removes the file.
 pub fn broken_failover_stream(name: &str, cut: bool) -> PathBuf {
+    use poolshark::base::Timestamp;
     use poolshark::generate::{PcapWriter, TcpFlow, TsResolution};
-    use poolshark::source::Timestamp;
     let mut frames: Vec<Vec<u8>> = Vec::new();
     {
         let mut out = |f: &[u8]| frames.push(f.to_vec());

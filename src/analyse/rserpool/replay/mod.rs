@@ -22,7 +22,7 @@ use crate::analyse::finding::{Finding, Severity, Subject};
 use crate::analyse::policy::{Profile, ShareCache};
 use crate::analyse::timeline::SeriesEvent;
 use crate::analyse::Report;
-use crate::source::Timestamp;
+use crate::base::Timestamp;
 
 /// Registrars tracked at once.
 const MAX_REGISTRARS: usize = 1024;

@@ -7,6 +7,8 @@
 //! of the message the protocol module was given). Nodes without a value of their own
 //! ([`Value::None`]) group children, as Wireshark's subtrees do.
 
+pub mod catalogue;
+
 use std::borrow::Cow;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
@@ -143,8 +145,8 @@ impl Field {
         // crate's unit tests, whose made-up trees use made-up names).
         #[cfg(not(test))]
         debug_assert!(
-            crate::proto::catalogue::allows(name),
-            "field name {name} is missing from src/proto/catalogue.rs"
+            crate::field::catalogue::allows(name),
+            "field name {name} is missing from src/field/catalogue.rs"
         );
         Field {
             name,
