@@ -16,7 +16,7 @@ use super::progress::Bars;
 use crate::analyse::dhcp_lb::config::Source;
 use crate::analyse::dhcp_lb::{from_setup, ConfigFile, DhcpLbAnalyser, Overrides, Settings};
 use crate::analyse::failover::from_config::FailoverSetup;
-use crate::analyse::failover::{self, analyser::FailoverAnalyser, Params, PoolRange};
+use crate::analyse::failover::{self, FailoverAnalyser, Params, PoolRange};
 use crate::analyse::finding::{Findings, Severity};
 use crate::analyse::setup::SetupAnalyser;
 use crate::analyse::{Analyser, Report};
@@ -493,8 +493,9 @@ pub fn analysers_seeded(
     let profiles = Profiles::from_names(&args.profiles)?;
     let configs = args.configs()?;
     // RSerPool: every Handle Resolution Response against the reference selection policies.
-    let rserpool =
-        crate::analyse::rserpool::RserpoolReplay::from_profile_name(profiles.rserpool.as_deref())?;
+    let rserpool = crate::analyse::rserpool::RserpoolAnalyser::from_profile_name(
+        profiles.rserpool.as_deref(),
+    )?;
     let failover_setup = failover::from_config::setup(&configs.servers);
     let (lb_file, notes) = from_setup::config_file(&configs.servers);
     let mut a: Vec<Box<dyn Analyser>> = vec![Box::new(rserpool)];
@@ -800,7 +801,7 @@ fn render_finished(
         CheckFormat::Text => {
             let mut s = findings.listing(all_findings);
             for a in &sink.analysers {
-                a.report_text(&mut s);
+                crate::output::report::text(a.view(), &mut s);
             }
             s.push_str(&summary_text(findings));
             Rendered::Text(s)
@@ -812,7 +813,7 @@ fn render_finished(
                 findings.list().iter().map(|f| f.to_json()).collect(),
             );
             for a in &sink.analysers {
-                a.report_json(&mut m);
+                crate::output::report::json(a.view(), &mut m);
             }
             m.insert("summary".into(), summary_json(findings, stats));
             Rendered::Json(serde_json::Value::Object(m))

@@ -280,8 +280,8 @@ impl Feed {
         let mut text = String::new();
         let mut json = serde_json::Map::new();
         for a in &self.sink.analysers {
-            a.report_text(&mut text);
-            a.report_json(&mut json);
+            crate::output::report::text(a.view(), &mut text);
+            crate::output::report::json(a.view(), &mut json);
         }
         check_reports(&self.sink.report, &json, self.frame);
         self.sink.report.findings.sort();

@@ -9,6 +9,7 @@ pub mod palette;
 pub mod parquet;
 pub mod plot;
 pub mod quoted;
+pub mod report;
 pub mod stats;
 pub mod text;
 pub mod time;

@@ -1,8 +1,8 @@
-//! What each event does to the registrars: the handlers behind `Replay::handle`.
+//! What each event does to the registrars: the handlers behind `Engine::handle`.
 
-use super::{removal_draft, Replay, CAUSE_POLICY_INCONSISTENT};
+use super::{removal_draft, Engine, CAUSE_POLICY_INCONSISTENT};
 use crate::analyse::rserpool::directory::RegistrarId;
-use crate::analyse::rserpool::event::{Event, Meta, PeInfo};
+use crate::analyse::rserpool::events::{Event, Meta, PeInfo};
 use crate::analyse::rserpool::handle::{pe_hex, PoolHandle};
 use crate::analyse::rserpool::membership::{Added, Origin, Reason, Removal};
 use crate::analyse::rserpool::pending::Request;
@@ -11,7 +11,7 @@ use crate::analyse::rserpool::rules::{Draft, Rule};
 use crate::analyse::Report;
 use crate::proto::rserpool::UpdateAction;
 
-impl Replay {
+impl Engine {
     /// One event, in frame order.
     pub fn handle(&mut self, meta: &Meta, event: Event, report: &mut Report) {
         self.counters.events += 1;
