@@ -22,7 +22,6 @@ use super::anyhow_like::{Error, Result};
 use super::check::FailoverArgs;
 use super::leases_usage::{self, AlarmArgs};
 use crate::analyse::dhcp_lb::config::Source;
-use crate::analyse::dhcp_lb::events::Family;
 use crate::analyse::dhcp_lb::{Hba, Role};
 use crate::analyse::failover::balancer::{Level, Pass};
 use crate::analyse::failover::from_config::{self, FailoverSetup};
@@ -31,6 +30,7 @@ use crate::analyse::failover::seed::LeaseSeed;
 use crate::analyse::failover::snapshot::{self, Balancing, Oldest, PoolVerdict, Settings};
 use crate::analyse::usage::{self, Usage, Verdict};
 use crate::config::ServerConfig;
+use crate::proto::lb::Family;
 use crate::source::leases::{self, LeaseFile, LeaseFormat, PeerStateLine};
 
 #[derive(clap::Args, Debug)]

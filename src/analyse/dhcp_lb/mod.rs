@@ -34,8 +34,6 @@ pub mod config;
 pub mod episodes;
 pub mod events;
 pub mod from_setup;
-pub mod hash;
-pub mod hba;
 pub mod inference;
 pub mod judge;
 pub mod model;
@@ -48,9 +46,9 @@ pub mod state;
 pub mod transactions;
 pub mod undecided;
 
+/// The load-balancing vocabulary the analyser and its users speak (from [`crate::proto::lb`]).
+pub use crate::proto::lb::{bucket, Hba, HbaError, Role};
 pub use config::{ConfigFile, Overrides, Settings};
-pub use hash::bucket;
-pub use hba::{Hba, HbaError, Role};
 pub use profile::{KeyOutcome, Profile, Stid, StidSource};
 
 use std::collections::BTreeMap;
@@ -140,8 +138,8 @@ impl DhcpLbAnalyser {
         };
         // The same events in the same order give the same server indices as the inference's.
         for p in &inferred.pairs {
-            run.registry.set_role(p.primary, hba::Role::Primary);
-            run.registry.set_role(p.secondary, hba::Role::Secondary);
+            run.registry.set_role(p.primary, Role::Primary);
+            run.registry.set_role(p.secondary, Role::Secondary);
         }
         run
     }
@@ -316,10 +314,10 @@ impl Run {
         for (pair, stats) in pairs.iter_mut() {
             undecided::finish(&ctx, pair, stats, report);
             let subject = Subject::Server(pair.name.clone());
-            for r in [hba::Role::Primary, hba::Role::Secondary] {
+            for r in [Role::Primary, Role::Secondary] {
                 let buckets = match r {
-                    hba::Role::Primary => pair.hba.primary_buckets(),
-                    hba::Role::Secondary => 256 - pair.hba.primary_buckets(),
+                    Role::Primary => pair.hba.primary_buckets(),
+                    Role::Secondary => 256 - pair.hba.primary_buckets(),
                 };
                 // The share `check` expects of it over the run (each answer against its
                 // episode's reference), not its buckets' share of the hash space.
@@ -397,9 +395,10 @@ impl Analyser for DhcpLbAnalyser {
 
 #[cfg(test)]
 mod tests {
-    use super::events::{Answer, ClientKey, Family, Request, ServerIdent};
+    use super::events::{Answer, ClientKey, Request, ServerIdent};
     use super::*;
     use crate::analyse::finding::Subject;
+    use crate::proto::lb::Family;
 
     fn at(tenths: i64) -> Timestamp {
         Timestamp::new(1_000 + tenths / 10, (tenths % 10) as u32 * 100_000_000)
@@ -454,7 +453,7 @@ mod tests {
         let mut frame = 1;
         for c in 0..40u8 {
             let duid = [0, 3, 0, 1, 2, 0, 0, 0, 0, c];
-            let s = if hba.owner(super::hash::bucket(&duid)) == super::hba::Role::Primary {
+            let s = if hba.owner(bucket(&duid)) == Role::Primary {
                 1
             } else {
                 2

@@ -47,7 +47,7 @@ impl SetupAnalyser {
             frame: 0,
             time: None,
             rule: Rule::Mismatch.id(),
-            severity: d.severity,
+            severity: Rule::severity_of(d.impact),
             subject: Subject::Server(d.pair.clone()),
             group: d.setting.clone(),
             expected: json!({ "same": d.setting }),

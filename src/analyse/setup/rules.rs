@@ -1,6 +1,7 @@
 //! The one rule of the configuration files, `config.mismatch`.
 
 use crate::analyse::finding::Severity;
+use crate::config::compare::Impact;
 
 /// The one rule of the configuration files: two files of a pair disagree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -31,6 +32,15 @@ impl Rule {
     pub fn meaning(self) -> &'static str {
         match self {
             Rule::Mismatch => "two configuration files of one pair disagree",
+        }
+    }
+
+    /// A disagreement's severity: an error where it breaks the load balancing itself, a
+    /// warning where it changes timing or balance.
+    pub fn severity_of(impact: Impact) -> Severity {
+        match impact {
+            Impact::Breaks => Severity::Error,
+            Impact::Shifts => Severity::Warning,
         }
     }
 }

@@ -13,12 +13,12 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::analyse::dhcp_lb::events::Family;
 use crate::analyse::dhcp_lb::judge::PairStats;
 use crate::analyse::dhcp_lb::share::{idx, Shares};
 use crate::analyse::dhcp_lb::{DhcpLbAnalyser, Role};
 use crate::analyse::episodes::{self, EpisodeKind};
 use crate::output::stats::count;
+use crate::proto::lb::Family;
 
 /// Each kind of episode the pair went through, with server `r`'s counts in it.
 fn by_episode(st: &PairStats, r: Role) -> Value {

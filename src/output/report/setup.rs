@@ -7,7 +7,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::analyse::setup::report::values_json;
-use crate::analyse::setup::SetupAnalyser;
+use crate::analyse::setup::{Rule, SetupAnalyser};
 
 pub fn text(a: &SetupAnalyser, out: &mut String) {
     for c in a.configs() {
@@ -39,7 +39,7 @@ pub fn json(a: &SetupAnalyser, out: &mut Map<String, Value>) {
                 "pair": d.pair,
                 "setting": d.setting,
                 "values": values_json(d),
-                "severity": d.severity.name(),
+                "severity": Rule::severity_of(d.impact).name(),
                 "why": d.why,
             })
         })
