@@ -20,9 +20,9 @@ use super::input::DecodeArgs;
 use super::read::{DisplayFilterArgs, FieldArgs, ReadSink, TimeArgs};
 use crate::analyse::finding::Severity;
 use crate::dissect::FrameSummary;
-use crate::generate::IfOptions;
 use crate::output::capture_file::CaptureFile;
 use crate::output::metrics::{self, http, Pace, Published};
+use crate::output::pcap::IfOptions;
 use crate::output::Format;
 use crate::pipeline::{Decoded, Pipeline, Sink};
 use crate::source::live::{

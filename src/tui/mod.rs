@@ -16,7 +16,6 @@
 //!   tying it together.
 
 pub mod app;
-pub mod chart;
 pub mod detail;
 pub mod event_loop;
 pub mod keys;
