@@ -97,7 +97,8 @@ impl CaptureFilesArgs {
         Ok(())
     }
 
-    /// The files to run (after [`CaptureFilesArgs::take_read`]), with `--jobs` and the progress bar's choice.
+    /// The files to run (after [`CaptureFilesArgs::take_read`]), with `--jobs` and whether to
+    /// draw progress bars.
     pub fn files(&self) -> Files {
         Files {
             files: self.files.clone(),
