@@ -19,11 +19,11 @@ use crate::dissect::streams::Streams;
 use crate::dissect::{layers, FrameSummary};
 use crate::field::catalogue;
 use crate::field::Field;
+use crate::filter::display::quoted;
+use crate::filter::display::{seconds_between, Filter, FrameView, PROTOCOLS};
 use crate::output::capture_file::CaptureFile;
 use crate::output::fields::{Columns, FieldsOptions};
-use crate::output::filter::{seconds_between, Filter, FrameView, PROTOCOLS};
 use crate::output::json::JsonRecords;
-use crate::output::quoted;
 use crate::output::text::{write_line, write_tree, FrameLine};
 use crate::output::time::{absolute_text, FrameTimes, SecondsFormat, TimeColumn, TimeFormat};
 use crate::output::{Format, Record};
@@ -570,7 +570,7 @@ impl<W: Write> Sink for ReadSink<W> {
         let prev = self.prev.replace(frame.ts).unwrap_or(frame.ts);
         let prev_displayed = self.prev_displayed.unwrap_or(frame.ts);
         // An ICMP error's quoted packet gives addresses and ports to filters and columns too
-        // (`output::quoted`): its layers are decoded whenever there is one of them.
+        // (`filter::display::quoted`): its layers are decoded whenever there is one of them.
         let quoting = (self.filter.is_some() || self.columns.is_some()) && quoted::is_icmp(summary);
         let layers = if self.layers || quoting {
             let streams = self.streams.get_or_insert_with(Box::default);

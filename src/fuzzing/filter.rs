@@ -2,7 +2,7 @@
 
 use crate::base::Timestamp;
 use crate::dissect::{layers, Address, FrameSummary};
-use crate::output::filter::{Column, Filter, FrameView};
+use crate::filter::display::{Column, Filter, FrameView};
 use crate::output::Record;
 use crate::proto::{dhcpv4, dhcpv6};
 

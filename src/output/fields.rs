@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use super::filter::{Column, FrameView};
+use crate::filter::display::{Column, FrameView};
 
 /// Which occurrences of a field a line keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

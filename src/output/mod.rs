@@ -2,13 +2,11 @@
 
 pub mod capture_file;
 pub mod fields;
-pub mod filter;
 pub mod json;
 pub mod metrics;
 pub mod palette;
 pub mod parquet;
 pub mod plot;
-pub mod quoted;
 pub mod stats;
 pub mod text;
 pub mod time;
