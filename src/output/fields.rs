@@ -280,7 +280,7 @@ mod tests {
     use crate::base::Timestamp;
     use crate::dissect::FrameSummary;
     use crate::field::Field;
-    use crate::output::Record;
+    use crate::field::Record;
 
     fn record(fields: Vec<Field>) -> Record {
         Record {

@@ -8,6 +8,7 @@ use std::cell::{Cell, RefCell};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use super::arith;
+use super::date::parse_absolute;
 use super::derived::Derive;
 use super::lexer::{keyword, Kind, Op, Rel, Token};
 use super::parser::{Expr, FieldPair, FrameField, Literal, Lower, Subject, Which};
@@ -353,7 +354,7 @@ pub(super) fn valid_name(name: &str) -> bool {
 pub(super) fn check_value(s: &Subject, name: &str, lit: &mut Literal) -> Result<(), FilterError> {
     if let Subject::Frame(FrameField::Time | FrameField::TimeUtc) = s {
         // A date and time, read now (in the local time zone unless it names one).
-        return match crate::output::time::parse_absolute(&lit.text) {
+        return match parse_absolute(&lit.text) {
             Ok(ns) => {
                 lit.int = Some(ns);
                 Ok(())

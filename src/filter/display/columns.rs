@@ -5,6 +5,7 @@ use super::check::subject;
 use super::eval::{lower_values, occurrences, present};
 use super::parser::{FrameField, Subject};
 use super::FrameView;
+use crate::base::localtime::absolute_text;
 use crate::base::Timestamp;
 use crate::field::catalogue;
 use crate::field::{format_float_g15, Base, Field, Value};
@@ -82,12 +83,8 @@ impl Column {
             Subject::Frame(FrameField::TimeDeltaDisplayed) => {
                 each(seconds_between(f.prev_displayed, f.time))
             }
-            Subject::Frame(FrameField::Time) => {
-                each(crate::output::time::absolute_text(f.time, false))
-            }
-            Subject::Frame(FrameField::TimeUtc) => {
-                each(crate::output::time::absolute_text(f.time, true))
-            }
+            Subject::Frame(FrameField::Time) => each(absolute_text(f.time, false)),
+            Subject::Frame(FrameField::TimeUtc) => each(absolute_text(f.time, true)),
             Subject::Field(name) => {
                 for r in f.records {
                     occurrences(&r.fields, name, &mut |fld| {

@@ -25,7 +25,7 @@
 //! `frame.cap_len`, `frame.time_epoch`, `frame.time_relative`, `frame.time_delta`,
 //! `frame.time_delta_displayed` in seconds; `frame.time` and `frame.time_utc` compared with a date
 //! and time, `frame.time > "2026-12-02 14:21:51"`, local unless it names a zone: the forms of
-//! [`crate::output::time::parse_absolute`]) or of its addresses and ports (`ip.src`, `ip.dst`, `ip.addr`,
+//! [`date::parse_absolute`]) or of its addresses and ports (`ip.src`, `ip.dst`, `ip.addr`,
 //! `ipv6.*` likewise, `udp.port`, `udp.srcport`, `udp.dstport`, `tcp.*` and `sctp.*` likewise: the
 //! layer the listing shows, the deepest decoded; in a tunnelled frame the outer IP layers and the
 //! UDP ports of VXLAN or Geneve come first, outermost first, as tshark lists them:
@@ -66,6 +66,7 @@
 mod arith;
 mod check;
 mod columns;
+mod date;
 mod derived;
 mod eval;
 mod lexer;
@@ -82,7 +83,7 @@ use std::fmt;
 use crate::base::Timestamp;
 use crate::dissect::FrameSummary;
 use crate::field::Field;
-use crate::output::Record;
+use crate::field::Record;
 use check::problems;
 use eval::{eval, occurrences};
 use lexer::{case_hint, tokenize};
