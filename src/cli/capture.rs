@@ -20,6 +20,7 @@ use super::input::DecodeArgs;
 use super::read::{DisplayFilterArgs, FieldArgs, ReadSink, TimeArgs};
 use crate::analyse::finding::Severity;
 use crate::dissect::FrameSummary;
+use crate::filter::capture as capture_filter;
 use crate::generate::IfOptions;
 use crate::output::capture_file::CaptureFile;
 use crate::output::metrics::{self, http, Pace, Published};
@@ -185,8 +186,8 @@ fn live_options(a: &LiveArgs) -> Result<LiveOptions> {
 pub fn filter_choice(filter: Option<&str>, decode: &DecodeArgs) -> FilterChoice {
     match filter {
         Some(f) if f.trim().is_empty() => FilterChoice::All,
-        Some(f) => FilterChoice::Expression(f.to_string()),
-        None => FilterChoice::Default(decode.decode_as.clone()),
+        Some(f) => capture_filter::compiled_expression(f),
+        None => capture_filter::compiled_default(&decode.decode_as),
     }
 }
 

@@ -3,4 +3,5 @@
 //! frames; and [`capture`], the capture filters (`capture -f`, the default filter) compiled to
 //! classic BPF for the kernel.
 
+pub mod capture;
 pub mod display;
