@@ -15,8 +15,6 @@ pub mod flow;
 pub mod ip;
 pub mod link;
 pub mod packet;
-pub mod pcap_writer;
-pub mod pcapng_writer;
 pub mod scenario;
 pub mod sctp;
 pub mod transport;
@@ -24,5 +22,5 @@ pub mod tunnel;
 
 pub use flow::{SctpAssociation, SendOptions, TcpFlow};
 pub use packet::{Ip, Link, Packet, Transport};
-pub use pcap_writer::{PcapWriter, TsResolution};
-pub use pcapng_writer::{IfOptions, PacketOptions, PcapNgWriter};
+// The capture writers, with the packets they write.
+pub use crate::output::pcap::{IfOptions, PacketOptions, PcapNgWriter, PcapWriter, TsResolution};

@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use super::bytes::Order;
+use super::Order;
 use crate::base::Timestamp;
 
 /// Timestamp resolution of a legacy pcap file (chosen by its magic number).

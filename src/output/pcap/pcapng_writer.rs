@@ -3,8 +3,8 @@
 
 use std::io::{self, Write};
 
-use super::bytes::{pad4, Order};
 use super::pcap_writer::too_long;
+use super::Order;
 use crate::base::Timestamp;
 use crate::source::file::units_per_second;
 
@@ -290,7 +290,7 @@ impl<W: Write> PcapNgWriter<W> {
 fn push_option(o: Order, out: &mut Vec<u8>, code: u16, value: &[u8]) {
     o.u16(out, code);
     o.u16(out, value.len() as u16);
-    let start = out.len();
     out.extend_from_slice(value);
-    pad4(out, start);
+    // Zeros up to a multiple of 4 bytes.
+    out.resize(out.len() + (4 - value.len() % 4) % 4, 0);
 }
