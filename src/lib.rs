@@ -15,6 +15,7 @@ pub mod config;
 pub mod dissect;
 pub mod error;
 pub mod field;
+pub mod filter;
 pub mod fuzzing;
 pub mod generate;
 pub mod handoff;

@@ -2,8 +2,8 @@
 
 use crate::base::Timestamp;
 use crate::dissect::{layers, Address, FrameSummary};
-use crate::output::filter::{Column, Filter, FrameView};
-use crate::output::Record;
+use crate::field::Record;
+use crate::filter::display::{Column, Filter, FrameView};
 use crate::proto::{dhcpv4, dhcpv6};
 
 /// Display filters (`read -Y`) and field columns (`-e`): a filter as a person may type it, run on

@@ -11,14 +11,15 @@ use std::path::Path;
 use std::process::Command;
 
 use poolshark::base::{linktype, Timestamp};
+use poolshark::filter::capture::bpf::{self, Meta};
+use poolshark::filter::capture::{self as filter, Framing};
 use poolshark::generate::ip::{fragment_ipv4, fragment_ipv6, ipv6_options_header};
 use poolshark::generate::packet::{Ip, Link, Packet, Transport};
 use poolshark::generate::sctp::{Chunk, DataFlags};
 use poolshark::generate::transport::TcpHeader;
 use poolshark::generate::{PcapWriter, TsResolution};
 use poolshark::source::file::FileSource;
-use poolshark::source::live::bpf::{self, Meta};
-use poolshark::source::live::filter::{self, Framing};
+use poolshark::source::live::bpf::Insn;
 use poolshark::source::FrameSource;
 
 fn have_tcpdump() -> bool {
@@ -238,7 +239,7 @@ fn meta_of(framing: Framing, frame: &[u8]) -> Meta {
     }
 }
 
-fn ours_keeps(prog: &[bpf::Insn], framing: Framing, frames: &[Vec<u8>]) -> BTreeSet<usize> {
+fn ours_keeps(prog: &[Insn], framing: Framing, frames: &[Vec<u8>]) -> BTreeSet<usize> {
     frames
         .iter()
         .enumerate()

@@ -8,14 +8,23 @@
 //! match an IPv6 packet whose fragment header carries them; a port test never matches a
 //! non-first IPv4 fragment; `host` with an IPv4 address matches ARP and RARP too. Anything else
 //! is refused with a message naming the `libpcap` feature, which compiles full expressions.
+//!
+//! The live source ([`crate::source::live`]) takes a filter already compiled here
+//! ([`compiled_default`], [`compiled_expression`]): a program for each way a device's frames
+//! begin ([`Framing`]), and the same filter in libpcap's language for the `libpcap` backend. The
+//! code generator, interpreter and disassembler of the programs are [`bpf`].
+
+pub mod bpf;
 
 use std::fmt;
 use std::net::IpAddr;
 
-use super::bpf::{self, op, Builder, Insn, Label};
 use crate::dissect::dispatch::{port, DecodeAs, Selector};
 use crate::dissect::tunnel::{GENEVE_PORT, PROTO_GRE, PROTO_IPIP, PROTO_IPV6, VXLAN_PORT};
 use crate::dissect::Transport;
+use crate::source::live::bpf::{ancillary, op, Insn, ACCEPT, MAX_INSNS};
+use crate::source::live::{CompiledFilter, FilterChoice};
+use bpf::{Builder, Label};
 
 const ETHERTYPE_IPV4: u32 = 0x0800;
 const ETHERTYPE_IPV6: u32 = 0x86dd;
@@ -500,7 +509,7 @@ fn emit_load(b: &mut Builder, load: Load, framing: Framing) {
             Framing::Ethernet => b.insn(op::LD | op::H | op::ABS, 12),
             Framing::Network => b.insn(
                 op::LD | op::H | op::ABS,
-                bpf::ancillary::AD_OFF + bpf::ancillary::PROTOCOL,
+                ancillary::AD_OFF + ancillary::PROTOCOL,
             ),
         },
         Load::Abs(size, at) => b.insn(op::LD | size | op::ABS, at),
@@ -575,67 +584,93 @@ pub fn compile(e: &Expr, framing: Framing) -> Result<Vec<Insn>, FilterError> {
     let reject = b.label();
     emit(&mut b, &cond, accept, reject, framing);
     b.place(accept);
-    b.insn(op::RET | op::K, bpf::ACCEPT);
+    b.insn(op::RET | op::K, ACCEPT);
     b.place(reject);
     b.insn(op::RET | op::K, 0);
     b.finish().map_err(|e| FilterError {
         word: None,
         what: format!(
             "the compiled filter needs more than {} instructions ({})",
-            bpf::MAX_INSNS,
-            e.0
+            MAX_INSNS, e.0
         ),
     })
 }
 
-/// Puts in front of `prog` a test that drops the outgoing copy of every packet sent on a
-/// loopback device: the socket sees each such packet twice, and dropping the copy in the kernel
-/// spares the queue and a read (libpcap drops it after reading). Jumps are relative, so `prog`
-/// is unchanged behind the prefix.
-pub fn without_loopback_echoes(prog: &[Insn]) -> Vec<Insn> {
-    const PACKET_OUTGOING: u32 = 4;
-    const ARPHRD_LOOPBACK: u32 = 772;
-    let anc = |n: u32| Insn {
-        code: op::LD | op::H | op::ABS,
-        jt: 0,
-        jf: 0,
-        k: bpf::ancillary::AD_OFF + n,
+/// The default filter compiled for the live source: what poolshark decodes, with the ports of
+/// the decode-as rules.
+pub fn compiled_default(decode_as: &[DecodeAs]) -> FilterChoice {
+    let e = default_filter(decode_as);
+    let description = if decode_as.is_empty() {
+        "default (what poolshark decodes)"
+    } else {
+        "default (what poolshark decodes, with the decode-as ports)"
     };
-    let jeq = |k: u32, jt: u8, jf: u8| Insn {
-        code: op::JMP | op::JEQ | op::K,
-        jt,
-        jf,
-        k,
-    };
-    let mut out = vec![
-        anc(bpf::ancillary::PKTTYPE),
-        jeq(PACKET_OUTGOING, 0, 3),
-        anc(bpf::ancillary::HATYPE),
-        jeq(ARPHRD_LOOPBACK, 0, 1),
-        Insn {
-            code: op::RET | op::K,
-            jt: 0,
-            jf: 0,
-            k: 0,
-        },
-    ];
-    out.extend_from_slice(prog);
-    out
+    FilterChoice::Compiled(CompiledFilter {
+        ethernet: compile(&e, Framing::Ethernet).map_err(|e| e.to_string()),
+        network: compile(&e, Framing::Network).map_err(|e| e.to_string()),
+        beyond_subset: false,
+        expression: default_expression(decode_as),
+        description: description.into(),
+    })
 }
 
-/// A program that keeps every packet.
-pub fn accept_all() -> Vec<Insn> {
-    vec![Insn {
-        code: op::RET | op::K,
-        jt: 0,
-        jf: 0,
-        k: bpf::ACCEPT,
-    }]
+/// A `-f` expression compiled for the live source: by poolshark when it is of the subset, else
+/// left to libpcap (the programs then hold why poolshark could not take it).
+pub fn compiled_expression(text: &str) -> FilterChoice {
+    let (ethernet, network, beyond_subset) = match parse(text) {
+        Ok(e) => (
+            compile(&e, Framing::Ethernet).map_err(|e| e.to_string()),
+            compile(&e, Framing::Network).map_err(|e| e.to_string()),
+            false,
+        ),
+        Err(e) => (Err(e.to_string()), Err(e.to_string()), true),
+    };
+    FilterChoice::Compiled(CompiledFilter {
+        ethernet,
+        network,
+        beyond_subset,
+        expression: text.to_string(),
+        description: text.to_string(),
+    })
+}
+
+/// The default filter in libpcap's language: the same packets as the built-in program.
+fn default_expression(rules: &[DecodeAs]) -> String {
+    let mut udp: Vec<u16> = DEFAULT_UDP_PORTS.to_vec();
+    let mut tcp: Vec<u16> = DEFAULT_TCP_PORTS.to_vec();
+    for r in rules {
+        if let Selector::Port(t, p) = r.selector {
+            if matches!(t, None | Some(Transport::Udp)) && !udp.contains(&p) {
+                udp.push(p);
+            }
+            if matches!(t, None | Some(Transport::Tcp)) && !tcp.contains(&p) {
+                tcp.push(p);
+            }
+        }
+    }
+    let ports = |proto: &str, ps: &[u16]| {
+        ps.iter()
+            .map(|p| format!("{proto} port {p}"))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    let tunnels = TUNNEL_PROTOCOLS
+        .iter()
+        .map(|p| format!("ip proto {p} or ip6 proto {p}"))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    format!(
+        "sctp or {tunnels} or (ip and ip[6:2] & 0x1fff != 0) or (ip6 and (ip6[6] == 0 or \
+         ip6[6] == 43 or ip6[6] == 44 or ip6[6] == 60)) or {} or {}",
+        ports("udp", &udp),
+        ports("tcp", &tcp)
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::live::bpf::without_loopback_echoes;
 
     #[test]
     fn parses_the_subset() {
@@ -714,9 +749,9 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(bpf::run(&prog, &pkt, &meta(4, 772)), 0);
-        assert_eq!(bpf::run(&prog, &pkt, &meta(0, 772)), bpf::ACCEPT);
+        assert_eq!(bpf::run(&prog, &pkt, &meta(0, 772)), ACCEPT);
         // Outgoing on Ethernet is real traffic.
-        assert_eq!(bpf::run(&prog, &pkt, &meta(4, 1)), bpf::ACCEPT);
+        assert_eq!(bpf::run(&prog, &pkt, &meta(4, 1)), ACCEPT);
         pkt[9] = 6;
         assert_eq!(bpf::run(&prog, &pkt, &meta(0, 772)), 0);
     }
@@ -735,7 +770,7 @@ mod tests {
             protocol: 0x0800,
             ..Default::default()
         };
-        assert_eq!(bpf::run(&prog, &pkt, &meta), bpf::ACCEPT);
+        assert_eq!(bpf::run(&prog, &pkt, &meta), ACCEPT);
         let plain = compile(&default_filter(&[]), Framing::Network).unwrap();
         assert_eq!(bpf::run(&plain, &pkt, &meta), 0);
     }
@@ -779,19 +814,15 @@ mod tests {
             (v4(17, Some((40000, 5000))), false),
             (v4(50, None), false),
         ] {
-            let got = bpf::run(&plain, &pkt, &meta(0x0800)) == bpf::ACCEPT;
+            let got = bpf::run(&plain, &pkt, &meta(0x0800)) == ACCEPT;
             assert_eq!(got, kept, "{pkt:?}");
         }
         assert_eq!(
             bpf::run(&with_rule, &v4(17, Some((40000, 8472))), &meta(0x0800)),
-            bpf::ACCEPT
+            ACCEPT
         );
         for next in [4, 41, 47] {
-            assert_eq!(
-                bpf::run(&plain, &v6(next), &meta(0x86dd)),
-                bpf::ACCEPT,
-                "{next}"
-            );
+            assert_eq!(bpf::run(&plain, &v6(next), &meta(0x86dd)), ACCEPT, "{next}");
         }
         assert_eq!(bpf::run(&plain, &v6(50), &meta(0x86dd)), 0);
     }

@@ -33,10 +33,11 @@
 use std::cell::{Cell, RefCell};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use super::{
-    each, known_max, natural_len, whole_max, Check, FilterError, FrameField, FrameView, Literal,
-    Misfit, Sort, Subject,
-};
+use super::check::{known_max, leading_const, Check, Misfit, Sort};
+use super::derived::natural_len;
+use super::eval::{each, whole_max};
+use super::parser::{FrameField, Literal, Subject};
+use super::{FilterError, FrameView};
 use crate::field::Value;
 
 /// An arithmetic operator.
@@ -258,7 +259,7 @@ impl Operand {
     /// signs and the first argument of `abs`, `max` and `min`).
     pub(super) fn leading_const(&self) -> Option<&Literal> {
         match self {
-            Operand::Term(s, _) => super::leading_const(s),
+            Operand::Term(s, _) => leading_const(s),
             Operand::Const(l) => Some(l),
             Operand::Neg(a) | Operand::Bin(_, a, _) => a.leading_const(),
         }
@@ -375,7 +376,7 @@ impl Calc {
     /// field"); where it is not (a message's field), they are checked against the left side's
     /// occurrences in each frame ([`Calc::set_left_max`]).
     pub(super) fn typed_by(&mut self, left: &Subject, name: &str) -> Result<(), FilterError> {
-        let max = super::known_max(left);
+        let max = known_max(left);
         self.context = Some(max);
         let mut consts = Vec::new();
         self.expr.context_consts(&mut consts);

@@ -22,10 +22,11 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 
 use super::arith::{constant, constant_of, fits};
-use super::{
-    compare_values, each, int_range, known_max, present, Check, FilterError, FrameField, FrameView,
-    Misfit, Rel, Sort, Subject,
-};
+use super::check::{known_max, Check, Misfit, Sort};
+use super::eval::{compare_values, each, int_range, present};
+use super::lexer::Rel;
+use super::parser::{FrameField, Subject};
+use super::{FilterError, FrameView};
 use crate::field::Value;
 
 /// What is derived from the fields.
