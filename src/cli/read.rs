@@ -14,7 +14,6 @@ use super::input::{CaptureArgs, ProgressArgs};
 use super::progress::Bars;
 use crate::base::Timestamp;
 use crate::dissect::dispatch::tunnel_ports;
-use crate::dissect::layers::TunnelPorts;
 use crate::dissect::streams::Streams;
 use crate::dissect::{layers, FrameSummary};
 use crate::field::catalogue;
@@ -29,6 +28,7 @@ use crate::output::time::{absolute_text, FrameTimes, SecondsFormat, TimeColumn, 
 use crate::output::{Format, Record};
 use crate::pipeline::{Decoded, Sink};
 use crate::source::{Frame, SourceError};
+use crate::wire::tunnel::TunnelPorts;
 
 #[derive(clap::Args, Debug)]
 pub struct ReadArgs {

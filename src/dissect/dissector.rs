@@ -6,15 +6,16 @@ use std::fmt::Write as _;
 use std::net::IpAddr;
 
 use super::ipfrag::{FragKey, FragmentTable, Outcome};
-use super::link::{self, Network};
-use super::sctp::{self, UnknownChunkAction};
 use super::sctp_reassembly::{ChunkContext, SctpReassembler};
-use super::tcp::{self, SegmentContext, TcpTracker};
-use super::tunnel::{self, TunnelPorts, UdpTunnel, MAX_ENCAPSULATIONS};
-use super::{ip, udp};
+use super::tcp::{SegmentContext, TcpTracker};
 use super::{Address, Counters, FrameSummary, Limits, OuterLayer, Payload, Transport};
 use crate::error::DecodeError;
 use crate::source::Frame;
+use crate::wire::link::{self, Network};
+use crate::wire::mpls::{ETHERTYPE_MPLS, ETHERTYPE_MPLS_MULTICAST};
+use crate::wire::sctp::{self, UnknownChunkAction};
+use crate::wire::tunnel::{self, TunnelPorts, UdpTunnel, MAX_ENCAPSULATIONS};
+use crate::wire::{ethernet, geneve, gre, ip, ipv4, ipv6, mpls, tcp, teredo, udp, vxlan};
 
 /// Decodes the frames of one capture, in order, keeping the reassembly state between them.
 pub struct Dissector {
@@ -56,7 +57,7 @@ struct Segment<'a> {
 /// Where an IP packet sits, for its errors and what it carries: [`InFrame`] or a tunnel's
 /// [`Segment`].
 trait Place<'p>: Copy {
-    /// Decodes the IP header (`ip::parse_ipv4` or `ip::parse_ipv6`).
+    /// Decodes the IP header (`ipv4::parse` or `ipv6::parse`).
     fn parse<'d>(
         self,
         v6: bool,
@@ -86,9 +87,9 @@ impl Place<'static> for InFrame {
         errors: &mut Vec<DecodeError>,
     ) -> Result<ip::IpPacket<'d>, DecodeError> {
         if v6 {
-            ip::parse_ipv6(data, errors)
+            ipv6::parse(data, errors)
         } else {
-            ip::parse_ipv4(data, errors)
+            ipv4::parse(data, errors)
         }
     }
     fn rebase(self, e: DecodeError) -> DecodeError {
@@ -123,9 +124,9 @@ impl<'p> Place<'p> for &Segment<'p> {
         type Parser =
             for<'x> fn(&'x [u8], &mut Vec<DecodeError>) -> Result<ip::IpPacket<'x>, DecodeError>;
         let parse: Parser = if v6 {
-            std::hint::black_box(ip::parse_ipv6)
+            std::hint::black_box(ipv6::parse)
         } else {
-            std::hint::black_box(ip::parse_ipv4)
+            std::hint::black_box(ipv4::parse)
         };
         parse(data, errors)
     }
@@ -313,15 +314,13 @@ impl Dissector {
                 &mut s,
                 sink,
             ),
-            Network::Other(tunnel::ETHERTYPE_MPLS | tunnel::ETHERTYPE_MPLS_MULTICAST) => {
-                cold(Self::mpls)(
-                    self,
-                    frame,
-                    &Segment::in_frame(rest, l.offset),
-                    &mut s,
-                    sink,
-                )
-            }
+            Network::Other(ETHERTYPE_MPLS | ETHERTYPE_MPLS_MULTICAST) => cold(Self::mpls)(
+                self,
+                frame,
+                &Segment::in_frame(rest, l.offset),
+                &mut s,
+                sink,
+            ),
             // Not decoded further: only the Info text, when it is made.
             _ if !self.info => {}
             n => s.info = not_decoded_info(n, rest),
@@ -342,7 +341,7 @@ impl Dissector {
             Network::Ipv4 | Network::Ipv6 => {
                 self.ip(frame, seg.data, seg, network == Network::Ipv6, s, sink)
             }
-            Network::Other(tunnel::ETHERTYPE_MPLS | tunnel::ETHERTYPE_MPLS_MULTICAST) => {
+            Network::Other(ETHERTYPE_MPLS | ETHERTYPE_MPLS_MULTICAST) => {
                 self.mpls(frame, seg, s, sink)
             }
             _ if !self.info => {}
@@ -435,7 +434,7 @@ impl Dissector {
         };
         // IPv6: extension headers after the fragment header are in the reassembled part.
         let (protocol, start) = if v6 {
-            match ip::walk_extensions(r.protocol, &r.data) {
+            match ipv6::walk_extensions(r.protocol, &r.data) {
                 Ok(w) if w.fragment.is_none() => (w.protocol, w.offset),
                 Ok(_) => {
                     s.errors.push(DecodeError::new(
@@ -533,9 +532,9 @@ impl Dissector {
         }
         let mut ignored = Vec::new();
         let parsed = if v6 {
-            ip::parse_ipv6(quoted, &mut ignored)
+            ipv6::parse(quoted, &mut ignored)
         } else {
-            ip::parse_ipv4(quoted, &mut ignored)
+            ipv4::parse(quoted, &mut ignored)
         };
         let Ok(pkt) = parsed else { return };
         if pkt.protocol != ip::PROTO_UDP || pkt.fragment.is_some_and(|f| f.offset != 0) {
@@ -600,7 +599,7 @@ impl Dissector {
             tunnel::PROTO_IPIP => self.inner_network(frame, Network::Ipv4, &inner, s, sink),
             tunnel::PROTO_IPV6 => self.inner_network(frame, Network::Ipv6, &inner, s, sink),
             _ => {
-                let g = match tunnel::parse_gre(inner.data) {
+                let g = match gre::parse(inner.data) {
                     Ok(g) => g,
                     Err(e) => {
                         if self.info {
@@ -637,9 +636,9 @@ impl Dissector {
             return;
         };
         let parsed = match kind {
-            UdpTunnel::Vxlan => tunnel::parse_vxlan(inner.data),
-            UdpTunnel::Geneve => tunnel::parse_geneve(inner.data),
-            UdpTunnel::Teredo => tunnel::parse_teredo(inner.data).ok_or_else(|| {
+            UdpTunnel::Vxlan => vxlan::parse(inner.data),
+            UdpTunnel::Geneve => geneve::parse(inner.data),
+            UdpTunnel::Teredo => teredo::parse(inner.data).ok_or_else(|| {
                 DecodeError::new(
                     0,
                     "Teredo datagram without an IPv6 packet: not decoded further",
@@ -677,15 +676,13 @@ impl Dissector {
         sink: &mut dyn FnMut(&mut Payload<'_>),
     ) {
         match t {
-            link::ETHERTYPE_IPV4 => self.inner_network(frame, Network::Ipv4, seg, s, sink),
-            link::ETHERTYPE_IPV6 => self.inner_network(frame, Network::Ipv6, seg, s, sink),
-            tunnel::ETHERTYPE_MPLS | tunnel::ETHERTYPE_MPLS_MULTICAST => {
-                self.mpls(frame, seg, s, sink)
-            }
+            ethernet::ETHERTYPE_IPV4 => self.inner_network(frame, Network::Ipv4, seg, s, sink),
+            ethernet::ETHERTYPE_IPV6 => self.inner_network(frame, Network::Ipv6, seg, s, sink),
+            ETHERTYPE_MPLS | ETHERTYPE_MPLS_MULTICAST => self.mpls(frame, seg, s, sink),
             // Through a pointer, as `Place::parse` calls the IP parsers: the frame's link layer
             // keeps its one call of it, inlined.
             tunnel::ETHERTYPE_TEB => match std::hint::black_box(
-                link::ethernet as fn(&[u8]) -> Result<link::LinkLayer, DecodeError>,
+                ethernet::ethernet as fn(&[u8]) -> Result<link::LinkLayer, DecodeError>,
             )(seg.data)
             {
                 Ok(l) => {
@@ -714,7 +711,7 @@ impl Dissector {
         let Some(inner) = self.deeper(seg, "MPLS", s) else {
             return;
         };
-        let end = match tunnel::parse_mpls(inner.data) {
+        let end = match mpls::parse(inner.data) {
             Ok((end, _)) => end,
             Err(e) => {
                 s.errors.push(inner.rebase(e));
@@ -761,7 +758,7 @@ impl Dissector {
         }
         let tunnel = self.tunnels.by_ports(u.sport, u.dport).filter(|&k| {
             // Teredo only where an IPv6 packet follows its headers (tshark tries IPv6 there).
-            k != UdpTunnel::Teredo || tunnel::parse_teredo(u.payload).is_some()
+            k != UdpTunnel::Teredo || teredo::parse(u.payload).is_some()
         });
         if let Some(kind) = tunnel {
             let inner = Segment {

@@ -18,21 +18,20 @@
 use std::borrow::Cow;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use super::ip::{
-    MAX_EXTENSIONS, PROTO_ICMP, PROTO_ICMPV6, PROTO_IGMP, PROTO_SCTP, PROTO_TCP, PROTO_UDP,
-};
-use super::link::{
-    ETHERTYPE_ARP, ETHERTYPE_FABRICPATH, ETHERTYPE_IPV4, ETHERTYPE_IPV6, FABRICPATH_HEADER,
-    MAX_VLAN_TAGS, PPP_IPV4, PPP_IPV6, VLAN_TPIDS,
-};
-use super::sctp::UDP_ENCAPSULATION_PORT;
-pub use super::tunnel::TunnelPorts;
-use super::tunnel::{
-    parse_teredo, UdpTunnel, ETHERTYPE_MPLS, ETHERTYPE_MPLS_MULTICAST, ETHERTYPE_TEB,
-    MAX_ENCAPSULATIONS, PROTO_GRE, PROTO_IPIP, PROTO_IPV6,
-};
 use crate::base::linktype;
 use crate::field::{mac, Field, Value};
+use crate::wire::ethernet::{ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6};
+use crate::wire::fabricpath::{ETHERTYPE_FABRICPATH, FABRICPATH_HEADER};
+use crate::wire::ip::{PROTO_ICMP, PROTO_ICMPV6, PROTO_IGMP, PROTO_SCTP, PROTO_TCP, PROTO_UDP};
+use crate::wire::ipv6::MAX_EXTENSIONS;
+use crate::wire::mpls::{ETHERTYPE_MPLS, ETHERTYPE_MPLS_MULTICAST};
+use crate::wire::ppp::{PPP_IPV4, PPP_IPV6};
+use crate::wire::sctp::UDP_ENCAPSULATION_PORT;
+use crate::wire::teredo::parse as parse_teredo;
+use crate::wire::tunnel::{
+    TunnelPorts, UdpTunnel, ETHERTYPE_TEB, MAX_ENCAPSULATIONS, PROTO_GRE, PROTO_IPIP, PROTO_IPV6,
+};
+use crate::wire::vlan::{MAX_VLAN_TAGS, VLAN_TPIDS};
 
 /// Every field name the trees can hold (protocols included), for the display filters and the
 /// columns to resolve names against before reading.
@@ -1694,7 +1693,7 @@ impl Walk<'_> {
 
     /// One SCTP chunk: its type, flags and length, and the header of a DATA or SACK chunk.
     fn chunk(&self, at: usize, t: u8, flags: u8, len: u16, s: Span) -> Field {
-        let name = super::sctp::chunk_name(t).unwrap_or("UNKNOWN");
+        let name = crate::wire::sctp::chunk_name(t).unwrap_or("UNKNOWN");
         let chunk = Span {
             at,
             end: s.end.min(at + usize::from(len).max(4)),

@@ -3,10 +3,10 @@
 
 use std::io::{self, Write};
 
-use super::bytes::{pad4, Order};
 use super::pcap_writer::too_long;
 use crate::base::Timestamp;
 use crate::source::file::units_per_second;
+use crate::wire::bytes::{pad4, Order};
 
 const SHB: u32 = 0x0A0D_0D0A;
 const IDB: u32 = 1;

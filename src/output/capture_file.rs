@@ -380,8 +380,8 @@ mod tests {
     /// the same index stay two interfaces.
     #[test]
     fn names_comments_and_flags_are_kept() {
-        use crate::generate::bytes::Order;
         use crate::source::Pcapng;
+        use crate::wire::bytes::Order;
         let named = |n: &str| InterfaceNames {
             name: Some(n.into()),
             description: Some(format!("{n} port").into()),

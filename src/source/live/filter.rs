@@ -14,8 +14,8 @@ use std::net::IpAddr;
 
 use super::bpf::{self, op, Builder, Insn, Label};
 use crate::dissect::dispatch::{port, DecodeAs, Selector};
-use crate::dissect::tunnel::{GENEVE_PORT, PROTO_GRE, PROTO_IPIP, PROTO_IPV6, VXLAN_PORT};
 use crate::dissect::Transport;
+use crate::wire::tunnel::{GENEVE_PORT, PROTO_GRE, PROTO_IPIP, PROTO_IPV6, VXLAN_PORT};
 
 const ETHERTYPE_IPV4: u32 = 0x0800;
 const ETHERTYPE_IPV6: u32 = 0x86dd;
