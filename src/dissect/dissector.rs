@@ -15,7 +15,9 @@ use crate::wire::link::{self, Network};
 use crate::wire::mpls::{ETHERTYPE_MPLS, ETHERTYPE_MPLS_MULTICAST};
 use crate::wire::sctp::{self, UnknownChunkAction};
 use crate::wire::tunnel::{self, TunnelPorts, UdpTunnel, MAX_ENCAPSULATIONS};
-use crate::wire::{ethernet, geneve, gre, ip, ipv4, ipv6, mpls, tcp, teredo, udp, vxlan};
+use crate::wire::{
+    arp, ethernet, geneve, gre, icmp, ip, ipv4, ipv6, mpls, tcp, teredo, udp, vxlan,
+};
 
 /// Decodes the frames of one capture, in order, keeping the reassembly state between them.
 pub struct Dissector {
@@ -516,9 +518,9 @@ impl Dissector {
         let v6 = seg.protocol == ip::PROTO_ICMPV6;
         if self.info {
             s.info = if v6 {
-                icmpv6_info(seg.data)
+                icmp::info_v6(seg.data)
             } else {
-                icmp_info(seg.data)
+                icmp::info(seg.data)
             };
         }
         let error = matches!(
@@ -977,7 +979,7 @@ impl Dissector {
 /// tshark's Info for a link payload that is not decoded further.
 fn not_decoded_info(n: Network, data: &[u8]) -> String {
     match n {
-        Network::Arp => arp_info(data),
+        Network::Arp => arp::info(data),
         Network::Llc => "IEEE 802.3 frame (not decoded)".into(),
         Network::Other(t) => format!("Ethertype {t:#06x} (not decoded)"),
         Network::Ppp(p) => format!("PPP protocol {p:#06x} (not decoded)"),
@@ -1034,197 +1036,5 @@ fn fragment_info(pkt: &ip::IpPacket<'_>, frag: Option<ip::Fragment>) -> String {
     )
 }
 
-fn arp_info(d: &[u8]) -> String {
-    let (Some(op), Some(sha), Some(spa), Some(tha), Some(tpa)) = (
-        d.get(6..8),
-        d.get(8..14),
-        d.get(14..18),
-        d.get(18..24),
-        d.get(24..28),
-    ) else {
-        return "ARP (truncated)".into();
-    };
-    let ip = |b: &[u8]| std::net::Ipv4Addr::new(b[0], b[1], b[2], b[3]);
-    let request = op == [0, 1];
-    // RFC 5227's probe and announcement, then gratuitous ARP, as tshark names them.
-    match u16::from_be_bytes([op[0], op[1]]) {
-        1 if spa == [0; 4] => format!("Who has {}? (ARP Probe)", ip(tpa)),
-        1 if spa == tpa && tha == [0; 6] => format!("ARP Announcement for {}", ip(spa)),
-        1 | 2 if spa == tpa => format!(
-            "Gratuitous ARP for {} ({})",
-            ip(spa),
-            if request { "Request" } else { "Reply" }
-        ),
-        1 => format!("Who has {}? Tell {}", ip(tpa), ip(spa)),
-        2 => format!("{} is at {}", ip(spa), crate::field::hex_colons(sha)),
-        o => format!("ARP opcode {o}"),
-    }
-}
-
-fn icmp_info(d: &[u8]) -> String {
-    let (t, code) = (d.first().copied(), d.get(1).copied().unwrap_or(0));
-    let (name, codes): (&str, &[&str]) = match t {
-        Some(0) => ("Echo (ping) reply", &[]),
-        Some(3) => ("Destination unreachable", &ICMP_UNREACHABLE),
-        Some(4) => return "Source quench (flow control)".into(),
-        Some(5) => ("Redirect", &ICMP_REDIRECT),
-        Some(8) => ("Echo (ping) request", &[]),
-        Some(11) => ("Time-to-live exceeded", &ICMP_TIME_EXCEEDED),
-        Some(12) => ("Parameter problem", &ICMP_PARAMETER),
-        _ => return "ICMP".into(),
-    };
-    if codes.is_empty() {
-        return name.into();
-    }
-    // tshark pads the type's name to 20 characters before the code's.
-    match codes.get(usize::from(code)) {
-        Some(c) => format!("{name:<20} ({c})"),
-        None => format!("{name:<20} (Unknown code: {code})"),
-    }
-}
-
-/// The codes of ICMP's errors, as tshark 4.0 names them in its Info column.
-const ICMP_UNREACHABLE: [&str; 16] = [
-    "Network unreachable",
-    "Host unreachable",
-    "Protocol unreachable",
-    "Port unreachable",
-    "Fragmentation needed",
-    "Source route failed",
-    "Destination network unknown",
-    "Destination host unknown",
-    "Source host isolated",
-    "Network administratively prohibited",
-    "Host administratively prohibited",
-    "Network unreachable for TOS",
-    "Host unreachable for TOS",
-    "Communication administratively filtered",
-    "Host precedence violation",
-    "Precedence cutoff in effect",
-];
-const ICMP_REDIRECT: [&str; 4] = [
-    "Redirect for network",
-    "Redirect for host",
-    "Redirect for TOS and network",
-    "Redirect for TOS and host",
-];
-const ICMP_TIME_EXCEEDED: [&str; 2] = [
-    "Time to live exceeded in transit",
-    "Fragment reassembly time exceeded",
-];
-const ICMP_PARAMETER: [&str; 3] = [
-    "Pointer indicates the error",
-    "Required option missing",
-    "Bad length",
-];
-
-/// The codes of ICMPv6's errors, as tshark 4.0 names them in its Info column, and its name for
-/// one it does not know.
-fn icmpv6_code(t: u8, code: u8) -> Option<String> {
-    let codes: &[&str] = match t {
-        1 => &[
-            "no route to destination",
-            "Administratively prohibited",
-            "Beyond scope of source address",
-            "Address unreachable",
-            "Port unreachable",
-            "Source address failed ingress/egress policy",
-            "Reject route to destination",
-            "Error in Source Routing Header",
-        ],
-        3 => &[
-            "hop limit exceeded in transit",
-            "fragment reassembly time exceeded",
-        ],
-        4 => &[
-            "erroneous header field encountered",
-            "unrecognized Next Header type encountered",
-            "unrecognized IPv6 option encountered",
-            "IPv6 First Fragment has incomplete IPv6 Header Chain",
-        ],
-        _ => return None,
-    };
-    Some(match codes.get(usize::from(code)) {
-        Some(c) => (*c).to_string(),
-        None if t == 1 => "Unknown".to_string(),
-        None => format!("Unknown ({code})"),
-    })
-}
-
-/// The link-layer address option (`kind` 1 source, 2 target) among neighbour discovery options.
-fn nd_lladdr(mut opts: &[u8], kind: u8) -> Option<String> {
-    while let (Some(&t), Some(&l)) = (opts.first(), opts.get(1)) {
-        let len = usize::from(l) * 8;
-        if len == 0 {
-            return None;
-        }
-        if t == kind {
-            return opts.get(2..8).map(crate::field::hex_colons);
-        }
-        opts = opts.get(len..)?;
-    }
-    None
-}
-
-fn icmpv6_info(d: &[u8]) -> String {
-    let target = || {
-        d.get(8..24)
-            .and_then(|b| <[u8; 16]>::try_from(b).ok())
-            .map(std::net::Ipv6Addr::from)
-    };
-    let opts = |at: usize| d.get(at..).unwrap_or(&[]);
-    match (d.first(), target()) {
-        (Some(135), Some(t)) => match nd_lladdr(opts(24), 1) {
-            Some(m) => format!("Neighbor Solicitation for {t} from {m}"),
-            None => format!("Neighbor Solicitation for {t}"),
-        },
-        (Some(136), Some(t)) => {
-            let f = d.get(4).copied().unwrap_or(0);
-            let flags: Vec<&str> = [(0x80, "rtr"), (0x40, "sol"), (0x20, "ovr")]
-                .iter()
-                .filter(|(bit, _)| f & bit != 0)
-                .map(|(_, n)| *n)
-                .collect();
-            let mut s = format!("Neighbor Advertisement {t}");
-            if !flags.is_empty() {
-                s.push_str(&format!(" ({})", flags.join(", ")));
-            }
-            if let Some(m) = nd_lladdr(opts(24), 2) {
-                s.push_str(&format!(" is at {m}"));
-            }
-            s
-        }
-        (Some(133), _) => match nd_lladdr(opts(8), 1) {
-            Some(m) => format!("Router Solicitation from {m}"),
-            None => "Router Solicitation".into(),
-        },
-        (Some(134), _) => match nd_lladdr(opts(16), 1) {
-            Some(m) => format!("Router Advertisement from {m}"),
-            None => "Router Advertisement".into(),
-        },
-        (Some(&t), _) => match icmpv6_code(t, d.get(1).copied().unwrap_or(0)) {
-            Some(code) => format!("{} ({code})", icmpv6_name(Some(t))),
-            None => icmpv6_name(Some(t)).into(),
-        },
-        (None, _) => icmpv6_name(None).into(),
-    }
-}
-
-fn icmpv6_name(t: Option<u8>) -> &'static str {
-    match t {
-        Some(1) => "Destination Unreachable",
-        Some(2) => "Packet Too Big",
-        Some(3) => "Time Exceeded",
-        Some(4) => "Parameter Problem",
-        Some(128) => "Echo (ping) request",
-        Some(129) => "Echo (ping) reply",
-        Some(130) => "Multicast Listener Query",
-        Some(131) => "Multicast Listener Report",
-        Some(133) => "Router Solicitation",
-        Some(134) => "Router Advertisement",
-        Some(135) => "Neighbor Solicitation",
-        Some(136) => "Neighbor Advertisement",
-        Some(143) => "Multicast Listener Report Message v2",
-        _ => "ICMPv6",
-    }
-}
+#[cfg(test)]
+mod tests;

@@ -11,8 +11,6 @@
 //! application payload to a callback (borrowing the frame or a reassembly buffer only for the
 //! duration of the call) and returns a [`FrameSummary`] for the one-line-per-frame listing.
 
-#[cfg(test)]
-mod decapsulation_tests;
 pub mod dispatch;
 mod dissector;
 pub mod ipfrag;

@@ -2,7 +2,9 @@
 
 use super::bytes::{be16, be32};
 use super::tunnel::{vni, Overlay};
+use super::view::{hex, Next, Span, View};
 use crate::error::DecodeError;
+use crate::field::Field;
 
 /// Decodes a Geneve header (8 bytes and its options).
 pub fn parse(data: &[u8]) -> Result<Overlay, DecodeError> {
@@ -42,6 +44,46 @@ pub fn emit(out: &mut Vec<u8>, protocol: u16, vni: u32, options: &[u8]) {
     out.extend_from_slice(options);
 }
 
+/// The display fields of a Geneve header (`geneve`) and what it carries; `None` when the
+/// header is cut short.
+pub fn fields(v: &View, s: Span) -> Option<(Field, Next)> {
+    let a = s.at;
+    let (Some(b0), Some(proto), Some(vni)) = (v.u8(a, s), v.be16(a + 2, s), v.be24(a + 4, s))
+    else {
+        return None;
+    };
+    let header = 8 + usize::from(b0 & 0x3f) * 4;
+    let tree = Field::node(
+        "geneve",
+        "Generic Network Virtualization Encapsulation",
+        a,
+        header,
+    )
+    .children(vec![
+        Field::uint("geneve.version", "Version", b0 >> 6, a, 1),
+        hex(
+            Field::uint("geneve.proto_type", "Protocol Type", proto, a + 2, 2),
+            4,
+        ),
+        hex(
+            Field::uint(
+                "geneve.vni",
+                "Virtual Network Identifier (VNI)",
+                vni,
+                a + 4,
+                3,
+            ),
+            6,
+        ),
+    ]);
+    let next = if b0 >> 6 == 0 && s.len() >= header {
+        Next::Ethertype(proto, s.from(header))
+    } else {
+        Next::End
+    };
+    Some((tree, next))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,6 +109,22 @@ mod tests {
         assert_eq!((o.vni, o.protocol, o.header_len), (Some(77), 0x0800, 16));
         for n in 0..16 {
             assert_eq!(parse(&b[..n]).unwrap_err().offset, 0, "cut at {n}");
+        }
+    }
+
+    #[test]
+    fn fields_of_an_emitted_header() {
+        use crate::wire::view::tests::{value, views};
+        let mut b = Vec::new();
+        emit(&mut b, 0x6558, 99, &[1, 2, 3, 0]);
+        for (v, s) in views(&b) {
+            let (tree, next) = fields(&v, s).unwrap();
+            assert_eq!(value(&tree, "geneve.vni"), "0x000063");
+            assert_eq!(value(&tree, "geneve.proto_type"), "0x6558");
+            assert_eq!(next, Next::Ethertype(0x6558, s.from(12)));
+            for n in 0..7 {
+                assert!(fields(&v, Span { at: 0, end: n }).is_none());
+            }
         }
     }
 }

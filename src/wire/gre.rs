@@ -1,8 +1,13 @@
 //! GRE (RFC 2784, with RFC 2890's key and sequence number): the checked parse and the emit.
 
 use super::bytes::{be16, be32, set_be16};
+use super::ethernet::{ETHERTYPE_IPV4, ETHERTYPE_IPV6};
 use super::ip::internet_checksum;
+use super::mpls::ETHERTYPE_MPLS;
+use super::tunnel::ETHERTYPE_TEB;
+use super::view::{hex, Next, Span, View};
 use crate::error::DecodeError;
+use crate::field::Field;
 
 /// A decoded GRE header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +108,86 @@ pub fn emit(
     }
 }
 
+/// The display fields of a GRE header (`gre`) and what it carries; `None` when its first four
+/// bytes are cut short.
+pub fn fields(v: &View, s: Span) -> Option<(Field, Next)> {
+    let a = s.at;
+    let (Some(fv), Some(proto)) = (v.be16(a, s), v.be16(a + 2, s)) else {
+        return None;
+    };
+    let what = match proto {
+        ETHERTYPE_IPV4 => "IP",
+        ETHERTYPE_IPV6 => "IPv6",
+        ETHERTYPE_TEB => "Transparent Ethernet bridging",
+        ETHERTYPE_MPLS => "MPLS label switched packet",
+        _ => "Unknown",
+    };
+    let mut tree = Field::node(
+        "gre",
+        v.label(|| format!("Generic Routing Encapsulation ({what})")),
+        a,
+        4,
+    )
+    .children(vec![
+        hex(
+            Field::uint("gre.flags_and_version", "Flags and Version", fv, a, 2),
+            4,
+        ),
+        hex(
+            Field::uint("gre.proto", "Protocol Type", proto, a + 2, 2),
+            4,
+        ),
+    ]);
+    let (c, r, k, sq, version) = (
+        fv & 0x8000 != 0,
+        fv & 0x4000 != 0,
+        fv & 0x2000 != 0,
+        fv & 0x1000 != 0,
+        fv & 7,
+    );
+    let mut at = a + 4;
+    let mut whole = true;
+    if c {
+        match v.be16(at, s) {
+            Some(sum) => {
+                tree = tree.child(hex(Field::uint("gre.checksum", "Checksum", sum, at, 2), 4))
+            }
+            None => whole = false,
+        }
+        at += 4;
+    }
+    if k {
+        match v.be32(at, s) {
+            Some(key) => tree = tree.child(hex(Field::uint("gre.key", "Key", key, at, 4), 8)),
+            None => whole = false,
+        }
+        at += 4;
+    }
+    if sq {
+        match v.be32(at, s) {
+            Some(n) => {
+                tree = tree.child(Field::uint(
+                    "gre.sequence_number",
+                    "Sequence Number",
+                    n,
+                    at,
+                    4,
+                ))
+            }
+            None => whole = false,
+        }
+        at += 4;
+    }
+    tree.len = at - a;
+    // Version 1 (PPTP) and source routes are not decoded further, as the dissector does.
+    let next = if whole && !r && version == 0 {
+        Next::Ethertype(proto, s.from(at - a))
+    } else {
+        Next::End
+    };
+    Some((tree, next))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,6 +251,21 @@ mod tests {
         assert_eq!(internet_checksum(0, &b), 0);
         for n in 0..16 {
             assert_eq!(parse(&b[..n]).unwrap_err().offset, 0, "cut at {n}");
+        }
+    }
+
+    #[test]
+    fn fields_of_an_emitted_header() {
+        use crate::wire::view::tests::{value, views};
+        let mut b = Vec::new();
+        emit(&mut b, 0x0800, false, Some(5), None, &[0x45]);
+        for (v, s) in views(&b) {
+            let (tree, next) = fields(&v, s).unwrap();
+            assert_eq!(value(&tree, "gre.proto"), "0x0800");
+            assert_eq!(value(&tree, "gre.key"), "0x00000005");
+            assert_eq!(next, Next::Ethertype(0x0800, s.from(8)));
+            // Cut in the key: the tree, but nothing after it.
+            assert_eq!(fields(&v, Span { at: 0, end: 6 }).unwrap().1, Next::End);
         }
     }
 }

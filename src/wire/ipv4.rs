@@ -7,8 +7,11 @@ use etherparse::err::ipv4::{HeaderError as V4Error, HeaderSliceError as V4SliceE
 use etherparse::Ipv4HeaderSlice;
 
 use super::bytes::{be16, set_be16};
+use super::ip::{ds_fields, ds_summary, ip_proto_name};
 use super::ip::{internet_checksum, Fragment, IpPacket};
+use super::view::{hex, Next, Span, View};
 use crate::error::DecodeError;
+use crate::field::Field;
 
 /// Decodes an IPv4 header at the start of `data` (errors relative to `data`). Problems that
 /// still leave a payload (a total length beyond the captured bytes) go to `errors`.
@@ -148,6 +151,121 @@ pub fn finish(out: &mut [u8], start: usize, header_len: usize) {
     set_be16(out, start + 10, sum);
 }
 
+/// The display fields of an IPv4 header (`ip`) and what follows it: its payload, or `data`
+/// for a fragment that is not decoded; `None` when the fixed header is cut short.
+pub fn fields(v: &View, s: Span) -> Option<(Field, Next)> {
+    let a = s.at;
+    let (Some(b0), Some(tos), Some(len), Some(id), Some(frag), Some(ttl), Some(proto)) = (
+        v.u8(a, s),
+        v.u8(a + 1, s),
+        v.be16(a + 2, s),
+        v.be16(a + 4, s),
+        v.be16(a + 6, s),
+        v.u8(a + 8, s),
+        v.u8(a + 9, s),
+    ) else {
+        return None;
+    };
+    let (Some(sum), Some(src), Some(dst)) = (v.be16(a + 10, s), v.v4(a + 12, s), v.v4(a + 16, s))
+    else {
+        return None;
+    };
+    let hdr_len = usize::from(b0 & 0x0f) * 4;
+    let flags = frag >> 13;
+    let offset = frag & 0x1fff;
+    let mut tree = Field::node(
+        "ip",
+        v.label(|| format!("Internet Protocol Version 4, Src: {src}, Dst: {dst}")),
+        a,
+        hdr_len,
+    )
+    .children(vec![
+        Field::uint("ip.version", "Version", b0 >> 4, a, 1).bits(0xf0, 8),
+        v.show(
+            Field::uint("ip.hdr_len", "Header Length", hdr_len as u64, a, 1)
+                .unit(" bytes")
+                .bits_raw(u64::from(b0), 0x0f, 8),
+            || format!("{hdr_len} bytes ({})", b0 & 0x0f),
+        ),
+        v.show(
+            hex(
+                Field::uint("ip.dsfield", "Differentiated Services Field", tos, a + 1, 1),
+                2,
+            ),
+            || format!("0x{tos:02x} ({})", ds_summary(tos)),
+        )
+        .children(ds_fields(v.labels, tos, a + 1, 0xfc, 0x03, 8)),
+        Field::uint("ip.len", "Total Length", len, a + 2, 2),
+        v.show(
+            hex(Field::uint("ip.id", "Identification", id, a + 4, 2), 4),
+            || format!("0x{id:04x} ({id})"),
+        ),
+        v.show(
+            hex(Field::uint("ip.flags", "Flags", flags, a + 6, 1), 2).bits(0xe0, 8),
+            || {
+                let mut t = format!("0x{flags:x}");
+                if flags & 2 != 0 {
+                    t.push_str(", Don't fragment");
+                }
+                if flags & 1 != 0 {
+                    t.push_str(", More fragments");
+                }
+                t
+            },
+        )
+        .children(vec![
+            Field::boolean("ip.flags.rb", "Reserved bit", flags & 4 != 0, a + 6, 1).bits(0x80, 8),
+            Field::boolean("ip.flags.df", "Don't fragment", flags & 2 != 0, a + 6, 1).bits(0x40, 8),
+            Field::boolean("ip.flags.mf", "More fragments", flags & 1 != 0, a + 6, 1).bits(0x20, 8),
+        ]),
+        Field::uint("ip.frag_offset", "Fragment Offset", offset, a + 6, 2).bits(0x1fff, 16),
+        Field::uint("ip.ttl", "Time to Live", ttl, a + 8, 1),
+        v.name(
+            Field::uint("ip.proto", "Protocol", proto, a + 9, 1),
+            ip_proto_name(proto),
+        ),
+        v.show(
+            hex(
+                Field::uint("ip.checksum", "Header Checksum", sum, a + 10, 2),
+                4,
+            ),
+            || format!("0x{sum:04x} [validation disabled]"),
+        ),
+        v.text(|| "Header checksum status: Unverified".to_string())
+            .generated(),
+        Field::ipv4("ip.src", "Source Address", src, a + 12),
+        Field::ipv4("ip.dst", "Destination Address", dst, a + 16),
+    ]);
+    tree.children
+        .retain(|c| !c.label.is_empty() || !c.name.is_empty());
+    if hdr_len < 20 || hdr_len > s.len() {
+        return Some((tree, Next::End));
+    }
+    // The packet ends at its total length, unless the frame ends first.
+    let end = if usize::from(len) >= hdr_len {
+        s.end.min(a + usize::from(len))
+    } else {
+        s.end
+    };
+    // A first fragment cut short by the capture is decoded as far as it goes, as tshark
+    // (and the dissector) do: it could never be reassembled right.
+    let cut = a + usize::from(len) > s.end;
+    if offset != 0 || (flags & 1 != 0 && !cut) {
+        return Some((tree, Next::Data));
+    }
+    let next = Next::Ip {
+        protocol: proto,
+        span: Span {
+            at: a + hdr_len,
+            end,
+        },
+        src: src.into(),
+        dst: dst.into(),
+        fragment: flags & 1 != 0,
+    };
+    Some((tree, next))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,5 +346,49 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The display fields of an emitted header hold the emitted values; what follows is the
+    /// payload, or `data` for a later fragment.
+    #[test]
+    fn fields_of_an_emitted_header() {
+        use crate::wire::view::tests::{value, views};
+        let mut h = Ipv4Header::new(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2), 17);
+        h.ttl = 9;
+        h.id = 0x1234;
+        let mut b = Vec::new();
+        h.emit(&mut b, 4);
+        b.extend_from_slice(&[0; 4]);
+        for (v, s) in views(&b) {
+            let (tree, next) = fields(&v, s).unwrap();
+            assert_eq!(value(&tree, "ip.src"), "10.0.0.1");
+            assert_eq!(value(&tree, "ip.dst"), "10.0.0.2");
+            assert_eq!(value(&tree, "ip.ttl"), "9");
+            assert_eq!(value(&tree, "ip.id"), "0x1234");
+            assert_eq!(value(&tree, "ip.len"), "24");
+            assert_eq!(value(&tree, "ip.proto"), "17");
+            let Next::Ip {
+                protocol,
+                span,
+                fragment,
+                ..
+            } = next
+            else {
+                panic!("{next:?}")
+            };
+            assert_eq!(
+                (protocol, span, fragment),
+                (17, Span { at: 20, end: 24 }, false)
+            );
+            for n in 0..20 {
+                assert!(fields(&v, Span { at: 0, end: n }).is_none_or(|(_, n)| n == Next::End));
+            }
+        }
+        h.fragment_offset = 1;
+        let mut b = Vec::new();
+        h.emit(&mut b, 4);
+        b.extend_from_slice(&[0; 4]);
+        let (v, s) = views(&b)[0];
+        assert_eq!(fields(&v, s).unwrap().1, Next::Data);
     }
 }

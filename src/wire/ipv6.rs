@@ -7,8 +7,11 @@ use std::net::{IpAddr, Ipv6Addr};
 use etherparse::Ipv6HeaderSlice;
 
 use super::bytes::{be16, be32};
+use super::ip::{ds_fields, ds_summary, ip_proto_name};
 use super::ip::{Fragment, IpPacket};
+use super::view::{hex, Next, Span, View};
 use crate::error::DecodeError;
+use crate::field::{mac, Field};
 
 pub const PROTO_HOPOPTS: u8 = 0;
 pub const PROTO_ROUTING: u8 = 43;
@@ -241,6 +244,146 @@ pub fn finish(out: &mut [u8], start: usize) {
     super::bytes::set_be16(out, start + 4, len);
 }
 
+/// The display fields of an IPv6 header (`ipv6`) and what follows it (its extension headers,
+/// [`extensions`]); `None` when the header is cut short.
+pub fn fields(v: &View, s: Span) -> Option<(Field, Next)> {
+    let a = s.at;
+    let (Some(w), Some(plen), Some(nxt), Some(hlim), Some(src), Some(dst)) = (
+        v.be32(a, s),
+        v.be16(a + 4, s),
+        v.u8(a + 6, s),
+        v.u8(a + 7, s),
+        v.v6(a + 8, s),
+        v.v6(a + 24, s),
+    ) else {
+        return None;
+    };
+    let mut tree = Field::node(
+        "ipv6",
+        v.label(|| format!("Internet Protocol Version 6, Src: {src}, Dst: {dst}")),
+        a,
+        40,
+    )
+    // tshark gives IPv6 packets an ip.version too (not shown).
+    .children(vec![
+        Field::uint("ipv6.version", "Version", w >> 28, a, 1).bits(0xf0, 8),
+        Field::uint("ip.version", "Version", w >> 28, a, 1).hidden(),
+        {
+            let tc = ((w >> 20) & 0xff) as u8;
+            v.show(
+                hex(Field::uint("ipv6.tclass", "Traffic Class", tc, a, 4), 8).bits(0x0ff0_0000, 32),
+                || format!("0x{tc:02x} ({})", ds_summary(tc)),
+            )
+            .children(ds_fields(v.labels, tc, a, 0x0fc0_0000, 0x0030_0000, 32))
+        },
+        v.show(
+            hex(
+                Field::uint("ipv6.flow", "Flow Label", w & 0xfffff, a + 1, 3),
+                6,
+            )
+            .bits(0x0f_ffff, 24),
+            || format!("0x{:05x}", w & 0xfffff),
+        ),
+        Field::uint("ipv6.plen", "Payload Length", plen, a + 4, 2),
+        v.name(
+            Field::uint("ipv6.nxt", "Next Header", nxt, a + 6, 1),
+            ip_proto_name(nxt),
+        ),
+        Field::uint("ipv6.hlim", "Hop Limit", hlim, a + 7, 1),
+        Field::ipv6("ipv6.src", "Source Address", src, a + 8),
+        Field::ipv6("ipv6.dst", "Destination Address", dst, a + 24),
+    ]);
+    if v.labels {
+        // tshark's note of the MAC address an EUI-64 interface identifier holds.
+        for (which, addr) in [("Source", src), ("Destination", dst)] {
+            let o = addr.octets();
+            if o[11] == 0xff && o[12] == 0xfe && o[8] & 2 != 0 {
+                let m = [o[8] ^ 2, o[9], o[10], o[13], o[14], o[15]];
+                let t = format!("{which} SLAAC MAC: {}", mac(&m));
+                tree = tree.child(Field::node("", t, a, 0).generated());
+            }
+        }
+    }
+    let end = s.end.min(a + 40 + usize::from(plen));
+    let next = Next::Ipv6Extensions {
+        next: nxt,
+        span: Span { at: a + 40, end },
+        src: src.into(),
+        dst: dst.into(),
+    };
+    Some((tree, next))
+}
+
+/// Walks the extension headers of an IPv6 packet from `src` to `dst`, the first of type
+/// `next` at `span.at`, naming each in `names` (as `frame.protocols` does): what follows them
+/// (the payload, `data` after a fragment header that is not the first fragment's, or nothing
+/// when one is cut short).
+pub fn extensions(
+    v: &View,
+    mut next: u8,
+    span: Span,
+    src: IpAddr,
+    dst: IpAddr,
+    names: &mut Vec<&'static str>,
+) -> Next {
+    let Span { mut at, end } = span;
+    for _ in 0..MAX_EXTENSIONS {
+        let s = Span { at, end };
+        let (name, len) = match next {
+            0 | 43 | 60 | 135 | 139 | 140 => {
+                let name = match next {
+                    0 => "ipv6.hopopts",
+                    43 => "ipv6.routing",
+                    60 => "ipv6.dstopts",
+                    _ => "ipv6.ext",
+                };
+                let Some(l) = v.u8(at + 1, s) else {
+                    return Next::End;
+                };
+                (name, (usize::from(l) + 1) * 8)
+            }
+            51 => {
+                let Some(l) = v.u8(at + 1, s) else {
+                    return Next::End;
+                };
+                ("ah", (usize::from(l) + 2) * 4)
+            }
+            44 => {
+                names.push("ipv6.fraghdr");
+                let Some(off) = v.be16(at + 2, s) else {
+                    return Next::End;
+                };
+                if off & 0xfff9 != 0 {
+                    return Next::Data;
+                }
+                let Some(n) = v.u8(at, s) else {
+                    return Next::End;
+                };
+                next = n;
+                at += 8;
+                continue;
+            }
+            _ => break,
+        };
+        names.push(name);
+        let Some(n) = v.u8(at, s) else {
+            return Next::End;
+        };
+        next = n;
+        at += len;
+        if at > end {
+            return Next::End;
+        }
+    }
+    Next::Ip {
+        protocol: next,
+        span: Span { at, end },
+        src,
+        dst,
+        fragment: false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -327,6 +470,46 @@ mod tests {
             let mut errs = Vec::new();
             if let Ok(p) = parse(&b[..n], &mut errs) {
                 assert!(p.cut && p.payload.len() < 12, "cut at {n}");
+            }
+        }
+    }
+
+    /// The display fields of an emitted header hold the emitted values; its extension headers
+    /// are named and walked to the payload.
+    #[test]
+    fn fields_of_an_emitted_header() {
+        use crate::wire::view::tests::{value, views};
+        let (b, ext) = chain();
+        for (v, s) in views(&b) {
+            let (tree, next) = fields(&v, s).unwrap();
+            assert_eq!(value(&tree, "ipv6.src"), "::1");
+            assert_eq!(value(&tree, "ipv6.nxt"), "0");
+            assert_eq!(value(&tree, "ipv6.hlim"), "64");
+            assert_eq!(value(&tree, "ipv6.plen"), (ext.len() + 12).to_string());
+            let Next::Ipv6Extensions {
+                next,
+                span,
+                src,
+                dst,
+            } = next
+            else {
+                panic!("{next:?}")
+            };
+            let mut names = Vec::new();
+            let after = extensions(&v, next, span, src, dst, &mut names);
+            assert_eq!(
+                names,
+                ["ipv6.hopopts", "ipv6.routing", "ipv6.dstopts", "ah"]
+            );
+            let Next::Ip { protocol, span, .. } = after else {
+                panic!("{after:?}")
+            };
+            assert_eq!(
+                (protocol, span.at, span.end),
+                (PROTO_UDP, 40 + ext.len(), b.len())
+            );
+            for n in 0..40 {
+                assert!(fields(&v, Span { at: 0, end: n }).is_none());
             }
         }
     }

@@ -13,11 +13,13 @@
 //! packets with), with round-trip tests. Nothing here keeps state: reassembly, streams and
 //! conversations are [`crate::dissect`]'s.
 
+pub mod arp;
 pub mod bytes;
 pub mod ethernet;
 pub mod fabricpath;
 pub mod geneve;
 pub mod gre;
+pub mod icmp;
 pub mod ip;
 pub mod ipv4;
 pub mod ipv6;
@@ -31,5 +33,6 @@ pub mod tcp;
 pub mod teredo;
 pub mod tunnel;
 pub mod udp;
+pub mod view;
 pub mod vlan;
 pub mod vxlan;

@@ -9,7 +9,9 @@ use etherparse::TcpHeaderSlice;
 
 use super::bytes::{be16, be32, set_be16};
 use super::ip::internet_checksum;
+use super::view::{hex, Span, View};
 use crate::error::DecodeError;
+use crate::field::Field;
 
 pub const FIN: u8 = 0x01;
 pub const SYN: u8 = 0x02;
@@ -220,6 +222,130 @@ impl TcpHeader {
     }
 }
 
+/// What a TCP header's display gives the walk beside its tree: the ports, and what the
+/// stateful fields (stream, relative sequence numbers) are made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Numbers {
+    pub sport: u16,
+    pub dport: u16,
+    pub seq: u32,
+    pub ack: u32,
+    /// The 12 bits of flags (SYN 0x002, ACK 0x010, FIN 0x001, ...).
+    pub flags: u16,
+    /// The header length in bytes (the data offset times four), which may be bogus (below 20).
+    pub hdr_len: usize,
+    /// The payload's length, `None` when it is not known: when the packet is shorter than its
+    /// header says, or is an IP fragment or quoted by an ICMP error (tshark then shows the
+    /// numbers on the wire).
+    pub seg_len: Option<u32>,
+}
+
+/// The display fields of a TCP header (`tcp`) at `s.at`, within a packet an ICMPv4 error of
+/// type `icmp4` quotes (`quoting`: any ICMP error), or the first fragment of a datagram
+/// (`fragment`); with its [`Numbers`], but none in an ICMPv4 redirect's quote (which tshark
+/// cuts after the sequence number). `None` when the fixed header is cut short.
+pub fn fields(
+    v: &View,
+    s: Span,
+    icmp4: Option<u8>,
+    fragment: bool,
+    quoting: bool,
+) -> Option<(Field, Option<Numbers>)> {
+    let a = s.at;
+    let (Some(sport), Some(dport), Some(seq), Some(ack), Some(off), Some(win)) = (
+        v.be16(a, s),
+        v.be16(a + 2, s),
+        v.be32(a + 4, s),
+        v.be32(a + 8, s),
+        v.be16(a + 12, s),
+        v.be16(a + 14, s),
+    ) else {
+        return None;
+    };
+    let (Some(sum), Some(urg)) = (v.be16(a + 16, s), v.be16(a + 18, s)) else {
+        return None;
+    };
+    // In an ICMPv4 redirect, tshark's TCP tree ends after the sequence number (on the wire),
+    // and the quoted header has no stream.
+    if icmp4 == Some(5) {
+        let tree = Field::node(
+            "tcp",
+            v.label(|| {
+                format!("Transmission Control Protocol, Src Port: {sport}, Dst Port: {dport}")
+            }),
+            a,
+            20,
+        )
+        .children(vec![
+            Field::uint("tcp.srcport", "Source Port", sport, a, 2),
+            Field::uint("tcp.dstport", "Destination Port", dport, a + 2, 2),
+            Field::uint("tcp.seq", "Sequence Number", seq, a + 4, 4),
+        ]);
+        return Some((tree, None));
+    }
+    let hdr_len = usize::from(off >> 12) * 4;
+    let flags = off & 0x0fff;
+    let seg_len = s.len().saturating_sub(hdr_len);
+    // tshark shows the payload's length only when it knows it: not in a packet shorter than
+    // its header says, an IP fragment or a packet an ICMP error quotes.
+    let known_len = (s.len() >= hdr_len && !fragment && !quoting)
+        .then(|| u32::try_from(seg_len).unwrap_or(u32::MAX));
+    let bit = |name, label, mask: u16| Field::boolean(name, label, flags & mask != 0, a + 12, 2);
+    let mut tree = Field::node(
+        "tcp",
+        v.label(|| {
+            format!(
+                "Transmission Control Protocol, Src Port: {sport}, Dst Port: {dport}, Len: \
+                 {seg_len}"
+            )
+        }),
+        a,
+        hdr_len.max(20),
+    )
+    .children(vec![
+        Field::uint("tcp.srcport", "Source Port", sport, a, 2),
+        Field::uint("tcp.dstport", "Destination Port", dport, a + 2, 2),
+    ]);
+    if let Some(len) = known_len {
+        tree = tree.child(Field::uint("tcp.len", "TCP Segment Len", len, a, 0).generated());
+    }
+    // Quoted by ICMPv4, the sequence number is only the one on the wire (`tcp.seq`).
+    if icmp4.is_none() {
+        tree = tree.child(Field::uint(
+            "tcp.seq_raw",
+            "Sequence Number (raw)",
+            seq,
+            a + 4,
+            4,
+        ));
+    }
+    tree.children.extend([
+        Field::uint("tcp.ack_raw", "Acknowledgment number (raw)", ack, a + 8, 4),
+        Field::uint("tcp.hdr_len", "Header Length", hdr_len as u64, a + 12, 1).unit(" bytes"),
+        hex(Field::uint("tcp.flags", "Flags", flags, a + 12, 2), 4).children(vec![
+            bit("tcp.flags.urg", "Urgent", 0x20),
+            bit("tcp.flags.ack", "Acknowledgment", 0x10),
+            bit("tcp.flags.push", "Push", 0x08),
+            bit("tcp.flags.reset", "Reset", 0x04),
+            bit("tcp.flags.syn", "Syn", 0x02),
+            bit("tcp.flags.fin", "Fin", 0x01),
+        ]),
+        Field::uint("tcp.window_size_value", "Window", win, a + 14, 2),
+        hex(Field::uint("tcp.checksum", "Checksum", sum, a + 16, 2), 4),
+        Field::uint("tcp.urgent_pointer", "Urgent Pointer", urg, a + 18, 2),
+    ]);
+    let numbers = Numbers {
+        sport,
+        dport,
+        seq,
+        ack,
+        flags,
+        hdr_len,
+        seg_len: known_len,
+    };
+    Some((tree, Some(numbers)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,6 +379,28 @@ mod tests {
             match parse_segment(&b[..n]) {
                 Err(e) => assert!(n < 28 && e.offset == 0, "cut at {n}"),
                 Ok(t) => assert!(t.payload.len() < 2, "cut at {n}"),
+            }
+        }
+    }
+
+    #[test]
+    fn fields_of_an_emitted_header() {
+        use crate::wire::view::tests::{value, views};
+        let h = TcpHeader::new(1234, 647, 77, 88, PSH | ACK);
+        let mut b = Vec::new();
+        h.emit(&mut b, &[1, 2, 3], 0);
+        for (v, s) in views(&b) {
+            let (tree, numbers) = fields(&v, s, None, false, false).unwrap();
+            assert_eq!(value(&tree, "tcp.srcport"), "1234");
+            assert_eq!(value(&tree, "tcp.seq_raw"), "77");
+            assert_eq!(value(&tree, "tcp.ack_raw"), "88");
+            assert_eq!(value(&tree, "tcp.flags"), "0x0018");
+            assert_eq!(value(&tree, "tcp.len"), "3");
+            let n = numbers.unwrap();
+            assert_eq!((n.sport, n.dport, n.seq, n.ack), (1234, 647, 77, 88));
+            assert_eq!((n.flags, n.hdr_len, n.seg_len), (0x18, 20, Some(3)));
+            for n in 0..20 {
+                assert!(fields(&v, Span { at: 0, end: n }, None, false, false).is_none());
             }
         }
     }

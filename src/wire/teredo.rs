@@ -3,6 +3,8 @@
 
 use super::ethernet::ETHERTYPE_IPV6;
 use super::tunnel::Overlay;
+use super::view::Span;
+use crate::field::Field;
 
 /// Finds the IPv6 packet of a Teredo datagram after its optional headers (RFC 4380 5.1.1: the
 /// authentication header, `00 01`, then the origin indication, `00 00`). `None` when no IPv6
@@ -23,6 +25,12 @@ pub fn parse(data: &[u8]) -> Option<Overlay> {
         protocol: ETHERTYPE_IPV6,
         header_len: at,
     })
+}
+
+/// The display tree of Teredo's headers (`teredo`): `header` bytes at `s.at` (from [`parse`]),
+/// the IPv6 packet after them.
+pub fn fields(s: Span, header: usize) -> Field {
+    Field::node("teredo", "Teredo IPv6 over UDP tunneling", s.at, header)
 }
 
 #[cfg(test)]

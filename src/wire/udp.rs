@@ -4,7 +4,9 @@ use etherparse::UdpHeaderSlice;
 
 use super::bytes::{be16, set_be16};
 use super::ip::internet_checksum;
+use super::view::{hex, Span, View};
 use crate::error::DecodeError;
+use crate::field::Field;
 
 /// A decoded UDP datagram.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,6 +87,65 @@ pub fn finish(out: &mut [u8], start: usize, pseudo: impl FnOnce(usize) -> u32) {
     set_be16(out, start + 6, sum);
 }
 
+/// The display fields of a UDP header (`udp`) at `s.at`, its ports and its payload (bounded by
+/// the length field); `None` when the header is cut short.
+pub fn fields(v: &View, s: Span) -> Option<(Field, u16, u16, Span)> {
+    let a = s.at;
+    let (Some(sport), Some(dport), Some(len), Some(sum)) = (
+        v.be16(a, s),
+        v.be16(a + 2, s),
+        v.be16(a + 4, s),
+        v.be16(a + 6, s),
+    ) else {
+        return None;
+    };
+    let mut tree = Field::node(
+        "udp",
+        v.label(|| format!("User Datagram Protocol, Src Port: {sport}, Dst Port: {dport}")),
+        a,
+        8,
+    )
+    .children(vec![
+        Field::uint("udp.srcport", "Source Port", sport, a, 2),
+        Field::uint("udp.dstport", "Destination Port", dport, a + 2, 2),
+        Field::uint("udp.length", "Length", len, a + 4, 2),
+        v.show(
+            hex(Field::uint("udp.checksum", "Checksum", sum, a + 6, 2), 4),
+            || {
+                if sum == 0 {
+                    "0x0000 [zero-value ignored]".to_string()
+                } else {
+                    format!("0x{sum:04x} [unverified]")
+                }
+            },
+        ),
+    ]);
+    if v.labels {
+        let status = if sum == 0 {
+            "Not present"
+        } else {
+            "Unverified"
+        };
+        tree =
+            tree.child(Field::node("", format!("Checksum Status: {status}"), a + 6, 0).generated());
+    }
+    let end = if usize::from(len) >= 8 {
+        s.end.min(a + usize::from(len))
+    } else {
+        s.end
+    };
+    if v.labels {
+        let n = end.saturating_sub(a + 8);
+        tree = tree.child(Field::node(
+            "",
+            format!("UDP payload ({n} bytes)"),
+            a + 8,
+            n,
+        ));
+    }
+    Some((tree, sport, dport, Span { at: a + 8, end }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +183,26 @@ mod tests {
             match parse(&b[..n], &mut e) {
                 Err(err) => assert_eq!((err.offset, n < 8), (0, true)),
                 Ok(u) => assert!(u.payload.len() < 3 && e.len() == 1, "cut at {n}"),
+            }
+        }
+    }
+
+    #[test]
+    fn fields_of_an_emitted_header() {
+        use crate::wire::view::tests::{value, views};
+        let mut b = Vec::new();
+        emit(&mut b, 3868, 647, &[1, 2, 3], 0);
+        for (v, s) in views(&b) {
+            let (tree, sport, dport, payload) = fields(&v, s).unwrap();
+            assert_eq!(
+                (sport, dport, payload),
+                (3868, 647, Span { at: 8, end: 11 })
+            );
+            assert_eq!(value(&tree, "udp.srcport"), "3868");
+            assert_eq!(value(&tree, "udp.dstport"), "647");
+            assert_eq!(value(&tree, "udp.length"), "11");
+            for n in 0..8 {
+                assert!(fields(&v, Span { at: 0, end: n }).is_none());
             }
         }
     }

@@ -2,7 +2,9 @@
 
 use super::bytes::be32;
 use super::tunnel::{vni, Overlay, ETHERTYPE_TEB};
+use super::view::{hex, Next, Span, View};
 use crate::error::DecodeError;
+use crate::field::Field;
 
 /// Decodes a VXLAN header (8 bytes; the inner packet is an Ethernet frame). A clear I flag is
 /// not fatal (the frame is still decoded, as tshark does): the VNI is then taken as absent.
@@ -21,6 +23,25 @@ pub fn parse(data: &[u8]) -> Result<Overlay, DecodeError> {
 pub fn emit(out: &mut Vec<u8>, vni: u32) {
     out.extend_from_slice(&[0x08, 0, 0, 0]);
     be32(out, (vni & 0xff_ffff) << 8);
+}
+
+/// The display fields of a VXLAN header (`vxlan`) and the Ethernet frame after it; `None` when
+/// the header is cut short.
+pub fn fields(v: &View, s: Span) -> Option<(Field, Next)> {
+    let a = s.at;
+    let (Some(flags), Some(vni)) = (v.be16(a, s), v.be24(a + 4, s)) else {
+        return None;
+    };
+    let tree = Field::node("vxlan", "Virtual eXtensible Local Area Network", a, 8).children(vec![
+        hex(Field::uint("vxlan.flags", "Flags", flags, a, 2), 4),
+        Field::uint("vxlan.vni", "VXLAN Network Identifier (VNI)", vni, a + 4, 3),
+    ]);
+    let next = if s.len() >= 8 {
+        Next::Ethernet(s.from(8))
+    } else {
+        Next::End
+    };
+    Some((tree, next))
 }
 
 #[cfg(test)]
@@ -49,6 +70,22 @@ mod tests {
         );
         for n in 0..8 {
             assert_eq!(parse(&b[..n]).unwrap_err().offset, 0, "cut at {n}");
+        }
+    }
+
+    #[test]
+    fn fields_of_an_emitted_header() {
+        use crate::wire::view::tests::{value, views};
+        let mut b = Vec::new();
+        emit(&mut b, 4242);
+        for (v, s) in views(&b) {
+            let (tree, next) = fields(&v, s).unwrap();
+            assert_eq!(value(&tree, "vxlan.vni"), "4242");
+            assert_eq!(value(&tree, "vxlan.flags"), "0x0800");
+            assert_eq!(next, Next::Ethernet(s.from(8)));
+            for n in 0..7 {
+                assert!(fields(&v, Span { at: 0, end: n }).is_none());
+            }
         }
     }
 }

@@ -6,6 +6,7 @@
 use crate::error::DecodeError;
 
 pub mod build;
+pub mod show;
 
 pub const DATA: u8 = 0;
 pub const INIT: u8 = 1;
@@ -430,6 +431,35 @@ mod tests {
                 assert!(cs.len() == 1 && errs.is_empty(), "cut at {n}");
             } else {
                 assert!(cs.is_empty() && (n == 12 || !errs.is_empty()), "cut at {n}");
+            }
+        }
+    }
+
+    /// The display fields of an emitted packet hold the emitted header and chunk values.
+    #[test]
+    fn fields_of_an_emitted_packet() {
+        use crate::wire::view::tests::{value, views};
+        let mut p = Vec::new();
+        let chunk = build::Chunk::Data {
+            tsn: 9,
+            stream: 2,
+            ssn: 3,
+            ppid: 11,
+            flags: build::DataFlags::WHOLE,
+            data: b"hello",
+        };
+        build::packet(&mut p, 5000, 647, 0xfeed, &[chunk]);
+        for (v, s) in views(&p) {
+            let (tree, sport, dport, vtag) = show::fields(&v, s).unwrap();
+            assert_eq!((sport, dport, vtag), (5000, 647, 0xfeed));
+            assert_eq!(value(&tree, "sctp.verification_tag"), "0x0000feed");
+            assert_eq!(value(&tree, "sctp.data_tsn_raw"), "9");
+            assert_eq!(value(&tree, "sctp.data_sid"), "0x0002");
+            assert_eq!(value(&tree, "sctp.data_ssn"), "3");
+            assert_eq!(value(&tree, "sctp.data_payload_proto_id"), "11");
+            assert_eq!(value(&tree, "sctp.chunk_length"), "21");
+            for n in 0..12 {
+                assert!(show::fields(&v, crate::wire::view::Span { at: 0, end: n }).is_none());
             }
         }
     }
