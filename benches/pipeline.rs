@@ -19,11 +19,12 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 
 use poolshark::analyse::Report;
 use poolshark::base::linktype;
-use poolshark::cli::check::{analysers, render, CheckFormat, CheckSink};
 use poolshark::dissect::{Dissector, Limits};
 use poolshark::generate::scenario::preset::Part;
 use poolshark::pipeline::{NullSink, Options, Pipeline};
 use poolshark::proto::rserpool::Encoding;
+use poolshark::run::analysis::analysers;
+use poolshark::run::check::{render, CheckFormat, CheckSink};
 use poolshark::source::file::FileSource;
 use poolshark::source::Frame;
 

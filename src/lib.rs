@@ -23,6 +23,7 @@ pub mod pipeline;
 pub mod privileges;
 pub mod probe;
 pub mod proto;
+pub mod run;
 pub mod source;
 #[doc(hidden)]
 pub mod test_support;

@@ -6,12 +6,12 @@ use std::io::Cursor;
 
 use clap::Parser;
 
-use poolshark::cli::check::AnalysisArgs;
 use poolshark::generate::scenario::preset::{MixOptions, Part, PartList};
 use poolshark::generate::scenario::{CaptureFormat, Frames};
 use poolshark::pipeline::{Decoded, Options, Pipeline, Sink};
 use poolshark::proto::rserpool::Encoding;
 use poolshark::proto::AppProtocol;
+use poolshark::run::analysis::AnalysisArgs;
 use poolshark::source::file::FileSource;
 
 /// The seed the bench-vs-tshark script uses too.

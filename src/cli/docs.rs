@@ -1,8 +1,8 @@
 //! `poolshark completions SHELL` and `poolshark man DIR`: the shell completion script and the man
 //! pages, both generated from the clap definitions that parse the command line.
 
-use super::anyhow_like::Error;
-use super::exit;
+use crate::run::anyhow_like::Error;
+use crate::run::exit;
 use clap::{Args, CommandFactory};
 use std::path::PathBuf;
 

@@ -6,8 +6,6 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::time::Instant;
 
-use super::anyhow_like::{Error, Result};
-use super::exit;
 use crate::analyse::dhcp_lb::{self, Hba};
 use crate::analyse::policy;
 use crate::generate::scenario::batch::NS;
@@ -16,6 +14,8 @@ use crate::generate::scenario::preset::{MixOptions, PartList};
 use crate::generate::scenario::rserpool::Carrier;
 use crate::generate::scenario::{CaptureFile, CaptureFormat, RunLog};
 use crate::proto::rserpool::Encoding;
+use crate::run::anyhow_like::{Error, Result};
+use crate::run::exit;
 
 #[derive(clap::Args, Debug)]
 #[command(

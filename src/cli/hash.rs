@@ -7,9 +7,9 @@
 
 use std::io::Write;
 
-use super::anyhow_like::Result;
 use crate::analyse::dhcp_lb::profile::CHADDR_LEN;
 use crate::analyse::dhcp_lb::{self, Hba, KeyOutcome, Profile};
+use crate::run::anyhow_like::Result;
 
 #[derive(clap::Args, Debug)]
 pub struct HashArgs {
@@ -156,7 +156,7 @@ pub fn run(args: HashArgs) -> Result<i32> {
         }
     }
     out.flush()?;
-    Ok(super::exit::OK)
+    Ok(crate::run::exit::OK)
 }
 
 /// Hex bytes, either contiguous (`010203`) or one two-digit group per byte separated by colons

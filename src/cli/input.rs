@@ -4,11 +4,13 @@ use std::num::NonZeroUsize;
 
 use clap::Args;
 
-use super::anyhow_like::{Error, Result};
-use crate::dissect::dispatch::{DecodeAs, DispatchOptions};
+use crate::dissect::dispatch::DecodeAs;
 use crate::pipeline::Options;
 use crate::proto::rserpool::Encoding;
+use crate::run::anyhow_like::{Error, Result};
+use crate::run::files::Files;
 use crate::source::file::FileSource;
+use crate::source::live::FilterChoice;
 
 #[derive(Args, Debug, Clone)]
 pub struct CaptureArgs {
@@ -78,15 +80,6 @@ impl CaptureFilesArgs {
         })
     }
 
-    /// The arguments of one file, as the single-file commands take them.
-    pub fn capture(&self, file: &str) -> CaptureArgs {
-        CaptureArgs {
-            file: Some(file.to_string()),
-            read: None,
-            decode: self.decode.clone(),
-        }
-    }
-
     /// The files of `-r` put before the others, in [`Self::files`] (done once, first thing).
     pub fn take_read(&mut self) {
         let positional = std::mem::take(&mut self.files);
@@ -104,15 +97,14 @@ impl CaptureFilesArgs {
         Ok(())
     }
 
-    /// Threads to use: `--jobs`, else the cores available, never more than there are files.
-    pub fn threads(&self) -> usize {
-        self.thread_budget().min(self.files.len()).max(1)
-    }
-
-    /// Threads the run may use: `--jobs`, else the cores available.
-    pub fn thread_budget(&self) -> usize {
-        let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
-        self.jobs.map_or(cores, NonZeroUsize::get)
+    /// The files to run (after [`CaptureFilesArgs::take_read`]), with `--jobs` and whether to
+    /// draw progress bars.
+    pub fn files(&self) -> Files {
+        Files {
+            files: self.files.clone(),
+            jobs: self.jobs,
+            no_progress: self.progress.no_progress,
+        }
     }
 }
 
@@ -149,11 +141,7 @@ impl CaptureArgs {
     }
 
     pub fn open(&self) -> Result<FileSource> {
-        let file = self.file();
-        FileSource::open(file).map_err(|e| {
-            let name = if file == "-" { "standard input" } else { file };
-            Error::msg(format!("cannot read {name}: {e}"))
-        })
+        crate::run::files::open_file(self.file())
     }
 }
 
@@ -167,17 +155,20 @@ impl DecodeArgs {
                 ))
             })?),
         };
-        let limits = self.limits.limits();
-        Ok(Options {
-            dispatch: DispatchOptions {
-                decode_as: self.decode_as.clone(),
-                rserpool_encoding,
-                conversations: limits.conversations,
-                framer_bytes: limits.framer_bytes,
-                only: None,
-            },
-            limits,
-            without_info: false,
-        })
+        Ok(crate::run::files::pipeline_options(
+            self.decode_as.clone(),
+            rserpool_encoding,
+            self.limits.limits(),
+        ))
+    }
+}
+
+/// The kernel filter for `-f`: an empty one keeps everything; none keeps what poolshark decodes
+/// (with the --decode-as ports).
+pub fn filter_choice(filter: Option<&str>, decode: &DecodeArgs) -> FilterChoice {
+    match filter {
+        Some(f) if f.trim().is_empty() => FilterChoice::All,
+        Some(f) => FilterChoice::Expression(f.to_string()),
+        None => FilterChoice::Default(decode.decode_as.clone()),
     }
 }

@@ -15,11 +15,8 @@
 //! Also the `--leases` seeds of `check`: reading them with their errors reported the same way.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::str::FromStr;
+use std::path::PathBuf;
 
-use super::anyhow_like::{Error, Result};
-use super::check::FailoverArgs;
 use super::leases_usage::{self, AlarmArgs};
 use crate::analyse::dhcp_lb::config::Source;
 use crate::analyse::dhcp_lb::events::Family;
@@ -27,10 +24,11 @@ use crate::analyse::dhcp_lb::{Hba, Role};
 use crate::analyse::failover::balancer::{Level, Pass};
 use crate::analyse::failover::from_config::{self, FailoverSetup};
 use crate::analyse::failover::from_file::{self, FileRole};
-use crate::analyse::failover::seed::LeaseSeed;
 use crate::analyse::failover::snapshot::{self, Balancing, Oldest, PoolVerdict, Settings};
 use crate::analyse::usage::{self, Usage, Verdict};
 use crate::config::ServerConfig;
+use crate::run::analysis::FailoverArgs;
+use crate::run::anyhow_like::{Error, Result};
 use crate::source::leases::{self, LeaseFile, LeaseFormat, PeerStateLine};
 
 #[derive(clap::Args, Debug)]
@@ -120,28 +118,6 @@ impl RoleFrom {
     }
 }
 
-/// Prints a lease file's statement errors on stderr, by line, as compilers write them.
-fn print_errors(path: &Path, errors: &[leases::LeaseError]) {
-    for e in errors {
-        eprintln!(
-            "poolshark: {}:{}:{}: {}",
-            path.display(),
-            e.line,
-            e.col,
-            e.what
-        );
-    }
-}
-
-/// Reads a lease file; its statement errors go to stderr, by line. Fails only when the file
-/// cannot be read at all.
-fn read(path: &Path, what: &str) -> Result<LeaseFile> {
-    let file = leases::read_path(path)
-        .map_err(|e| Error::msg(format!("cannot read {what} {}: {e}", path.display())))?;
-    print_errors(path, &file.errors);
-    Ok(file)
-}
-
 /// The role: the file's when it tells, else the option's, else the config's, else the
 /// primary. A given role the file contradicts is reported.
 fn role(
@@ -191,7 +167,7 @@ pub fn run(args: LeasesArgs) -> Result<i32> {
         .map_err(|e| Error::msg(format!("cannot read lease file {label}: {e}")))?;
     let format = leases::sniff(&bytes)
         .map_err(|what| Error::msg(format!("{label} is not a lease file: {what}")))?;
-    let configs = super::configs::load(&args.configs)?;
+    let configs = crate::run::configs::load(&args.configs)?;
     if configs.toml.is_some() {
         eprintln!(
             "poolshark: leases: poolshark's own TOML --config is not used here (it configures check)"
@@ -208,7 +184,7 @@ pub fn run(args: LeasesArgs) -> Result<i32> {
 
 /// The exit code: the alarms' when asked for, else success.
 pub(super) fn exit_code(verdict: Option<&Verdict>) -> i32 {
-    verdict.map_or(super::exit::OK, Verdict::exit_code)
+    verdict.map_or(crate::run::exit::OK, Verdict::exit_code)
 }
 
 /// Writes `s` to standard output.
@@ -242,7 +218,7 @@ fn dhcpd_file(
             )));
         }
     }
-    print_errors(&args.file, &file.errors);
+    crate::run::seeds::print_errors(&args.file, &file.errors);
     let family = if file.leases.is_empty() && !file.leases6.is_empty() {
         Family::V6
     } else {
@@ -736,90 +712,9 @@ impl View<'_> {
     }
 }
 
-/// `check --leases [primary=|secondary=]FILE`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SeedArg {
-    pub role: Option<Role>,
-    pub path: PathBuf,
-}
-
-impl FromStr for SeedArg {
-    type Err = String;
-
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        let (role, path) = if let Some(p) = s.strip_prefix("primary=") {
-            (Some(Role::Primary), p)
-        } else if let Some(p) = s.strip_prefix("secondary=") {
-            (Some(Role::Secondary), p)
-        } else {
-            (None, s)
-        };
-        if path.is_empty() {
-            return Err(format!("--leases {s:?}: no file named"));
-        }
-        Ok(SeedArg {
-            role,
-            path: PathBuf::from(path),
-        })
-    }
-}
-
-/// Reads `check`'s `--leases` files (errors by line on stderr); at most one per server.
-pub fn read_seeds(args: &[SeedArg]) -> Result<Vec<LeaseSeed>> {
-    let mut seeds: Vec<LeaseSeed> = Vec::new();
-    for a in args {
-        let label = a.path.display().to_string();
-        let file = read(&a.path, "--leases")?;
-        let told = from_file::role_of(&file).told();
-        if let (Some(t), Some(g)) = (told, a.role) {
-            if t != g {
-                eprintln!(
-                    "poolshark: {label}: given as the {g}'s, but its failover peer state says {t} \
-                     (dhcpd writes mclt there only on the secondary): taken as the {t}'s"
-                );
-            }
-        }
-        let seed = LeaseSeed::new(label, a.role, file);
-        if seeds.iter().any(|s| s.role == seed.role) {
-            let whose = seed
-                .role
-                .map_or("a server whose role is unknown".to_string(), |r| {
-                    format!("the {r}")
-                });
-            return Err(Error::msg(format!(
-                "--leases: two files for {whose}: give one per server, as primary=FILE and secondary=FILE"
-            )));
-        }
-        seeds.push(seed);
-    }
-    Ok(seeds)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn seed_arguments() {
-        assert_eq!(
-            "primary=a.leases".parse::<SeedArg>(),
-            Ok(SeedArg {
-                role: Some(Role::Primary),
-                path: "a.leases".into()
-            })
-        );
-        assert_eq!(
-            "secondary=/x=y".parse::<SeedArg>().map(|s| s.role),
-            Ok(Some(Role::Secondary))
-        );
-        assert_eq!(
-            "dir/f=g.leases"
-                .parse::<SeedArg>()
-                .map(|s| (s.role, s.path)),
-            Ok((None, PathBuf::from("dir/f=g.leases")))
-        );
-        assert!("primary=".parse::<SeedArg>().is_err());
-    }
 
     #[test]
     fn levels_print_whole_or_to_two_decimals() {

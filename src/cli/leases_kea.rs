@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::anyhow_like::{Error, Result};
 use super::leases::{emit, exit_code, ranges_config, system_now, Format, LeasesArgs};
 use super::leases_usage;
 use crate::analyse::dhcp_lb::events::Family;
 use crate::analyse::usage;
 use crate::config::ServerConfig;
+use crate::run::anyhow_like::{Error, Result};
 use crate::source::leases::kea::{self, KeaLease, STATE_DEFAULT};
 
 /// The state a lease is in at `now`: Kea's state, with an assigned lease split into in use

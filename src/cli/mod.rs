@@ -1,11 +1,13 @@
-//! The command line: a thin layer over the library. One file per subcommand.
+//! The command line: a thin layer over the library. One file per subcommand, each parsing its
+//! arguments with clap and handing them to the library (the commands that read captures to
+//! [`crate::run`]); the option groups several commands share are in `args.rs`, `input.rs` and
+//! `limits.rs`. No command's module imports another's.
 
+pub mod args;
 pub mod capture;
 pub mod check;
-pub mod configs;
 pub mod docs;
 pub mod export;
-pub mod files;
 pub mod generate;
 pub mod hash;
 pub mod input;
@@ -14,7 +16,6 @@ pub mod leases_kea;
 pub mod leases_usage;
 pub mod limits;
 pub mod probe;
-pub mod progress;
 pub mod read;
 pub mod rules;
 pub mod simulate;
@@ -23,18 +24,7 @@ pub mod tui;
 
 use clap::{Parser, Subcommand};
 
-/// Exit codes shared by every subcommand.
-pub mod exit {
-    /// Success (and, for `check`, no finding at or above `--fail-on`).
-    pub const OK: i32 = 0;
-    /// `check`: a finding at or above `--fail-on`.
-    pub const FINDINGS: i32 = 1;
-    /// Usage error, or an input that cannot be read.
-    pub const USAGE: i32 = 2;
-    /// `-T fields`: an `-e` name that is neither a field nor a protocol (tshark's exit code for
-    /// it; a display filter naming one is a usage error, as in tshark).
-    pub const INVALID_FIELD: i32 = 1;
-}
+use crate::run::exit;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -127,71 +117,8 @@ pub fn main() -> i32 {
 }
 
 /// A CLI piped into `head` must stop quietly.
-fn is_broken_pipe(e: &anyhow_like::Error) -> bool {
+fn is_broken_pipe(e: &crate::run::anyhow_like::Error) -> bool {
     e.io_kind() == Some(std::io::ErrorKind::BrokenPipe)
-}
-
-/// A small error type for the command line: a message, and the I/O error kind behind it if any.
-pub mod anyhow_like {
-    use std::fmt;
-
-    #[derive(Debug)]
-    pub struct Error {
-        msg: String,
-        io: Option<std::io::ErrorKind>,
-    }
-
-    impl Error {
-        pub fn msg(m: impl Into<String>) -> Self {
-            Error {
-                msg: m.into(),
-                io: None,
-            }
-        }
-
-        pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
-            self.io
-        }
-    }
-
-    impl fmt::Display for Error {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str(&self.msg)
-        }
-    }
-
-    impl From<std::io::Error> for Error {
-        fn from(e: std::io::Error) -> Self {
-            Error {
-                msg: e.to_string(),
-                io: Some(e.kind()),
-            }
-        }
-    }
-
-    impl From<String> for Error {
-        fn from(m: String) -> Self {
-            Error::msg(m)
-        }
-    }
-
-    impl From<&str> for Error {
-        fn from(m: &str) -> Self {
-            Error::msg(m)
-        }
-    }
-
-    impl From<serde_json::Error> for Error {
-        fn from(e: serde_json::Error) -> Self {
-            let io = e.io_error_kind();
-            Error {
-                msg: e.to_string(),
-                io,
-            }
-        }
-    }
-
-    pub type Result<T> = std::result::Result<T, Error>;
 }
 
 #[cfg(test)]

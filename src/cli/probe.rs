@@ -11,14 +11,14 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::ArgGroup;
 
-use super::anyhow_like::{Error, Result};
-use super::exit;
 use crate::analyse::dhcp_lb::config::{ConfigFile, ConfiguredServer, Overrides, Settings};
 use crate::analyse::dhcp_lb::events::ServerIdent;
 use crate::analyse::dhcp_lb::from_setup;
 use crate::analyse::dhcp_lb::Role;
 use crate::probe::report::{DryRun, ProbeReport};
 use crate::probe::{self, keys, packets, BucketSet, Expected, Family, KeyKind, Pace};
+use crate::run::anyhow_like::{Error, Result};
+use crate::run::exit;
 
 /// Probes a second by default: 256 buckets in 13 s, a load no server notices.
 pub const DEFAULT_RATE: f64 = 20.0;
@@ -223,7 +223,7 @@ pub fn settings(
     let merged: Option<ConfigFile> = if configs.is_empty() {
         None
     } else {
-        let loaded = super::configs::load(configs)?;
+        let loaded = crate::run::configs::load(configs)?;
         let (from_servers, notes) = from_setup::config_file(&loaded.servers);
         for note in notes {
             eprintln!("poolshark: --config: {note}");

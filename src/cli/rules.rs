@@ -4,8 +4,8 @@
 
 use std::io::Write;
 
-use super::anyhow_like::Result;
 use crate::analyse::rules;
+use crate::run::anyhow_like::Result;
 
 #[derive(clap::Args, Debug)]
 pub struct RulesArgs {
@@ -50,5 +50,5 @@ pub fn run(args: RulesArgs) -> Result<i32> {
             writeln!(out, "{}", serde_json::Value::Array(v))?;
         }
     }
-    Ok(super::exit::OK)
+    Ok(crate::run::exit::OK)
 }

@@ -3,10 +3,10 @@
 
 use std::io::{self, BufWriter, Write};
 
-use super::anyhow_like::{Error, Result};
-use super::exit;
 use crate::analyse::policy::settings::parse_u32;
 use crate::analyse::policy::{parse_scaled, PeSettings, PolicyKind, Pool, Profile, Rng, PROFILES};
+use crate::run::anyhow_like::{Error, Result};
+use crate::run::exit;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {

@@ -6,12 +6,11 @@ use std::io::{BufReader, IsTerminal};
 use std::path::Path;
 use std::sync::Arc;
 
-use super::anyhow_like::{Error, Result};
-use super::capture::filter_choice;
-use super::check::{analysers, AnalysisArgs};
-use super::exit;
-use super::input::{CaptureArgs, DecodeArgs};
-use super::stats::parse_duration_ns;
+use super::args::parse_duration_ns;
+use super::input::{filter_choice, CaptureArgs, DecodeArgs};
+use crate::run::analysis::{analysers, AnalysisArgs};
+use crate::run::anyhow_like::{Error, Result};
+use crate::run::exit;
 use crate::source::file::FileSource;
 use crate::source::live::{LiveOptions, LiveSource};
 use crate::source::FrameSource;

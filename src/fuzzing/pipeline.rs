@@ -6,25 +6,27 @@ use std::sync::{Arc, Mutex, OnceLock};
 use clap::Parser;
 
 use crate::analyse::Report;
-use crate::cli::check::{analysers, CheckArgs, CheckSink};
 use crate::dissect::FrameSummary;
 use crate::output::capture_file::CaptureFile;
 use crate::output::{json, text};
 use crate::pipeline::{Decoded, Pipeline, Sink};
+use crate::run::analysis::{analysers, AnalysisArgs};
+use crate::run::check::CheckSink;
+use crate::run::files::pipeline_options;
 use crate::source::file::FileSource;
 use crate::source::{Frame, FrameSource};
 
-/// `poolshark check -` as the command line builds it.
+/// `poolshark check -`'s analysis options, as the command line builds them.
 #[derive(Parser)]
-struct Check {
+pub(super) struct Check {
     #[command(flatten)]
-    args: CheckArgs,
+    pub(super) analysis: AnalysisArgs,
 }
 
-pub(super) fn default_args() -> &'static CheckArgs {
-    static ARGS: OnceLock<CheckArgs> = OnceLock::new();
-    ARGS.get_or_init(|| match Check::try_parse_from(["check", "-"]) {
-        Ok(c) => c.args,
+pub(super) fn default_args() -> &'static Check {
+    static ARGS: OnceLock<Check> = OnceLock::new();
+    ARGS.get_or_init(|| match Check::try_parse_from(["check"]) {
+        Ok(c) => c,
         Err(e) => panic!("default check arguments: {e}"),
     })
 }
@@ -80,9 +82,8 @@ impl Sink for FuzzSink {
 /// on, the file read back frame for frame.
 pub fn pipeline(data: &[u8]) {
     let args = default_args();
-    let Ok(opts) = args.input.options() else {
-        panic!("default capture options rejected");
-    };
+    // The decoding options `check -` has by default.
+    let opts = pipeline_options(Vec::new(), None, crate::dissect::Limits::default());
     let Ok(found) = analysers(&args.analysis) else {
         panic!("default analysers rejected");
     };

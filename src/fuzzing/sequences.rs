@@ -22,7 +22,6 @@ use arbitrary::{Arbitrary, Result, Unstructured};
 
 use crate::analyse::Report;
 use crate::base::{linktype, Timestamp};
-use crate::cli::check::{analysers, CheckSink};
 use crate::dissect::{Payload, Transport as Carrier};
 use crate::pipeline::{Decoded, Sink};
 use crate::proto::failover::{self as fo, BindingStatus, FoOption, MessageType, ServerState};
@@ -32,6 +31,8 @@ use crate::proto::rserpool::{
     ServerInformation, Transport, TransportProtocol, ASAP_TYPES, ENRP_TYPES, LEGACY_FULL,
 };
 use crate::proto::{dhcpv4 as v4, dhcpv6 as v6, AppProtocol, Message};
+use crate::run::analysis::analysers;
+use crate::run::check::CheckSink;
 use crate::source::Frame;
 
 use super::pipeline::default_args;

@@ -14,12 +14,10 @@ pub mod fixtures;
 pub mod flow;
 pub mod ip;
 pub mod packet;
-pub mod pcap_writer;
-pub mod pcapng_writer;
 pub mod scenario;
 pub mod tunnel;
 
 pub use flow::{SctpAssociation, SendOptions, TcpFlow};
 pub use packet::{Ip, Link, Packet, Transport};
-pub use pcap_writer::{PcapWriter, TsResolution};
-pub use pcapng_writer::{IfOptions, PacketOptions, PcapNgWriter};
+// The capture writers, with the packets they write.
+pub use crate::output::pcap::{IfOptions, PacketOptions, PcapNgWriter, PcapWriter, TsResolution};

@@ -21,7 +21,7 @@
 use std::collections::VecDeque;
 use std::io::{self, BufWriter, Write};
 
-use crate::generate::{IfOptions, PacketOptions, PcapNgWriter};
+use crate::output::pcap::{IfOptions, PacketOptions, PcapNgWriter};
 use crate::source::{Frame, FrameMeta, InterfaceNames};
 
 /// Frames held at most while the filter's verdicts on later frames may still want them.
@@ -380,8 +380,8 @@ mod tests {
     /// the same index stay two interfaces.
     #[test]
     fn names_comments_and_flags_are_kept() {
+        use crate::output::pcap::Order;
         use crate::source::Pcapng;
-        use crate::wire::bytes::Order;
         let named = |n: &str| InterfaceNames {
             name: Some(n.into()),
             description: Some(format!("{n} port").into()),

@@ -1,14 +1,17 @@
 //! Sinks for decoded messages: the tshark-like listing, the field tree, JSON and JSON lines.
 
 pub mod capture_file;
+pub mod chart;
 pub mod fields;
 pub mod filter;
 pub mod json;
 pub mod metrics;
 pub mod palette;
 pub mod parquet;
+pub mod pcap;
 pub mod plot;
 pub mod quoted;
+pub mod short;
 pub mod stats;
 pub mod text;
 pub mod time;

@@ -1,6 +1,6 @@
 //! The colours of the pictures poolshark draws, shared by the terminal UI and the plot files so
 //! that a server has the same colour in both: hues by role, each with its terminal colour (the
-//! TUI maps a hue to one, [`crate::tui::palette`]) and its shade on paper (a white page needs
+//! TUI maps a hue to one in its own palette) and its shade on paper (a white page needs
 //! darker shades than a black terminal: yellow text on white cannot be read).
 
 use crate::analyse::episodes::EpisodeKind;

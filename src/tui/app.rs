@@ -7,12 +7,12 @@ use crate::analyse::finding::{runs, Finding, Subject, RUN_FOLDED};
 use crate::analyse::timeline::Series;
 use crate::base::Timestamp;
 
-use super::chart;
 use super::detail::FrameDetail;
 use super::keys::help_lines;
 use super::palette::Palette;
 use super::snapshot::{Progress, Update};
 use super::wrap::wrap;
+use crate::output::chart;
 
 /// The panes, in Tab order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

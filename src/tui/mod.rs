@@ -9,14 +9,13 @@
 //! * [`app`]: the model: the subjects and findings as last sent, and where the user is (selection,
 //!   focused pane, display interval, filters, scroll positions, help and detail views);
 //! * [`keys`]: a key becomes an [`app::Action`] that [`app::App::handle`] applies;
-//! * [`view`]: pure rendering of an `&App` into a ratatui frame ([`chart`] works out what the chart
+//! * [`view`]: pure rendering of an `&App` into a ratatui frame ([`crate::output::chart`] works out what the chart
 //!   plots, [`palette`] the colours or their absence);
 //! * [`detail`]: the frame behind a finding, decoded again;
 //! * [`terminal`] and [`event_loop`]: the real terminal (restored on exit and on panic) and the loop
 //!   tying it together.
 
 pub mod app;
-pub mod chart;
 pub mod detail;
 pub mod event_loop;
 pub mod keys;

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use poolshark::base::Timestamp;
-use poolshark::generate::pcap_writer::{PcapWriter, TsResolution};
+use poolshark::output::pcap::{PcapWriter, TsResolution};
 
 /// The zones compared besides UTC; a test skips (fails under POOLSHARK_REQUIRE_TSHARK) without
 /// their tzdata.

@@ -14,17 +14,19 @@ use clap::Parser;
 use proptest::prelude::*;
 
 use poolshark::analyse::Report;
-use poolshark::cli::check::{analysers, CheckArgs, CheckSink};
 use poolshark::dissect::FrameSummary;
 use poolshark::pipeline::{Decoded, Pipeline, Sink};
+use poolshark::run::analysis::{analysers, AnalysisArgs};
+use poolshark::run::check::CheckSink;
+use poolshark::run::files::pipeline_options;
 use poolshark::source::file::FileSource;
 use poolshark::source::{Frame, SourceError};
 
-/// `poolshark check -` with its default arguments.
+/// `poolshark check -`'s analysis options, with their defaults.
 #[derive(Parser)]
 struct Check {
     #[command(flatten)]
-    args: CheckArgs,
+    analysis: AnalysisArgs,
 }
 
 /// What one run gave.
@@ -59,8 +61,8 @@ impl Sink for CountingSink {
 }
 
 fn run_check(bytes: &[u8]) -> Outcome {
-    let args = match Check::try_parse_from(["check", "-"]) {
-        Ok(c) => c.args,
+    let args = match Check::try_parse_from(["check"]) {
+        Ok(c) => c,
         Err(e) => panic!("{e}"),
     };
     let mut sink = CountingSink {
@@ -73,7 +75,12 @@ fn run_check(bytes: &[u8]) -> Outcome {
     let Ok(mut source) = FileSource::from_reader(Cursor::new(bytes.to_vec())) else {
         return sink.out;
     };
-    let mut pipeline = Pipeline::new(args.input.options().unwrap());
+    // The decoding options `check -` has by default.
+    let mut pipeline = Pipeline::new(pipeline_options(
+        Vec::new(),
+        None,
+        poolshark::dissect::Limits::default(),
+    ));
     let _ = pipeline.run(&mut source, &mut sink);
     let last = pipeline.stats().last;
     for a in &mut sink.check.analysers {

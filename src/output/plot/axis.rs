@@ -2,7 +2,7 @@
 //! precise as the step needs), values at 1, 2 or 5 of a power of ten.
 
 use crate::base::calendar::Civil;
-use crate::tui::chart::round_times;
+use crate::output::chart::round_times;
 
 /// Ticks a time axis aims at, at most.
 const TIME_TICKS: f64 = 9.0;

@@ -114,7 +114,7 @@ const FEW_COLUMNS: usize = 8;
 /// A round interval that gives a picture of `span` seconds about 40 columns.
 fn suggested_interval(span: f64) -> String {
     let want = span / 40.0;
-    let ns = crate::tui::chart::round_times()
+    let ns = crate::output::chart::round_times()
         .into_iter()
         .find(|t| *t as f64 / 1e9 >= want)
         .unwrap_or(1_000_000_000);
@@ -246,7 +246,9 @@ fn about(f: &Finding, subject: &Subject, timeline: &Timeline) -> bool {
     }
     match (&f.subject, subject, timeline.series().get(subject)) {
         (Subject::Server(s), Subject::Server(_), Some(series)) => {
-            crate::tui::chart::member_ids(series).iter().any(|m| m == s)
+            crate::output::chart::member_ids(series)
+                .iter()
+                .any(|m| m == s)
         }
         _ => false,
     }

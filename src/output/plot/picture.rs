@@ -7,8 +7,8 @@ use crate::analyse::episodes::EpisodeKind;
 use crate::analyse::finding::{Finding, Severity, Subject};
 use crate::analyse::timeline::{Series, Timeline};
 use crate::base::Timestamp;
-use crate::tui::chart;
-use crate::tui::view::text::fit_ids;
+use crate::output::chart;
+use crate::output::short::fit_ids;
 
 /// Columns a picture aims at, at most: windows are merged into round display intervals until
 /// there are no more than this many (a few answers per column at least, on a short capture).

@@ -2,8 +2,8 @@
 //! and the overlays.
 
 use super::*;
+use crate::output::chart;
 use crate::tui::app::{Action, DetailState, Mode, Overlay, Pane};
-use crate::tui::chart;
 
 fn selected_name(app: &App) -> String {
     app.selected_entry()

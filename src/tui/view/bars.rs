@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::text::{fit, fit_middle, since_start};
+use crate::output::short::{fit, fit_middle, since_start};
 use crate::output::stats::count;
 use crate::tui::app::{App, FilterTarget, Overlay};
 use crate::tui::snapshot::{LoadState, Progress};

@@ -15,12 +15,12 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 use ratatui::Frame;
 
 use super::bars::{progress_bar, progress_text};
-use super::text::{compact, fit, named_title, percent, since_start};
 use super::{inner, pane};
 use crate::analyse::episodes::EpisodeKind;
 use crate::analyse::finding::Subject;
+use crate::output::chart::{self, expected_symbol, row_of, Plot, PlotKind};
+use crate::output::short::{compact, fit, named_title, percent, since_start};
 use crate::tui::app::{App, Pane};
-use crate::tui::chart::{self, expected_symbol, row_of, Plot, PlotKind};
 use crate::tui::palette::Palette;
 use crate::tui::snapshot::LoadState;
 

@@ -9,9 +9,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::text::{fit, named_title};
 use super::{inner, pane};
 use crate::analyse::finding::{Finding, Severity};
+use crate::output::short::{fit, named_title};
 use crate::tui::app::{subject_label, App, Pane};
 
 fn severity_tag(s: Severity, wide: bool) -> &'static str {

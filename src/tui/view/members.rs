@@ -8,11 +8,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::text::{compact, fit, fit_id, percent};
 use super::{inner, pane};
+use crate::output::chart::{self, PlotKind};
+use crate::output::short::{compact, fit, fit_id, percent};
 use crate::output::stats::count;
 use crate::tui::app::{App, Entry, Pane};
-use crate::tui::chart::{self, PlotKind};
 
 pub fn draw(f: &mut Frame<'_>, area: Rect, app: &App) {
     let entry = app.selected_entry();

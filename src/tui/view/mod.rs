@@ -10,7 +10,6 @@ mod findings;
 mod members;
 mod overlay;
 mod pools;
-pub(crate) mod text;
 
 use ratatui::layout::Rect;
 use ratatui::widgets::{Block, BorderType, Paragraph};

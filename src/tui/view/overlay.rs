@@ -5,7 +5,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
 use ratatui::Frame;
 
-use super::text::{fit, lines};
+use crate::output::short::fit;
 use crate::tui::app::{App, DetailState, DetailView, Overlay};
 use crate::tui::keys::help_lines;
 use crate::tui::wrap::wrap;
@@ -100,4 +100,9 @@ fn detail(f: &mut Frame<'_>, body: Rect, app: &App, d: &DetailView) {
         })
         .collect();
     f.render_widget(Paragraph::new(shown), inner);
+}
+
+/// Plain lines for a paragraph.
+fn lines(v: &[String]) -> Vec<Line<'static>> {
+    v.iter().map(|s| Line::raw(s.clone())).collect()
 }

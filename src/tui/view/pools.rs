@@ -6,8 +6,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::text::{fit, fit_ids};
 use super::{inner, pane};
+use crate::output::short::{fit, fit_ids};
 use crate::tui::app::{App, Pane};
 use crate::tui::snapshot::LoadState;
 

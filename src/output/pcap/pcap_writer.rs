@@ -2,8 +2,8 @@
 
 use std::io::{self, Write};
 
+use super::Order;
 use crate::base::Timestamp;
-use crate::wire::bytes::Order;
 
 /// Timestamp resolution of a legacy pcap file (chosen by its magic number).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,5 @@
-//! Small text helpers of the views: cutting to a width, times and numbers in few characters.
-
-use ratatui::text::Line;
+//! Text in few characters, for the terminal UI's panes and the plot files' labels: names and
+//! identifiers cut to a width, times and numbers short.
 
 /// `s` cut to `width` characters, with `…` when something was cut.
 pub fn fit(s: &str, width: usize) -> String {
@@ -245,11 +244,6 @@ pub fn compact(v: f64) -> String {
 /// A share as a whole percentage: `40%`.
 pub fn percent(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
-}
-
-/// Plain lines for a paragraph.
-pub fn lines(v: &[String]) -> Vec<Line<'static>> {
-    v.iter().map(|s| Line::raw(s.clone())).collect()
 }
 
 #[cfg(test)]

@@ -3,13 +3,69 @@
 //! files were given, each as soon as it and those before it are done.
 
 use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
+use super::anyhow_like::{Error, Result};
 use super::progress::FileProgress;
 use crate::dissect::FrameSummary;
 use crate::pipeline::{Decoded, Sink};
+use crate::source::file::FileSource;
 use crate::source::{Frame, SourceError};
+
+/// The capture files of a run, in the order given (`-` is standard input), the threads it may
+/// use and whether it draws progress bars.
+#[derive(Clone, Debug, Default)]
+pub struct Files {
+    pub files: Vec<String>,
+    /// `--jobs`; `None`: the cores available.
+    pub jobs: Option<NonZeroUsize>,
+    /// `--no-progress`.
+    pub no_progress: bool,
+}
+
+impl Files {
+    /// Threads to use: `--jobs`, else the cores available, never more than there are files.
+    pub fn threads(&self) -> usize {
+        self.thread_budget().min(self.files.len()).max(1)
+    }
+
+    /// Threads the run may use: `--jobs`, else the cores available.
+    pub fn thread_budget(&self) -> usize {
+        let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+        self.jobs.map_or(cores, NonZeroUsize::get)
+    }
+}
+
+/// The pipeline's options from the decoding options (`--decode-as`, `--rserpool-encoding`, the
+/// `--max-*` bounds), the dispatcher's bounds being those of `limits`.
+pub fn pipeline_options(
+    decode_as: Vec<crate::dissect::dispatch::DecodeAs>,
+    rserpool_encoding: Option<crate::proto::rserpool::Encoding>,
+    limits: crate::dissect::Limits,
+) -> crate::pipeline::Options {
+    use crate::dissect::dispatch::DispatchOptions;
+    crate::pipeline::Options {
+        dispatch: DispatchOptions {
+            decode_as,
+            rserpool_encoding,
+            conversations: limits.conversations,
+            framer_bytes: limits.framer_bytes,
+            only: None,
+        },
+        limits,
+        without_info: false,
+    }
+}
+
+/// Opens a capture file (`-`: standard input).
+pub fn open_file(file: &str) -> Result<FileSource> {
+    FileSource::open(file).map_err(|e| {
+        let name = if file == "-" { "standard input" } else { file };
+        Error::msg(format!("cannot read {name}: {e}"))
+    })
+}
 
 /// Runs `job` on every file with up to `threads` threads and calls `emit` with each result, in
 /// the order of `files`, on the calling thread.
@@ -63,17 +119,13 @@ where
 }
 
 /// Opens one file, with its progress bar when `bars` draws one.
-fn open(
-    file: &str,
-    input: &super::input::CaptureArgs,
-    bars: &super::progress::Bars,
-) -> super::anyhow_like::Result<(crate::source::file::FileSource, Option<FileProgress>)> {
+fn open(file: &str, bars: &super::progress::Bars) -> Result<(FileSource, Option<FileProgress>)> {
     Ok(match bars.open(file) {
         Some(opened) => {
             let (s, p) = opened?;
             (s, Some(p))
         }
-        None => (input.open()?, None),
+        None => (open_file(file)?, None),
     })
 }
 
@@ -82,13 +134,12 @@ fn open(
 /// fails only when the file cannot be opened.
 pub fn run_file<S: Sink>(
     file: &str,
-    input: &super::input::CaptureArgs,
     opts: &crate::pipeline::Options,
     bars: &super::progress::Bars,
     label: Option<&str>,
     sink: &mut S,
-) -> super::anyhow_like::Result<(crate::pipeline::RunStats, Option<SourceError>)> {
-    let (mut source, progress) = open(file, input, bars)?;
+) -> Result<(crate::pipeline::RunStats, Option<SourceError>)> {
+    let (mut source, progress) = open(file, bars)?;
     let tracked = Tracked {
         inner: sink,
         progress,
@@ -102,14 +153,13 @@ pub fn run_file<S: Sink>(
 /// `stop` is set (a part's output failed).
 pub fn run_file_parts<S: Sink + Send>(
     file: &str,
-    input: &super::input::CaptureArgs,
     opts: &crate::pipeline::Options,
     bars: &super::progress::Bars,
     label: Option<&str>,
     parts: Vec<crate::handoff::Part<'_, S>>,
     stop: Option<&AtomicBool>,
-) -> super::anyhow_like::Result<(crate::pipeline::RunStats, Option<SourceError>)> {
-    let (mut source, progress) = open(file, input, bars)?;
+) -> Result<(crate::pipeline::RunStats, Option<SourceError>)> {
+    let (mut source, progress) = open(file, bars)?;
     let mut front = Tracked {
         inner: &mut Watch(stop),
         progress,

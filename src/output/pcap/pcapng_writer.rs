@@ -4,9 +4,9 @@
 use std::io::{self, Write};
 
 use super::pcap_writer::too_long;
+use super::Order;
 use crate::base::Timestamp;
 use crate::source::file::units_per_second;
-use crate::wire::bytes::{pad4, Order};
 
 const SHB: u32 = 0x0A0D_0D0A;
 const IDB: u32 = 1;
@@ -290,7 +290,7 @@ impl<W: Write> PcapNgWriter<W> {
 fn push_option(o: Order, out: &mut Vec<u8>, code: u16, value: &[u8]) {
     o.u16(out, code);
     o.u16(out, value.len() as u16);
-    let start = out.len();
     out.extend_from_slice(value);
-    pad4(out, start);
+    // Zeros up to a multiple of 4 bytes.
+    out.resize(out.len() + (4 - value.len() % 4) % 4, 0);
 }
