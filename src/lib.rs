@@ -29,3 +29,4 @@ pub mod source;
 #[doc(hidden)]
 pub mod test_support;
 pub mod tui;
+pub mod wire;

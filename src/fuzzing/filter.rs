@@ -44,7 +44,7 @@ pub fn display_filter(data: &[u8]) {
         protocol: "UDP",
         ..FrameSummary::default()
     };
-    let layers = layers::decode(1, message, &layers::TunnelPorts::default()).trees;
+    let layers = layers::decode(1, message, &crate::wire::tunnel::TunnelPorts::default()).trees;
     let view = FrameView {
         number: 1,
         len: message.len() as u64,

@@ -14,7 +14,6 @@ use super::progress::Bars;
 use crate::base::localtime::absolute_text;
 use crate::base::Timestamp;
 use crate::dissect::dispatch::tunnel_ports;
-use crate::dissect::layers::TunnelPorts;
 use crate::dissect::streams::Streams;
 use crate::dissect::{layers, FrameSummary};
 use crate::field::Field;
@@ -29,6 +28,7 @@ use crate::output::time::{FrameTimes, TimeColumn};
 use crate::output::Format;
 use crate::pipeline::{Decoded, Sink};
 use crate::source::{Frame, SourceError};
+use crate::wire::tunnel::TunnelPorts;
 
 /// What a `read` run reads and writes.
 pub struct Options {

@@ -20,10 +20,10 @@ use std::fmt;
 use std::net::IpAddr;
 
 use crate::dissect::dispatch::{port, DecodeAs, Selector};
-use crate::dissect::tunnel::{GENEVE_PORT, PROTO_GRE, PROTO_IPIP, PROTO_IPV6, VXLAN_PORT};
 use crate::dissect::Transport;
 use crate::source::live::bpf::{ancillary, op, Insn, ACCEPT, MAX_INSNS};
 use crate::source::live::{CompiledFilter, FilterChoice};
+use crate::wire::tunnel::{GENEVE_PORT, PROTO_GRE, PROTO_IPIP, PROTO_IPV6, VXLAN_PORT};
 use bpf::{Builder, Label};
 
 const ETHERTYPE_IPV4: u32 = 0x0800;

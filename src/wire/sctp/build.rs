@@ -1,13 +1,9 @@
-//! SCTP packets: common header, chunks (DATA, I-DATA, INIT, INIT_ACK, SACK and any other as raw
-//! bytes), bundling, messages split over several chunks, and the CRC32c checksum.
+//! The emit of SCTP packets: common header, chunks (DATA, I-DATA, INIT, INIT_ACK, SACK and any
+//! other as raw bytes), bundling, messages split over several chunks, and the CRC32c checksum
+//! ([`super::crc32c`], the one the parse checks).
 
-use super::bytes::{be16, be32, pad4, set_be16};
-
-pub const CHUNK_DATA: u8 = 0;
-pub const CHUNK_INIT: u8 = 1;
-pub const CHUNK_INIT_ACK: u8 = 2;
-pub const CHUNK_SACK: u8 = 3;
-pub const CHUNK_I_DATA: u8 = 64;
+use super::{DATA, INIT, INIT_ACK, I_DATA, SACK};
+use crate::wire::bytes::{be16, be32, pad4, set_be16};
 
 /// The flags of DATA and I-DATA chunks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -93,7 +89,7 @@ impl Chunk<'_> {
                 flags,
                 data,
             } => {
-                head(out, CHUNK_DATA, flags.bits());
+                head(out, DATA, flags.bits());
                 be32(out, *tsn);
                 be16(out, *stream);
                 be16(out, *ssn);
@@ -108,7 +104,7 @@ impl Chunk<'_> {
                 flags,
                 data,
             } => {
-                head(out, CHUNK_I_DATA, flags.bits());
+                head(out, I_DATA, flags.bits());
                 be32(out, *tsn);
                 be16(out, *stream);
                 be16(out, 0);
@@ -124,7 +120,7 @@ impl Chunk<'_> {
                 in_streams,
                 initial_tsn,
             } => {
-                head(out, if *ack { CHUNK_INIT_ACK } else { CHUNK_INIT }, 0);
+                head(out, if *ack { INIT_ACK } else { INIT }, 0);
                 be32(out, *initiate_tag);
                 be32(out, *a_rwnd);
                 be16(out, *out_streams);
@@ -138,7 +134,7 @@ impl Chunk<'_> {
                 }
             }
             Chunk::Sack { cum_tsn, a_rwnd } => {
-                head(out, CHUNK_SACK, 0);
+                head(out, SACK, 0);
                 be32(out, *cum_tsn);
                 be32(out, *a_rwnd);
                 be16(out, 0);
@@ -174,18 +170,10 @@ pub fn packet(out: &mut Vec<u8>, sport: u16, dport: u16, vtag: u32, chunks: &[Ch
     set_checksum(&mut out[start..]);
 }
 
-/// The CRC32c of an SCTP packet, computed with its checksum field as zero.
-pub fn checksum(packet: &[u8]) -> u32 {
-    let head = packet.get(..8).unwrap_or(packet);
-    let rest = packet.get(12..).unwrap_or(&[]);
-    let c = crc32c::crc32c_append(crc32c::crc32c(head), &[0; 4]);
-    crc32c::crc32c_append(c, rest)
-}
-
 /// Writes the CRC32c into the packet's checksum field (RFC 9260 appendix A: the CRC's bytes go
 /// out least significant first).
 pub fn set_checksum(packet: &mut [u8]) {
-    let c = checksum(packet);
+    let c = super::crc32c(packet);
     if let Some(f) = packet.get_mut(8..12) {
         f.copy_from_slice(&c.to_le_bytes());
     }
