@@ -8,6 +8,7 @@ mod fo_compare;
 mod fo_events;
 mod pdml;
 
+mod architecture;
 mod bounds;
 mod capture_filter_tcpdump;
 mod check_failover;
