@@ -11,9 +11,14 @@ pub mod check;
 pub mod configs;
 pub mod export;
 pub mod files;
+pub mod generate;
+pub mod hash;
+pub mod leases;
+pub mod probe;
 pub mod progress;
 pub mod read;
 pub mod seeds;
+pub mod simulate;
 pub mod stats;
 
 /// Exit codes shared by every subcommand.

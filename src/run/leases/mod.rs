@@ -2,22 +2,25 @@
 //! DHCPv6) or Kea's memfile CSV.
 //!
 //! * With `--config` (the server's dhcpd.conf or Kea configuration): every range and shared
-//!   network counted as dhcpd-pools counts them (`leases_usage`), with its alarms and their
+//!   network counted as dhcpd-pools counts them (`pool_usage`), with its alarms and their
 //!   Nagios exit code.
 //! * For a dhcpd failover server's DHCPv4 file: the pool balancer's view, per pool the leases by
 //!   binding state, the failover state and MCLT the file records, lts and its levels for the
 //!   server's role, and the balancer's verdict now (balanced or not, the leases a run would move
 //!   and by which pass, whether a POOLREQ is due), with the balance options, pools, role and
 //!   bucket map of the config's failover peer unless the options give them.
-//! * For a Kea file: leases per subnet and state, in use or expired at `--now` (`leases_kea`).
+//! * For a Kea file: leases per subnet and state, in use or expired at `--now` (`kea`).
 //!
 //! A file that is no lease file (a capture, JSON, binary) is refused with what it looks like.
 //! Also the `--leases` seeds of `check`: reading them with their errors reported the same way.
 
+mod kea;
+pub mod pool_usage;
+
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::leases_usage::{self, AlarmArgs};
+use self::pool_usage::AlarmArgs;
 use crate::analyse::dhcp_lb::config::Source;
 use crate::analyse::dhcp_lb::events::Family;
 use crate::analyse::dhcp_lb::{Hba, Role};
@@ -175,9 +178,7 @@ pub fn run(args: LeasesArgs) -> Result<i32> {
     }
     let code = match format {
         LeaseFormat::Dhcpd => dhcpd_file(&args, &label, &bytes, &configs.servers)?,
-        LeaseFormat::Kea { v6 } => {
-            super::leases_kea::run(&args, &label, &bytes, v6, &configs.servers)?
-        }
+        LeaseFormat::Kea { v6 } => kea::run(&args, &label, &bytes, v6, &configs.servers)?,
     };
     Ok(code)
 }
@@ -286,7 +287,7 @@ fn dhcpd_file(
         Format::Csv => {
             let mut s = String::new();
             if let Some(u) = &usage {
-                leases_usage::csv(u, &args.alarms, &mut s);
+                pool_usage::csv(u, &args.alarms, &mut s);
             } else {
                 eprintln!(
                     "poolshark: {label}: --format csv lists the ranges of --config: none given"
@@ -435,10 +436,10 @@ impl View<'_> {
             self.balance_text(&mut o);
         }
         if let Some(u) = self.usage {
-            leases_usage::text(u, self.alarms, &mut o);
+            pool_usage::text(u, self.alarms, &mut o);
         }
         if let Some(v) = self.verdict {
-            o.push_str(&leases_usage::verdict_text(v, self.alarms));
+            o.push_str(&pool_usage::verdict_text(v, self.alarms));
         }
         o
     }
@@ -701,11 +702,11 @@ impl View<'_> {
             o.insert(
                 "usage".into(),
                 self.usage.map_or(serde_json::Value::Null, |u| {
-                    leases_usage::json(u, self.alarms)
+                    pool_usage::json(u, self.alarms)
                 }),
             );
             if let Some(v) = self.verdict {
-                o.insert("alarms".into(), leases_usage::verdict_json(v));
+                o.insert("alarms".into(), pool_usage::verdict_json(v));
             }
         }
         m
