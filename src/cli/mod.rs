@@ -8,16 +8,21 @@ pub mod capture;
 pub mod check;
 pub mod docs;
 pub mod export;
+pub mod generate;
+pub mod hash;
 pub mod input;
+pub mod leases;
 pub mod limits;
+pub mod probe;
 pub mod read;
 pub mod rules;
+pub mod simulate;
 pub mod stats;
 pub mod tui;
 
 use clap::{Parser, Subcommand};
 
-use crate::run::{exit, generate, hash, leases, probe, simulate};
+use crate::run::exit;
 
 #[derive(Parser, Debug)]
 #[command(

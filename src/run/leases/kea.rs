@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde_json::json;
 
 use super::pool_usage;
-use super::{emit, exit_code, ranges_config, system_now, Format, LeasesArgs};
+use super::{emit, exit_code, ranges_config, system_now, Format, Options};
 use crate::analyse::dhcp_lb::events::Family;
 use crate::analyse::usage;
 use crate::config::ServerConfig;
@@ -26,7 +26,7 @@ fn state_at(l: &KeaLease, now: i64) -> &'static str {
 }
 
 pub fn run(
-    args: &LeasesArgs,
+    args: &Options,
     label: &str,
     bytes: &[u8],
     v6: bool,

@@ -1,4 +1,4 @@
-//! `poolshark leases FILE`: a DHCP server's lease file, ISC dhcpd's `dhcpd.leases` (DHCPv4 and
+//! `poolshark leases FILE`'s run: a DHCP server's lease file, ISC dhcpd's `dhcpd.leases` (DHCPv4 and
 //! DHCPv6) or Kea's memfile CSV.
 //!
 //! * With `--config` (the server's dhcpd.conf or Kea configuration): every range and shared
@@ -34,64 +34,20 @@ use crate::run::analysis::FailoverArgs;
 use crate::run::anyhow_like::{Error, Result};
 use crate::source::leases::{self, LeaseFile, LeaseFormat, PeerStateLine};
 
-#[derive(clap::Args, Debug)]
-pub struct LeasesArgs {
-    /// A server's lease file: ISC dhcpd's dhcpd.leases (DHCPv4 or DHCPv6), or Kea's memfile
-    /// kea-leases4.csv / kea-leases6.csv.
+/// What `leases` is given: the lease file, the server configurations, the role it is told, the
+/// failover balance profile, the moment to judge, the output format, the alarms, the balance
+/// options and the bucket map as written (`--hba`, parsed where the balancer's settings are
+/// made, as before).
+pub struct Options {
     pub file: PathBuf,
-
-    /// The server's configuration (repeatable; the kind told by the content): ISC dhcpd's
-    /// dhcpd.conf or Kea's kea-dhcp4.conf / kea-dhcp6.conf. Its ranges and shared networks are
-    /// counted; its failover peer gives the role, the balance options, the bucket map and the
-    /// failover pools (the options below override them).
-    #[arg(long = "config", value_name = "FILE")]
     pub configs: Vec<PathBuf>,
-
-    /// The server that wrote the file, when its failover peer state does not tell (dhcpd writes
-    /// `mclt` there only on the secondary); without it, the config's role.
-    #[arg(long, value_enum, value_name = "primary|secondary")]
-    pub role: Option<RoleArg>,
-
-    /// Failover balance profile: isc-code (what ISC DHCP 4.4 does) or isc-doc (the man page).
-    #[arg(long, value_name = "NAME", default_value = "isc-code", value_parser = ["isc-code", "isc-doc"])]
-    pub profile: String,
-
-    /// The moment to judge, in seconds since the epoch (leases in use or expired, lease ages,
-    /// next run); default: the latest time the file shows as past.
-    #[arg(long, value_name = "EPOCH")]
+    pub role: Option<Role>,
+    pub profile: &'static crate::analyse::failover::Profile,
     pub now: Option<i64>,
-
-    /// Output format (CSV: the ranges and shared networks of --config, one row each).
-    #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
-
-    #[command(flatten)]
     pub alarms: AlarmArgs,
-
-    // Last: the flattened options set the help heading of whatever follows.
-    #[command(flatten)]
     pub failover: FailoverArgs,
-
-    /// The pair's hash bucket assignment, for pass 1 (affinity): split:N as in dhcpd.conf
-    /// (the primary owns buckets 0..N-1), kea, or 64 hex digits (set bit = primary). Without it,
-    /// the config's split or hba; without either no lease is given away by affinity.
-    #[arg(long, value_name = "SPEC", help_heading = "ISC DHCP failover")]
     pub hba: Option<String>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum RoleArg {
-    Primary,
-    Secondary,
-}
-
-impl From<RoleArg> for Role {
-    fn from(r: RoleArg) -> Role {
-        match r {
-            RoleArg::Primary => Role::Primary,
-            RoleArg::Secondary => Role::Secondary,
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -164,7 +120,7 @@ pub(super) fn ranges_config(servers: &[ServerConfig], family: Family) -> Option<
     servers.iter().find(|c| c.family == family)
 }
 
-pub fn run(args: LeasesArgs) -> Result<i32> {
+pub fn run(args: Options) -> Result<i32> {
     let label = args.file.display().to_string();
     let bytes = std::fs::read(&args.file)
         .map_err(|e| Error::msg(format!("cannot read lease file {label}: {e}")))?;
@@ -196,12 +152,7 @@ pub(super) fn emit(s: &str) -> Result<()> {
     Ok(())
 }
 
-fn dhcpd_file(
-    args: &LeasesArgs,
-    label: &str,
-    bytes: &[u8],
-    servers: &[ServerConfig],
-) -> Result<i32> {
+fn dhcpd_file(args: &Options, label: &str, bytes: &[u8], servers: &[ServerConfig]) -> Result<i32> {
     let file = leases::parse(bytes);
     let declares = file.lease_blocks > 0
         || file.ia_blocks > 0
@@ -228,7 +179,7 @@ fn dhcpd_file(
             .map_or(Family::V4, |c| c.family)
     };
     let setup = from_config::setup(servers);
-    let (role, role_from) = role(&file, args.role.map(Role::from), setup.only_role(), label);
+    let (role, role_from) = role(&file, args.role, setup.only_role(), label);
     let (now, now_from) = match (args.now, from_file::latest_past_time(&file)) {
         (Some(t), _) => (t, "--now"),
         (None, Some(t)) => (t, "the latest time the file shows as past"),
@@ -302,19 +253,17 @@ fn dhcpd_file(
 /// The balancer's settings: the options, else the config's failover peer, else dhcpd's
 /// defaults.
 fn balance_settings(
-    args: &LeasesArgs,
+    args: &Options,
     setup: &FailoverSetup,
     role: Role,
     now: i64,
 ) -> Result<Settings> {
-    let profile = crate::analyse::failover::Profile::by_name(&args.profile)
-        .ok_or_else(|| Error::msg("unknown failover profile"))?;
     let hba = match &args.hba {
         Some(spec) => Some(spec.parse::<Hba>().map_err(|e| format!("--hba: {e}"))?),
         None => setup.hba,
     };
     Ok(Settings {
-        profile,
+        profile: args.profile,
         params: args.failover.params(setup.params_for(role)).0,
         pools: args.failover.pool_map(&setup.pools)?,
         hba,
