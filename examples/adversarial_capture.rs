@@ -15,9 +15,6 @@ use std::io::{self, BufWriter};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use poolshark::base::{linktype, Timestamp};
-use poolshark::generate::ip::Ipv4Header;
-use poolshark::generate::sctp::{Chunk, DataFlags};
-use poolshark::generate::transport::TcpHeader;
 use poolshark::generate::{Ip, Packet, PcapWriter, TsResolution};
 use poolshark::proto::dhcpv4::{self, message_type};
 use poolshark::proto::dhcpv6::{self, msg_type, ClientMessage, Duid, Opt};
@@ -25,6 +22,9 @@ use poolshark::proto::rserpool::{
     AsapType, Encoding, Fixed, Message, Parameter, Policy, PolicyKind, PoolElement, Protocol,
     Transport, TransportProtocol,
 };
+use poolshark::wire::ipv4::Ipv4Header;
+use poolshark::wire::sctp::build::{Chunk, DataFlags};
+use poolshark::wire::tcp::TcpHeader;
 
 const KINDS: [&str; 6] = ["fragments", "sctp", "tcp", "framer", "dhcp", "rserpool"];
 const ACK: u8 = 0x10;

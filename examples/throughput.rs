@@ -6,10 +6,10 @@ use std::time::Instant;
 
 use poolshark::base::{linktype, Timestamp};
 use poolshark::dissect::{Dissector, Limits};
-use poolshark::generate::sctp::{Chunk, DataFlags};
 use poolshark::generate::{Ip, Packet, PcapWriter, TsResolution};
 use poolshark::source::file::FileSource;
 use poolshark::source::FrameSource;
+use poolshark::wire::sctp::build::{Chunk, DataFlags};
 
 fn main() {
     let n: u64 = std::env::args()

@@ -15,6 +15,7 @@ pub mod config;
 pub mod dissect;
 pub mod error;
 pub mod field;
+pub mod filter;
 pub mod fuzzing;
 pub mod generate;
 pub mod handoff;
@@ -28,3 +29,4 @@ pub mod source;
 #[doc(hidden)]
 pub mod test_support;
 pub mod tui;
+pub mod wire;

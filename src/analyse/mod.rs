@@ -234,14 +234,25 @@ pub trait Analyser: Send {
     /// The capture ended at `last` (the time of its last frame): flush what waits for more.
     fn finish(&mut self, _last: Option<Timestamp>, _report: &mut Report) {}
 
-    /// Human-readable summary lines (pools, servers) for `check`'s text output.
     /// Before a snapshot of its state while the run goes on (a live capture's metrics): an
     /// analyser that waits for enough traffic before judging shows what it can of the traffic
     /// so far. Never called by a run that reads a file, whose reports it must not change.
     fn refresh(&mut self) {}
 
-    fn report_text(&self, _out: &mut String) {}
+    /// What its report shows besides the findings (pools, servers), for `output::report` to
+    /// write as `check`'s text and the sections of its JSON (e.g. `"pools": [...]`).
+    fn view(&self) -> View<'_> {
+        View::Nothing
+    }
+}
 
-    /// Sections of `check`'s JSON output, e.g. `"pools": [...]`.
-    fn report_json(&self, _out: &mut serde_json::Map<String, serde_json::Value>) {}
+/// An analyser's report as data: a borrowed view of the analyser, whose `report` module gives
+/// what the report reads. The text and JSON are written by `output::report`.
+pub enum View<'a> {
+    /// No report besides the findings.
+    Nothing,
+    Rserpool(&'a rserpool::RserpoolAnalyser),
+    DhcpLb(&'a dhcp_lb::DhcpLbAnalyser),
+    Failover(&'a failover::FailoverAnalyser),
+    Setup(&'a setup::SetupAnalyser),
 }

@@ -1,9 +1,11 @@
-//! What every layer shares and none owns: capture time ([`Timestamp`], its [`calendar`]), the
+//! What every layer shares and none owns: capture time ([`Timestamp`], its [`calendar`], the
+//! [`localtime`] of the process's time zone), the
 //! link-layer type numbers ([`linktype`]), and the length-prefixed [`framing`] that cuts a byte
 //! stream into messages (TCP-borne failover and RSerPool, SCTP reassembly).
 
 pub mod calendar;
 pub mod framing;
+pub mod localtime;
 
 use std::fmt;
 

@@ -3,8 +3,8 @@
 //! the `--plot` file names of `check` and `stats`, and the durations of `--interval`.
 
 use crate::field::catalogue;
+use crate::filter::display::{Filter, PROTOCOLS};
 use crate::output::fields::{Columns, FieldsOptions};
-use crate::output::filter::{Filter, PROTOCOLS};
 use crate::output::time::{SecondsFormat, TimeColumn, TimeFormat};
 use crate::output::Format;
 use crate::run::anyhow_like::Result;

@@ -5,6 +5,7 @@ use std::num::NonZeroUsize;
 use clap::Args;
 
 use crate::dissect::dispatch::DecodeAs;
+use crate::filter::capture as capture_filter;
 use crate::pipeline::Options;
 use crate::proto::rserpool::Encoding;
 use crate::run::anyhow_like::{Error, Result};
@@ -168,7 +169,7 @@ impl DecodeArgs {
 pub fn filter_choice(filter: Option<&str>, decode: &DecodeArgs) -> FilterChoice {
     match filter {
         Some(f) if f.trim().is_empty() => FilterChoice::All,
-        Some(f) => FilterChoice::Expression(f.to_string()),
-        None => FilterChoice::Default(decode.decode_as.clone()),
+        Some(f) => capture_filter::compiled_expression(f),
+        None => capture_filter::compiled_default(&decode.decode_as),
     }
 }

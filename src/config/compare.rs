@@ -8,7 +8,6 @@
 use std::net::IpAddr;
 
 use super::{FailoverPeer, HaConfig, Product, ServerConfig};
-use crate::analyse::finding::Severity;
 
 /// One setting two files disagree on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,9 +18,18 @@ pub struct Disagreement {
     pub setting: String,
     /// Each file with its value.
     pub values: Vec<(String, String)>,
-    pub severity: Severity,
+    pub impact: Impact,
     /// What the difference does.
     pub why: String,
+}
+
+/// What a disagreement does to the pair (the finding's severity follows from it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Impact {
+    /// It breaks the load balancing itself: roles, addresses, bucket maps, HA modes, peers.
+    Breaks,
+    /// It changes timing or balance (MCLTs, pool balance statements, delayed-service thresholds).
+    Shifts,
 }
 
 /// Every disagreement between the files that configure one pair.
@@ -77,12 +85,12 @@ fn failover_pair(
     out: &mut Vec<Disagreement>,
 ) {
     let pair = format!("failover peer \"{}\"", a.name);
-    let mut add = |setting: &str, va: String, vb: String, severity: Severity, why: &str| {
+    let mut add = |setting: &str, va: String, vb: String, impact: Impact, why: &str| {
         out.push(Disagreement {
             pair: pair.clone(),
             setting: setting.to_string(),
             values: vec![(fa.to_string(), va), (fb.to_string(), vb)],
-            severity,
+            impact,
             why: why.to_string(),
         });
     };
@@ -92,7 +100,7 @@ fn failover_pair(
             "role",
             ra.to_string(),
             rb.to_string(),
-            Severity::Error,
+            Impact::Breaks,
             "a failover pair is one primary and one secondary",
         );
     }
@@ -103,7 +111,7 @@ fn failover_pair(
                     "address / peer address",
                     format!("{fx}: address {own}"),
                     format!("{fy}: peer address {seen}"),
-                    Severity::Error,
+                    Impact::Breaks,
                     "each server's peer address must be the other's address",
                 );
             }
@@ -115,7 +123,7 @@ fn failover_pair(
                 "port / peer port",
                 format!("{fx}: port {own}"),
                 format!("{fy}: peer port {seen}"),
-                Severity::Error,
+                Impact::Breaks,
                 "each server's peer port must be the port the other listens on",
             );
         }
@@ -126,7 +134,7 @@ fn failover_pair(
                 "split / hba",
                 a.hba_text.clone().unwrap_or_default(),
                 b.hba_text.clone().unwrap_or_default(),
-                Severity::Error,
+                Impact::Breaks,
                 "the two maps give some buckets to both servers or to neither",
             );
         }
@@ -138,7 +146,7 @@ fn failover_pair(
                 "mclt",
                 ma.to_string(),
                 mb.to_string(),
-                Severity::Warning,
+                Impact::Shifts,
                 "the secondary takes the primary's MCLT from CONNECT: one file does not say what runs",
             );
         }
@@ -148,7 +156,7 @@ fn failover_pair(
             "load balance max seconds",
             opt(a.load_balance_max_seconds),
             opt(b.load_balance_max_seconds),
-            Severity::Warning,
+            Impact::Shifts,
             "each server answers its peer's clients after its own threshold: the pair balances unevenly",
         );
     }
@@ -188,7 +196,7 @@ fn failover_pair(
                 name,
                 sx.map_or(format!("{x} (default)"), |v| v.to_string()),
                 sy.map_or(format!("{y} (default)"), |v| v.to_string()),
-                Severity::Warning,
+                Impact::Shifts,
                 "each server balances its pools by its own statements",
             );
         }
@@ -199,12 +207,12 @@ fn ha_pair(fa: &str, a: &HaConfig, fb: &str, b: &HaConfig, out: &mut Vec<Disagre
     let mut names: Vec<&str> = a.peers.iter().map(|p| p.name.as_str()).collect();
     names.sort_unstable();
     let pair = format!("HA {}", names.join("+"));
-    let mut add = |setting: &str, va: String, vb: String, severity: Severity, why: &str| {
+    let mut add = |setting: &str, va: String, vb: String, impact: Impact, why: &str| {
         out.push(Disagreement {
             pair: pair.clone(),
             setting: setting.to_string(),
             values: vec![(fa.to_string(), va), (fb.to_string(), vb)],
-            severity,
+            impact,
             why: why.to_string(),
         });
     };
@@ -213,7 +221,7 @@ fn ha_pair(fa: &str, a: &HaConfig, fb: &str, b: &HaConfig, out: &mut Vec<Disagre
             "this-server-name",
             a.this_server_name.clone(),
             b.this_server_name.clone(),
-            Severity::Error,
+            Impact::Breaks,
             "the two files describe the same server: give each server's own",
         );
     }
@@ -222,7 +230,7 @@ fn ha_pair(fa: &str, a: &HaConfig, fb: &str, b: &HaConfig, out: &mut Vec<Disagre
             "mode",
             a.mode.clone(),
             b.mode.clone(),
-            Severity::Error,
+            Impact::Breaks,
             "both servers must run the same HA mode",
         );
     }
@@ -241,7 +249,7 @@ fn ha_pair(fa: &str, a: &HaConfig, fb: &str, b: &HaConfig, out: &mut Vec<Disagre
             "peers",
             pa,
             pb,
-            Severity::Error,
+            Impact::Breaks,
             "both servers must list the same peers with the same roles and URLs",
         );
     }
@@ -265,7 +273,7 @@ fn ha_pair(fa: &str, a: &HaConfig, fb: &str, b: &HaConfig, out: &mut Vec<Disagre
                 name,
                 opt(x),
                 opt(y),
-                Severity::Warning,
+                Impact::Shifts,
                 "each server detects its partner's failure by its own settings",
             );
         }
@@ -316,8 +324,8 @@ mod tests {
         assert_eq!(d[2].values[0].1, "split 128");
         assert_eq!(d[2].values[1].1, "split 100");
         assert_eq!(d[5].values[0].1, "60 (default)");
-        assert_eq!(d[0].severity, Severity::Error);
-        assert_eq!(d[3].severity, Severity::Warning);
+        assert_eq!(d[0].impact, Impact::Breaks);
+        assert_eq!(d[3].impact, Impact::Shifts);
         let _ = At::default();
     }
 }

@@ -19,8 +19,7 @@ use std::collections::BTreeSet;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use super::{At, ConfigError, FailoverPeer, Product, Range, RangeKind, ServerConfig, ServerId};
-use crate::analyse::dhcp_lb::events::Family;
-use crate::analyse::dhcp_lb::{Hba, Role};
+use crate::proto::lb::{Family, Hba, Role};
 use crate::source::leases::lexer::{Kind as Tok, Token};
 use crate::source::leases::syntax::{Statement, Statements};
 

@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use super::jsonc;
 use super::{At, ConfigError, HaConfig, HaPeer, Product, Range, RangeKind, ServerConfig, ServerId};
-use crate::analyse::dhcp_lb::events::Family;
+use crate::proto::lb::Family;
 
 /// HA modes of Kea 2.2.
 const MODES: &[&str] = &["load-balancing", "hot-standby", "passive-backup"];

@@ -23,8 +23,7 @@ use std::net::IpAddr;
 
 pub use read::{read, Loaded};
 
-use crate::analyse::dhcp_lb::events::Family;
-use crate::analyse::dhcp_lb::{Hba, Role};
+use crate::proto::lb::{Family, Hba, Role};
 
 /// What a `--config` file is, as its content tells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

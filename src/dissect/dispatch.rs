@@ -8,12 +8,12 @@ use std::net::IpAddr;
 use std::str::FromStr;
 
 use super::lru::LruMap;
-use super::tunnel::{TunnelPorts, UdpTunnel};
 use super::{ConversationKey, Limits, Payload, Transport};
 use crate::base::framing::{LengthFramer, LengthRule};
 use crate::error::DecodeError;
 use crate::proto::rserpool::{self, Encoding};
 use crate::proto::{failover, AppProtocol, Message};
+use crate::wire::tunnel::{TunnelPorts, UdpTunnel};
 
 /// SCTP payload protocol identifiers (IANA), and the ones of pre-RFC RSerPool.
 pub mod ppid {

@@ -6,15 +6,18 @@ use std::fmt::Write as _;
 use std::net::IpAddr;
 
 use super::ipfrag::{FragKey, FragmentTable, Outcome};
-use super::link::{self, Network};
-use super::sctp::{self, UnknownChunkAction};
 use super::sctp_reassembly::{ChunkContext, SctpReassembler};
-use super::tcp::{self, SegmentContext, TcpTracker};
-use super::tunnel::{self, TunnelPorts, UdpTunnel, MAX_ENCAPSULATIONS};
-use super::{ip, udp};
+use super::tcp::{SegmentContext, TcpTracker};
 use super::{Address, Counters, FrameSummary, Limits, OuterLayer, Payload, Transport};
 use crate::error::DecodeError;
 use crate::source::Frame;
+use crate::wire::link::{self, Network};
+use crate::wire::mpls::{ETHERTYPE_MPLS, ETHERTYPE_MPLS_MULTICAST};
+use crate::wire::sctp::{self, UnknownChunkAction};
+use crate::wire::tunnel::{self, TunnelPorts, UdpTunnel, MAX_ENCAPSULATIONS};
+use crate::wire::{
+    arp, ethernet, geneve, gre, icmp, ip, ipv4, ipv6, mpls, tcp, teredo, udp, vxlan,
+};
 
 /// Decodes the frames of one capture, in order, keeping the reassembly state between them.
 pub struct Dissector {
@@ -56,7 +59,7 @@ struct Segment<'a> {
 /// Where an IP packet sits, for its errors and what it carries: [`InFrame`] or a tunnel's
 /// [`Segment`].
 trait Place<'p>: Copy {
-    /// Decodes the IP header (`ip::parse_ipv4` or `ip::parse_ipv6`).
+    /// Decodes the IP header (`ipv4::parse` or `ipv6::parse`).
     fn parse<'d>(
         self,
         v6: bool,
@@ -86,9 +89,9 @@ impl Place<'static> for InFrame {
         errors: &mut Vec<DecodeError>,
     ) -> Result<ip::IpPacket<'d>, DecodeError> {
         if v6 {
-            ip::parse_ipv6(data, errors)
+            ipv6::parse(data, errors)
         } else {
-            ip::parse_ipv4(data, errors)
+            ipv4::parse(data, errors)
         }
     }
     fn rebase(self, e: DecodeError) -> DecodeError {
@@ -123,9 +126,9 @@ impl<'p> Place<'p> for &Segment<'p> {
         type Parser =
             for<'x> fn(&'x [u8], &mut Vec<DecodeError>) -> Result<ip::IpPacket<'x>, DecodeError>;
         let parse: Parser = if v6 {
-            std::hint::black_box(ip::parse_ipv6)
+            std::hint::black_box(ipv6::parse)
         } else {
-            std::hint::black_box(ip::parse_ipv4)
+            std::hint::black_box(ipv4::parse)
         };
         parse(data, errors)
     }
@@ -313,15 +316,13 @@ impl Dissector {
                 &mut s,
                 sink,
             ),
-            Network::Other(tunnel::ETHERTYPE_MPLS | tunnel::ETHERTYPE_MPLS_MULTICAST) => {
-                cold(Self::mpls)(
-                    self,
-                    frame,
-                    &Segment::in_frame(rest, l.offset),
-                    &mut s,
-                    sink,
-                )
-            }
+            Network::Other(ETHERTYPE_MPLS | ETHERTYPE_MPLS_MULTICAST) => cold(Self::mpls)(
+                self,
+                frame,
+                &Segment::in_frame(rest, l.offset),
+                &mut s,
+                sink,
+            ),
             // Not decoded further: only the Info text, when it is made.
             _ if !self.info => {}
             n => s.info = not_decoded_info(n, rest),
@@ -342,7 +343,7 @@ impl Dissector {
             Network::Ipv4 | Network::Ipv6 => {
                 self.ip(frame, seg.data, seg, network == Network::Ipv6, s, sink)
             }
-            Network::Other(tunnel::ETHERTYPE_MPLS | tunnel::ETHERTYPE_MPLS_MULTICAST) => {
+            Network::Other(ETHERTYPE_MPLS | ETHERTYPE_MPLS_MULTICAST) => {
                 self.mpls(frame, seg, s, sink)
             }
             _ if !self.info => {}
@@ -435,7 +436,7 @@ impl Dissector {
         };
         // IPv6: extension headers after the fragment header are in the reassembled part.
         let (protocol, start) = if v6 {
-            match ip::walk_extensions(r.protocol, &r.data) {
+            match ipv6::walk_extensions(r.protocol, &r.data) {
                 Ok(w) if w.fragment.is_none() => (w.protocol, w.offset),
                 Ok(_) => {
                     s.errors.push(DecodeError::new(
@@ -517,9 +518,9 @@ impl Dissector {
         let v6 = seg.protocol == ip::PROTO_ICMPV6;
         if self.info {
             s.info = if v6 {
-                icmpv6_info(seg.data)
+                icmp::info_v6(seg.data)
             } else {
-                icmp_info(seg.data)
+                icmp::info(seg.data)
             };
         }
         let error = matches!(
@@ -533,9 +534,9 @@ impl Dissector {
         }
         let mut ignored = Vec::new();
         let parsed = if v6 {
-            ip::parse_ipv6(quoted, &mut ignored)
+            ipv6::parse(quoted, &mut ignored)
         } else {
-            ip::parse_ipv4(quoted, &mut ignored)
+            ipv4::parse(quoted, &mut ignored)
         };
         let Ok(pkt) = parsed else { return };
         if pkt.protocol != ip::PROTO_UDP || pkt.fragment.is_some_and(|f| f.offset != 0) {
@@ -600,7 +601,7 @@ impl Dissector {
             tunnel::PROTO_IPIP => self.inner_network(frame, Network::Ipv4, &inner, s, sink),
             tunnel::PROTO_IPV6 => self.inner_network(frame, Network::Ipv6, &inner, s, sink),
             _ => {
-                let g = match tunnel::parse_gre(inner.data) {
+                let g = match gre::parse(inner.data) {
                     Ok(g) => g,
                     Err(e) => {
                         if self.info {
@@ -637,9 +638,9 @@ impl Dissector {
             return;
         };
         let parsed = match kind {
-            UdpTunnel::Vxlan => tunnel::parse_vxlan(inner.data),
-            UdpTunnel::Geneve => tunnel::parse_geneve(inner.data),
-            UdpTunnel::Teredo => tunnel::parse_teredo(inner.data).ok_or_else(|| {
+            UdpTunnel::Vxlan => vxlan::parse(inner.data),
+            UdpTunnel::Geneve => geneve::parse(inner.data),
+            UdpTunnel::Teredo => teredo::parse(inner.data).ok_or_else(|| {
                 DecodeError::new(
                     0,
                     "Teredo datagram without an IPv6 packet: not decoded further",
@@ -677,15 +678,13 @@ impl Dissector {
         sink: &mut dyn FnMut(&mut Payload<'_>),
     ) {
         match t {
-            link::ETHERTYPE_IPV4 => self.inner_network(frame, Network::Ipv4, seg, s, sink),
-            link::ETHERTYPE_IPV6 => self.inner_network(frame, Network::Ipv6, seg, s, sink),
-            tunnel::ETHERTYPE_MPLS | tunnel::ETHERTYPE_MPLS_MULTICAST => {
-                self.mpls(frame, seg, s, sink)
-            }
+            ethernet::ETHERTYPE_IPV4 => self.inner_network(frame, Network::Ipv4, seg, s, sink),
+            ethernet::ETHERTYPE_IPV6 => self.inner_network(frame, Network::Ipv6, seg, s, sink),
+            ETHERTYPE_MPLS | ETHERTYPE_MPLS_MULTICAST => self.mpls(frame, seg, s, sink),
             // Through a pointer, as `Place::parse` calls the IP parsers: the frame's link layer
             // keeps its one call of it, inlined.
             tunnel::ETHERTYPE_TEB => match std::hint::black_box(
-                link::ethernet as fn(&[u8]) -> Result<link::LinkLayer, DecodeError>,
+                ethernet::ethernet as fn(&[u8]) -> Result<link::LinkLayer, DecodeError>,
             )(seg.data)
             {
                 Ok(l) => {
@@ -714,7 +713,7 @@ impl Dissector {
         let Some(inner) = self.deeper(seg, "MPLS", s) else {
             return;
         };
-        let end = match tunnel::parse_mpls(inner.data) {
+        let end = match mpls::parse(inner.data) {
             Ok((end, _)) => end,
             Err(e) => {
                 s.errors.push(inner.rebase(e));
@@ -761,7 +760,7 @@ impl Dissector {
         }
         let tunnel = self.tunnels.by_ports(u.sport, u.dport).filter(|&k| {
             // Teredo only where an IPv6 packet follows its headers (tshark tries IPv6 there).
-            k != UdpTunnel::Teredo || tunnel::parse_teredo(u.payload).is_some()
+            k != UdpTunnel::Teredo || teredo::parse(u.payload).is_some()
         });
         if let Some(kind) = tunnel {
             let inner = Segment {
@@ -980,7 +979,7 @@ impl Dissector {
 /// tshark's Info for a link payload that is not decoded further.
 fn not_decoded_info(n: Network, data: &[u8]) -> String {
     match n {
-        Network::Arp => arp_info(data),
+        Network::Arp => arp::info(data),
         Network::Llc => "IEEE 802.3 frame (not decoded)".into(),
         Network::Other(t) => format!("Ethertype {t:#06x} (not decoded)"),
         Network::Ppp(p) => format!("PPP protocol {p:#06x} (not decoded)"),
@@ -1037,197 +1036,5 @@ fn fragment_info(pkt: &ip::IpPacket<'_>, frag: Option<ip::Fragment>) -> String {
     )
 }
 
-fn arp_info(d: &[u8]) -> String {
-    let (Some(op), Some(sha), Some(spa), Some(tha), Some(tpa)) = (
-        d.get(6..8),
-        d.get(8..14),
-        d.get(14..18),
-        d.get(18..24),
-        d.get(24..28),
-    ) else {
-        return "ARP (truncated)".into();
-    };
-    let ip = |b: &[u8]| std::net::Ipv4Addr::new(b[0], b[1], b[2], b[3]);
-    let request = op == [0, 1];
-    // RFC 5227's probe and announcement, then gratuitous ARP, as tshark names them.
-    match u16::from_be_bytes([op[0], op[1]]) {
-        1 if spa == [0; 4] => format!("Who has {}? (ARP Probe)", ip(tpa)),
-        1 if spa == tpa && tha == [0; 6] => format!("ARP Announcement for {}", ip(spa)),
-        1 | 2 if spa == tpa => format!(
-            "Gratuitous ARP for {} ({})",
-            ip(spa),
-            if request { "Request" } else { "Reply" }
-        ),
-        1 => format!("Who has {}? Tell {}", ip(tpa), ip(spa)),
-        2 => format!("{} is at {}", ip(spa), crate::field::hex_colons(sha)),
-        o => format!("ARP opcode {o}"),
-    }
-}
-
-fn icmp_info(d: &[u8]) -> String {
-    let (t, code) = (d.first().copied(), d.get(1).copied().unwrap_or(0));
-    let (name, codes): (&str, &[&str]) = match t {
-        Some(0) => ("Echo (ping) reply", &[]),
-        Some(3) => ("Destination unreachable", &ICMP_UNREACHABLE),
-        Some(4) => return "Source quench (flow control)".into(),
-        Some(5) => ("Redirect", &ICMP_REDIRECT),
-        Some(8) => ("Echo (ping) request", &[]),
-        Some(11) => ("Time-to-live exceeded", &ICMP_TIME_EXCEEDED),
-        Some(12) => ("Parameter problem", &ICMP_PARAMETER),
-        _ => return "ICMP".into(),
-    };
-    if codes.is_empty() {
-        return name.into();
-    }
-    // tshark pads the type's name to 20 characters before the code's.
-    match codes.get(usize::from(code)) {
-        Some(c) => format!("{name:<20} ({c})"),
-        None => format!("{name:<20} (Unknown code: {code})"),
-    }
-}
-
-/// The codes of ICMP's errors, as tshark 4.0 names them in its Info column.
-const ICMP_UNREACHABLE: [&str; 16] = [
-    "Network unreachable",
-    "Host unreachable",
-    "Protocol unreachable",
-    "Port unreachable",
-    "Fragmentation needed",
-    "Source route failed",
-    "Destination network unknown",
-    "Destination host unknown",
-    "Source host isolated",
-    "Network administratively prohibited",
-    "Host administratively prohibited",
-    "Network unreachable for TOS",
-    "Host unreachable for TOS",
-    "Communication administratively filtered",
-    "Host precedence violation",
-    "Precedence cutoff in effect",
-];
-const ICMP_REDIRECT: [&str; 4] = [
-    "Redirect for network",
-    "Redirect for host",
-    "Redirect for TOS and network",
-    "Redirect for TOS and host",
-];
-const ICMP_TIME_EXCEEDED: [&str; 2] = [
-    "Time to live exceeded in transit",
-    "Fragment reassembly time exceeded",
-];
-const ICMP_PARAMETER: [&str; 3] = [
-    "Pointer indicates the error",
-    "Required option missing",
-    "Bad length",
-];
-
-/// The codes of ICMPv6's errors, as tshark 4.0 names them in its Info column, and its name for
-/// one it does not know.
-fn icmpv6_code(t: u8, code: u8) -> Option<String> {
-    let codes: &[&str] = match t {
-        1 => &[
-            "no route to destination",
-            "Administratively prohibited",
-            "Beyond scope of source address",
-            "Address unreachable",
-            "Port unreachable",
-            "Source address failed ingress/egress policy",
-            "Reject route to destination",
-            "Error in Source Routing Header",
-        ],
-        3 => &[
-            "hop limit exceeded in transit",
-            "fragment reassembly time exceeded",
-        ],
-        4 => &[
-            "erroneous header field encountered",
-            "unrecognized Next Header type encountered",
-            "unrecognized IPv6 option encountered",
-            "IPv6 First Fragment has incomplete IPv6 Header Chain",
-        ],
-        _ => return None,
-    };
-    Some(match codes.get(usize::from(code)) {
-        Some(c) => (*c).to_string(),
-        None if t == 1 => "Unknown".to_string(),
-        None => format!("Unknown ({code})"),
-    })
-}
-
-/// The link-layer address option (`kind` 1 source, 2 target) among neighbour discovery options.
-fn nd_lladdr(mut opts: &[u8], kind: u8) -> Option<String> {
-    while let (Some(&t), Some(&l)) = (opts.first(), opts.get(1)) {
-        let len = usize::from(l) * 8;
-        if len == 0 {
-            return None;
-        }
-        if t == kind {
-            return opts.get(2..8).map(crate::field::hex_colons);
-        }
-        opts = opts.get(len..)?;
-    }
-    None
-}
-
-fn icmpv6_info(d: &[u8]) -> String {
-    let target = || {
-        d.get(8..24)
-            .and_then(|b| <[u8; 16]>::try_from(b).ok())
-            .map(std::net::Ipv6Addr::from)
-    };
-    let opts = |at: usize| d.get(at..).unwrap_or(&[]);
-    match (d.first(), target()) {
-        (Some(135), Some(t)) => match nd_lladdr(opts(24), 1) {
-            Some(m) => format!("Neighbor Solicitation for {t} from {m}"),
-            None => format!("Neighbor Solicitation for {t}"),
-        },
-        (Some(136), Some(t)) => {
-            let f = d.get(4).copied().unwrap_or(0);
-            let flags: Vec<&str> = [(0x80, "rtr"), (0x40, "sol"), (0x20, "ovr")]
-                .iter()
-                .filter(|(bit, _)| f & bit != 0)
-                .map(|(_, n)| *n)
-                .collect();
-            let mut s = format!("Neighbor Advertisement {t}");
-            if !flags.is_empty() {
-                s.push_str(&format!(" ({})", flags.join(", ")));
-            }
-            if let Some(m) = nd_lladdr(opts(24), 2) {
-                s.push_str(&format!(" is at {m}"));
-            }
-            s
-        }
-        (Some(133), _) => match nd_lladdr(opts(8), 1) {
-            Some(m) => format!("Router Solicitation from {m}"),
-            None => "Router Solicitation".into(),
-        },
-        (Some(134), _) => match nd_lladdr(opts(16), 1) {
-            Some(m) => format!("Router Advertisement from {m}"),
-            None => "Router Advertisement".into(),
-        },
-        (Some(&t), _) => match icmpv6_code(t, d.get(1).copied().unwrap_or(0)) {
-            Some(code) => format!("{} ({code})", icmpv6_name(Some(t))),
-            None => icmpv6_name(Some(t)).into(),
-        },
-        (None, _) => icmpv6_name(None).into(),
-    }
-}
-
-fn icmpv6_name(t: Option<u8>) -> &'static str {
-    match t {
-        Some(1) => "Destination Unreachable",
-        Some(2) => "Packet Too Big",
-        Some(3) => "Time Exceeded",
-        Some(4) => "Parameter Problem",
-        Some(128) => "Echo (ping) request",
-        Some(129) => "Echo (ping) reply",
-        Some(130) => "Multicast Listener Query",
-        Some(131) => "Multicast Listener Report",
-        Some(133) => "Router Solicitation",
-        Some(134) => "Router Advertisement",
-        Some(135) => "Neighbor Solicitation",
-        Some(136) => "Neighbor Advertisement",
-        Some(143) => "Multicast Listener Report Message v2",
-        _ => "ICMPv6",
-    }
-}
+#[cfg(test)]
+mod tests;

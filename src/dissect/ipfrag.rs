@@ -11,10 +11,10 @@ use std::collections::VecDeque;
 use foldhash::{HashMap, HashMapExt};
 use std::net::IpAddr;
 
-use super::ip::Fragment;
 use super::{Counters, Limits};
 use crate::base::Timestamp;
 use crate::error::DecodeError;
+use crate::wire::ip::Fragment;
 
 /// A datagram's payload cannot extend past this (the 16-bit length and offset fields).
 pub const MAX_DATAGRAM_PAYLOAD: usize = 65535;

@@ -1,8 +1,9 @@
-//! From frames to application payloads: link layer, IPv4/IPv6 (with fragment reassembly), UDP, TCP
-//! (stream reassembly) and SCTP (chunks, user-message reassembly, CRC32c), then dispatch to the
-//! application protocol by port, PPID or the user's decode-as rules. Tunnels (IP in IP, GRE,
-//! VXLAN, Geneve, MPLS; [`tunnel`]) are decapsulated to [`tunnel::MAX_ENCAPSULATIONS`] deep, and
-//! what they carry is decoded as a frame's own packet would be.
+//! From frames to application payloads: the headers of [`crate::wire`] walked in order, IP
+//! fragment reassembly ([`ipfrag`]), TCP streams ([`tcp`]), SCTP user-message reassembly
+//! ([`sctp_reassembly`]), then dispatch to the application protocol by port, PPID or the user's
+//! decode-as rules. Tunnels (IP in IP, GRE, VXLAN, Geneve, MPLS; [`crate::wire::tunnel`]) are
+//! decapsulated to [`crate::wire::tunnel::MAX_ENCAPSULATIONS`] deep, and what they carry is
+//! decoded as a frame's own packet would be.
 //!
 //! Every buffer that input can grow has a bound (see [`Limits`]); what is evicted is counted.
 //!
@@ -12,18 +13,13 @@
 
 pub mod dispatch;
 mod dissector;
-pub mod ip;
 pub mod ipfrag;
 pub mod layers;
-pub mod link;
 pub(crate) mod lru;
-pub mod sctp;
 pub mod sctp_reassembly;
 pub mod streams;
 mod summary;
 pub mod tcp;
-pub mod tunnel;
-pub mod udp;
 
 pub use dissector::Dissector;
 pub use summary::{cap_info, Address, Counters, FrameSummary, OuterLayer, OuterLayers, MAX_INFO};

@@ -13,9 +13,9 @@ use foldhash::HashMap;
 use std::net::IpAddr;
 
 use super::lru::LruMap;
-use super::sctp::DataChunk;
 use super::{ConversationKey, Counters, Limits, Payload, Transport};
 use crate::error::DecodeError;
+use crate::wire::sctp::DataChunk;
 
 /// A set of 256 consecutive numbers: fixed memory, whatever the input.
 #[derive(Clone, Copy, Default)]

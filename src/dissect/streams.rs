@@ -621,7 +621,7 @@ mod tests {
             let mut l = layers::decode(
                 crate::base::linktype::ETHERNET,
                 &frame[..cut],
-                &layers::TunnelPorts::default(),
+                &crate::wire::tunnel::TunnelPorts::default(),
             );
             s.annotate(&mut l);
             let mut tcp_frame = frame[..cut].to_vec();
@@ -633,7 +633,7 @@ mod tests {
             let mut l = layers::decode(
                 crate::base::linktype::ETHERNET,
                 &tcp_frame,
-                &layers::TunnelPorts::default(),
+                &crate::wire::tunnel::TunnelPorts::default(),
             );
             s.annotate(&mut l);
         }

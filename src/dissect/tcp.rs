@@ -19,168 +19,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::net::IpAddr;
 
-use etherparse::err::tcp::{HeaderError, HeaderSliceError};
-use etherparse::TcpHeaderSlice;
-
 use super::lru::LruMap;
 use super::{ConversationKey, Counters, Limits, Payload, Transport};
 use crate::error::DecodeError;
-
-pub const FIN: u8 = 0x01;
-pub const SYN: u8 = 0x02;
-pub const RST: u8 = 0x04;
-pub const PSH: u8 = 0x08;
-pub const ACK: u8 = 0x10;
-pub const URG: u8 = 0x20;
-pub const ECE: u8 = 0x40;
-pub const CWR: u8 = 0x80;
-
-/// A decoded TCP header and the payload it carries.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TcpSegment<'a> {
-    pub sport: u16,
-    pub dport: u16,
-    pub seq: u32,
-    pub ack: u32,
-    pub flags: u8,
-    pub window: u16,
-    pub options: &'a [u8],
-    pub payload: &'a [u8],
-    /// Offset of the payload relative to the start of the TCP header.
-    pub payload_offset: usize,
-}
-
-/// Decodes a TCP segment filling `data` (errors relative to `data`).
-pub fn parse_segment(data: &[u8]) -> Result<TcpSegment<'_>, DecodeError> {
-    let h = TcpHeaderSlice::from_slice(data).map_err(|e| match e {
-        HeaderSliceError::Len(l) => DecodeError::truncated(0, "TCP header", l.required_len, l.len),
-        HeaderSliceError::Content(HeaderError::DataOffsetTooSmall { data_offset }) => {
-            DecodeError::new(
-                12,
-                format!(
-                    "TCP header length {} is below the 20-byte minimum",
-                    u32::from(data_offset) * 4
-                ),
-            )
-        }
-    })?;
-    let hl = h.slice().len();
-    Ok(TcpSegment {
-        sport: h.source_port(),
-        dport: h.destination_port(),
-        seq: h.sequence_number(),
-        ack: h.acknowledgment_number(),
-        flags: data.get(13).copied().unwrap_or(0),
-        window: h.window_size(),
-        options: data.get(20..hl).unwrap_or(&[]),
-        payload: data.get(hl..).unwrap_or(&[]),
-        payload_offset: hl,
-    })
-}
-
-/// tshark's flag list, e.g. `SYN, ACK`.
-pub fn flags_text(flags: u8) -> String {
-    const NAMES: [(u8, &str); 8] = [
-        (FIN, "FIN"),
-        (SYN, "SYN"),
-        (RST, "RST"),
-        (PSH, "PSH"),
-        (ACK, "ACK"),
-        (URG, "URG"),
-        (ECE, "ECE"),
-        (CWR, "CWR"),
-    ];
-    let mut s = String::new();
-    for (bit, name) in NAMES {
-        if flags & bit != 0 {
-            if !s.is_empty() {
-                s.push_str(", ");
-            }
-            s.push_str(name);
-        }
-    }
-    if s.is_empty() {
-        s.push_str("<None>");
-    }
-    s
-}
-
-/// The options tshark lists after `Len=` (in packet order), and the window scale shift if any.
-/// SACK blocks' edges are the peer's sequence numbers, relative to `peer_base` (the peer's first
-/// byte after its SYN, which is 1) when it is known, as tshark shows them.
-fn options_text(
-    options: &[u8],
-    mut out: Option<&mut String>,
-    peer_base: Option<u32>,
-) -> Option<u8> {
-    let mut wscale = None;
-    let mut i = 0;
-    while let Some(&kind) = options.get(i) {
-        match kind {
-            0 => break,
-            1 => {
-                i += 1;
-                continue;
-            }
-            _ => {}
-        }
-        let Some(&len) = options.get(i + 1) else {
-            break;
-        };
-        let len = usize::from(len);
-        let Some(v) = options.get(i + 2..i + len.max(2)) else {
-            break;
-        };
-        match (kind, v) {
-            (3, [shift]) => {
-                let s = (*shift).min(14);
-                wscale = Some(s);
-                if let Some(out) = out.as_deref_mut() {
-                    let _ = write!(out, " WS={}", 1u32 << s);
-                }
-            }
-            // The rest only for the text, when there is one.
-            _ if out.is_none() => {}
-            (2, [a, b]) => {
-                if let Some(out) = out.as_deref_mut() {
-                    let _ = write!(out, " MSS={}", u16::from_be_bytes([*a, *b]));
-                }
-            }
-            (4, []) => {
-                if let Some(out) = out.as_deref_mut() {
-                    out.push_str(" SACK_PERM");
-                }
-            }
-            (5, blocks) if blocks.len() % 8 == 0 => {
-                if let Some(out) = out.as_deref_mut() {
-                    let rel = |e: &[u8]| {
-                        let n = u32::from_be_bytes([e[0], e[1], e[2], e[3]]);
-                        peer_base.map_or(n, |b| n.wrapping_sub(b).wrapping_add(1))
-                    };
-                    for b in blocks.chunks_exact(8) {
-                        let _ = write!(out, " SLE={} SRE={}", rel(&b[..4]), rel(&b[4..]));
-                    }
-                }
-            }
-            (8, [a, b, c, d, e, f, g, h]) => {
-                if let Some(out) = out.as_deref_mut() {
-                    let _ = write!(
-                        out,
-                        " TSval={} TSecr={}",
-                        u32::from_be_bytes([*a, *b, *c, *d]),
-                        u32::from_be_bytes([*e, *f, *g, *h])
-                    );
-                }
-            }
-            _ => {}
-        }
-        if len < 2 {
-            break;
-        }
-        i += len;
-    }
-    wscale
-}
+use crate::wire::tcp::{flags_text, options_text, TcpSegment, ACK, FIN, RST, SYN};
 
 /// Where a segment sits in its frame and conversation.
 pub struct SegmentContext {
@@ -700,6 +542,7 @@ fn drain(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::tcp::PSH;
     use std::net::Ipv4Addr;
 
     fn seg(sport: u16, dport: u16, seq: u32, flags: u8, payload: &[u8]) -> TcpSegment<'_> {

@@ -8,6 +8,9 @@
 //! ([`Value::None`]) group children, as Wireshark's subtrees do.
 
 pub mod catalogue;
+mod record;
+
+pub use record::Record;
 
 use std::borrow::Cow;
 use std::net::{Ipv4Addr, Ipv6Addr};

@@ -4,13 +4,13 @@ use std::io::Cursor;
 
 use crate::base::Timestamp;
 use crate::dissect::ipfrag::MAX_DATAGRAM_PAYLOAD;
-use crate::dissect::tunnel::{TunnelPorts, UdpTunnel};
 use crate::dissect::{layers, Dissector, Limits};
 use crate::handoff::{self as split, Part};
 use crate::pipeline::{Decoded, NullSink, Options, Pipeline, RunStats, Sink};
 use crate::proto::AppProtocol;
 use crate::source::file::FileSource;
 use crate::source::{Frame, FrameSource};
+use crate::wire::tunnel::{TunnelPorts, UdpTunnel};
 
 use super::{records, tight_limits};
 

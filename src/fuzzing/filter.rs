@@ -2,8 +2,8 @@
 
 use crate::base::Timestamp;
 use crate::dissect::{layers, Address, FrameSummary};
-use crate::output::filter::{Column, Filter, FrameView};
-use crate::output::Record;
+use crate::field::Record;
+use crate::filter::display::{Column, Filter, FrameView};
 use crate::proto::{dhcpv4, dhcpv6};
 
 /// Display filters (`read -Y`) and field columns (`-e`): a filter as a person may type it, run on
@@ -44,7 +44,7 @@ pub fn display_filter(data: &[u8]) {
         protocol: "UDP",
         ..FrameSummary::default()
     };
-    let layers = layers::decode(1, message, &layers::TunnelPorts::default()).trees;
+    let layers = layers::decode(1, message, &crate::wire::tunnel::TunnelPorts::default()).trees;
     let view = FrameView {
         number: 1,
         len: message.len() as u64,

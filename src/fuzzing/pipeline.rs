@@ -134,8 +134,8 @@ pub fn pipeline(data: &[u8]) {
     let mut text = String::new();
     let mut json = serde_json::Map::new();
     for a in analysers.iter() {
-        a.report_text(&mut text);
-        a.report_json(&mut json);
+        crate::output::report::text(a.view(), &mut text);
+        crate::output::report::json(a.view(), &mut json);
     }
     for f in report.findings.list() {
         std::hint::black_box(f.to_json());

@@ -19,13 +19,13 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::base::{linktype, Timestamp};
-use crate::dissect::tunnel::{GENEVE_PORT, VXLAN_PORT};
 use crate::dissect::Transport;
 use crate::generate::{PcapWriter, TsResolution};
 use crate::pipeline::{Decoded, Options, Pipeline, Sink};
 use crate::proto::{AppProtocol, Message};
 use crate::source::file::FileSource;
 use crate::source::FrameSource;
+use crate::wire::tunnel::{GENEVE_PORT, VXLAN_PORT};
 
 /// Captures up to this size are seeds whole.
 const WHOLE_FILE: u64 = 16 << 10;

@@ -6,8 +6,8 @@
 use std::net::{IpAddr, SocketAddr};
 
 use super::packet::{Ip, Link, Packet};
-use super::sctp::{split_data, split_idata, Chunk};
-use super::transport::{tcp_flags, TcpHeader};
+use crate::wire::sctp::build::{split_data, split_idata, Chunk};
+use crate::wire::tcp::{self, TcpHeader};
 
 fn ip_between(src: IpAddr, dst: IpAddr) -> Ip {
     match (src, dst) {
@@ -64,7 +64,7 @@ impl TcpFlow {
 
     fn segment(&mut self, side: usize, flags: u8, payload: &[u8], out: &mut dyn FnMut(&[u8])) {
         let (src, dst) = (self.ends[side], self.ends[1 - side]);
-        let ack = if flags & tcp_flags::ACK != 0 {
+        let ack = if flags & tcp::ACK != 0 {
             self.next[1 - side]
         } else {
             0
@@ -77,35 +77,35 @@ impl TcpFlow {
             payload,
         };
         out(p.frame(&mut self.buf));
-        let used = payload.len() as u32 + u32::from(flags & (tcp_flags::SYN | tcp_flags::FIN) != 0);
+        let used = payload.len() as u32 + u32::from(flags & (tcp::SYN | tcp::FIN) != 0);
         self.next[side] = self.next[side].wrapping_add(used);
     }
 
     /// SYN, SYN-ACK, ACK.
     pub fn handshake(&mut self, out: &mut dyn FnMut(&[u8])) {
-        self.segment(0, tcp_flags::SYN, &[], out);
-        self.segment(1, tcp_flags::SYN | tcp_flags::ACK, &[], out);
-        self.segment(0, tcp_flags::ACK, &[], out);
+        self.segment(0, tcp::SYN, &[], out);
+        self.segment(1, tcp::SYN | tcp::ACK, &[], out);
+        self.segment(0, tcp::ACK, &[], out);
     }
 
     /// `data` from the client (`from_client`) or the server, in segments of at most `mss` bytes.
     pub fn send(&mut self, from_client: bool, data: &[u8], out: &mut dyn FnMut(&[u8])) {
         let side = usize::from(!from_client);
         for part in data.chunks(self.mss.max(1)) {
-            self.segment(side, tcp_flags::PSH | tcp_flags::ACK, part, out);
+            self.segment(side, tcp::PSH | tcp::ACK, part, out);
         }
     }
 
     /// A bare acknowledgement.
     pub fn ack(&mut self, from_client: bool, out: &mut dyn FnMut(&[u8])) {
-        self.segment(usize::from(!from_client), tcp_flags::ACK, &[], out);
+        self.segment(usize::from(!from_client), tcp::ACK, &[], out);
     }
 
     /// FIN from each side, each acknowledged.
     pub fn close(&mut self, out: &mut dyn FnMut(&[u8])) {
-        self.segment(0, tcp_flags::FIN | tcp_flags::ACK, &[], out);
-        self.segment(1, tcp_flags::FIN | tcp_flags::ACK, &[], out);
-        self.segment(0, tcp_flags::ACK, &[], out);
+        self.segment(0, tcp::FIN | tcp::ACK, &[], out);
+        self.segment(1, tcp::FIN | tcp::ACK, &[], out);
+        self.segment(0, tcp::ACK, &[], out);
     }
 }
 

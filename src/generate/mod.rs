@@ -1,5 +1,6 @@
-//! Building traffic: capture writers (pcap and pcapng) and packet builders from Ethernet down to
-//! SCTP chunks, with correct lengths and checksums. The tests use it for round trips (build, write,
+//! Building traffic: capture writers (pcap and pcapng) and whole packets from Ethernet down to
+//! SCTP chunks, with correct lengths and checksums, built on each header's emit in
+//! [`crate::wire`]. The tests use it for round trips (build, write,
 //! read, dissect, compare), the protocol fixtures and the large-capture generator build on it.
 //!
 //! Builders append to a caller's `Vec<u8>`, so a generator can reuse one buffer for every packet.
@@ -9,15 +10,11 @@
 //! deviations, and merges them into one capture; [`fixtures`] builds the project's committed
 //! test captures with it.
 
-pub mod bytes;
 pub mod fixtures;
 pub mod flow;
 pub mod ip;
-pub mod link;
 pub mod packet;
 pub mod scenario;
-pub mod sctp;
-pub mod transport;
 pub mod tunnel;
 
 pub use flow::{SctpAssociation, SendOptions, TcpFlow};

@@ -3,13 +3,14 @@
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use super::bytes::{be16, set_be16};
-use super::ip::{
-    internet_checksum, pseudo_header_sum, Ipv4Header, Ipv6Header, PROTO_SCTP, PROTO_TCP, PROTO_UDP,
-};
-use super::link::{self, VlanTag, ETHERTYPE_IPV4, ETHERTYPE_IPV6};
-use super::sctp::{self, Chunk};
-use super::transport::TcpHeader;
+use crate::wire::ethernet::{self, ETHERTYPE_IPV4, ETHERTYPE_IPV6};
+use crate::wire::ip::{pseudo_header_sum, PROTO_SCTP, PROTO_TCP, PROTO_UDP};
+use crate::wire::ipv4::{self, Ipv4Header};
+use crate::wire::ipv6::{self, Ipv6Header};
+use crate::wire::sctp::build::{self as sctp, Chunk};
+use crate::wire::tcp::TcpHeader;
+use crate::wire::vlan::VlanTag;
+use crate::wire::{loopback, sll, udp};
 
 /// The UDP port of SCTP over UDP (RFC 6951).
 pub const SCTP_UDP_PORT: u16 = 9899;
@@ -46,13 +47,13 @@ impl Link {
     /// Appends the link header for a network packet of `ethertype`.
     pub fn emit(&self, out: &mut Vec<u8>, ethertype: u16) {
         match self {
-            Link::Ethernet { src, dst, vlans } => link::ethernet(out, *dst, *src, vlans, ethertype),
-            Link::Sll { packet_type, src } => link::sll(out, *packet_type, *src, ethertype),
-            Link::Sll2 { ifindex, src } => link::sll2(out, ethertype, *ifindex, 0, *src),
+            Link::Ethernet { src, dst, vlans } => ethernet::emit(out, *dst, *src, vlans, ethertype),
+            Link::Sll { packet_type, src } => sll::emit(out, *packet_type, *src, ethertype),
+            Link::Sll2 { ifindex, src } => sll::emit_v2(out, ethertype, *ifindex, 0, *src),
             Link::Null { big_endian } => {
                 // AF_INET 2; AF_INET6 differs by OS: 24 (NetBSD/OpenBSD), 28 (FreeBSD), 30 (macOS).
                 let af = if ethertype == ETHERTYPE_IPV6 { 30 } else { 2 };
-                link::null(out, af, *big_endian)
+                loopback::emit(out, af, *big_endian)
             }
             Link::Raw => {}
         }
@@ -206,7 +207,7 @@ impl<'a> Packet<'a> {
         let seg = out.len();
         match &self.transport {
             Transport::Udp { sport, dport } => {
-                udp_head(out, *sport, *dport);
+                udp::emit_header(out, *sport, *dport);
                 out.extend_from_slice(self.payload);
                 self.finish_udp(out, seg);
             }
@@ -216,7 +217,7 @@ impl<'a> Packet<'a> {
                 vtag,
                 chunks,
             } => {
-                udp_head(out, SCTP_UDP_PORT, SCTP_UDP_PORT);
+                udp::emit_header(out, SCTP_UDP_PORT, SCTP_UDP_PORT);
                 sctp::packet(out, *sport, *dport, *vtag, chunks);
                 self.finish_udp(out, seg);
             }
@@ -233,35 +234,15 @@ impl<'a> Packet<'a> {
             Transport::Raw { .. } => out.extend_from_slice(self.payload),
         }
         // Now that the payload length is known, fill in the IP length (and IPv4 checksum).
-        let payload_len = out.len() - seg;
         match &self.ip {
-            Ip::V4(_) => {
-                let total = (out.len() - ip_start).min(0xffff) as u16;
-                set_be16(out, ip_start + 2, total);
-                set_be16(out, ip_start + 10, 0);
-                let sum = internet_checksum(0, &out[ip_start..seg]);
-                set_be16(out, ip_start + 10, sum);
-            }
-            Ip::V6(_) => set_be16(out, ip_start + 4, payload_len.min(0xffff) as u16),
+            Ip::V4(_) => ipv4::finish(out, ip_start, seg - ip_start),
+            Ip::V6(_) => ipv6::finish(out, ip_start),
         }
     }
 
     fn finish_udp(&self, out: &mut [u8], seg: usize) {
-        let len = out.len() - seg;
-        set_be16(out, seg + 4, len.min(0xffff) as u16);
-        let mut sum = internet_checksum(self.ip.pseudo(PROTO_UDP, len), &out[seg..]);
-        if sum == 0 {
-            sum = 0xffff;
-        }
-        set_be16(out, seg + 6, sum);
+        udp::finish(out, seg, |len| self.ip.pseudo(PROTO_UDP, len));
     }
-}
-
-fn udp_head(out: &mut Vec<u8>, sport: u16, dport: u16) {
-    be16(out, sport);
-    be16(out, dport);
-    be16(out, 0);
-    be16(out, 0);
 }
 
 /// Wraps an already built IP packet (a fragment, say) in `link`.

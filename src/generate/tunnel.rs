@@ -8,16 +8,15 @@
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use super::bytes::{be16, be32, set_be16};
-use super::ip::{internet_checksum, pseudo_header_sum, Ipv4Header, Ipv6Header};
-use super::link::{ethernet, VlanTag};
-use crate::dissect::link::{self as dlink, Network};
-use crate::dissect::tunnel::{ETHERTYPE_MPLS, ETHERTYPE_TEB, PROTO_GRE, PROTO_IPIP, PROTO_IPV6};
-/// The tunnels' IANA ports, for [`Layer::Vxlan`] and [`Layer::Geneve`].
-pub use crate::dissect::tunnel::{GENEVE_PORT, VXLAN_PORT};
-
-const ETHERTYPE_IPV4: u16 = 0x0800;
-const ETHERTYPE_IPV6: u16 = 0x86dd;
+use crate::wire::ethernet::{self, ETHERTYPE_IPV4, ETHERTYPE_IPV6};
+use crate::wire::ip::pseudo_header_sum;
+use crate::wire::ipv4::Ipv4Header;
+use crate::wire::ipv6::Ipv6Header;
+use crate::wire::link::{self as dlink, Network};
+use crate::wire::mpls::{self, ETHERTYPE_MPLS};
+use crate::wire::tunnel::{ETHERTYPE_TEB, PROTO_GRE, PROTO_IPIP, PROTO_IPV6};
+use crate::wire::vlan::VlanTag;
+use crate::wire::{geneve, gre, udp, vxlan};
 const UNDERLAY_V4: [Ipv4Addr; 2] = [
     Ipv4Addr::new(198, 51, 100, 1),
     Ipv4Addr::new(198, 51, 100, 2),
@@ -79,7 +78,7 @@ pub fn encapsulate(
             data.to_vec()
         } else {
             let mut f = Vec::new();
-            ethernet(&mut f, MAC_B, l.src_mac.unwrap_or(MAC_A), &[], ethertype);
+            ethernet::emit(&mut f, MAC_B, l.src_mac.unwrap_or(MAC_A), &[], ethertype);
             f.extend_from_slice(rest);
             f
         }
@@ -118,7 +117,7 @@ pub fn encapsulate(
             .into_iter()
             .map(|p| {
                 let mut f = Vec::with_capacity(14 + p.len());
-                ethernet(&mut f, MAC_B, MAC_A, &[], ethertype);
+                ethernet::emit(&mut f, MAC_B, MAC_A, &[], ethertype);
                 f.extend_from_slice(&p);
                 f
             })
@@ -156,13 +155,13 @@ fn to_ethernet(b: Built, own: Option<&[u8]>, vlans: &[VlanTag]) -> Vec<u8> {
         (Built::Ip(_), Some(f)) if vlans.is_empty() => f.to_vec(),
         (Built::Ip(p), _) => {
             let mut f = Vec::with_capacity(14 + 4 * vlans.len() + p.len());
-            ethernet(&mut f, MAC_B, MAC_A, vlans, version_ethertype(&p));
+            ethernet::emit(&mut f, MAC_B, MAC_A, vlans, version_ethertype(&p));
             f.extend_from_slice(&p);
             f
         }
         (Built::Mpls(p), _) => {
             let mut f = Vec::with_capacity(14 + p.len());
-            ethernet(&mut f, MAC_B, MAC_A, vlans, ETHERTYPE_MPLS);
+            ethernet::emit(&mut f, MAC_B, MAC_A, vlans, ETHERTYPE_MPLS);
             f.extend_from_slice(&p);
             f
         }
@@ -198,7 +197,7 @@ fn outer_udp(v6: bool, port: u16, payload: &[u8]) -> Vec<u8> {
     };
     let mut udp = Vec::with_capacity(8 + payload.len());
     let pseudo = pseudo_header_sum(&src, &dst, 17, 8 + payload.len());
-    super::transport::udp(
+    udp::emit(
         &mut udp,
         49152 + (payload.len() as u16 % 1000),
         port,
@@ -234,49 +233,32 @@ fn wrap(b: Built, layer: &Layer, own: Option<&[u8]>) -> Built {
                 Built::Ip(p) => (version_ethertype(&p), p),
                 Built::Mpls(p) => (ETHERTYPE_MPLS, p),
             };
-            let flags = u8::from(*checksum) << 7
-                | u8::from(key.is_some()) << 5
-                | u8::from(sequence.is_some()) << 4;
-            let mut g = vec![flags, 0];
-            be16(&mut g, protocol);
-            if *checksum {
-                be32(&mut g, 0);
-            }
-            if let Some(k) = key {
-                be32(&mut g, *k);
-            }
-            if let Some(s) = sequence {
-                be32(&mut g, *s);
-            }
-            g.extend_from_slice(&inner);
-            if *checksum {
-                let sum = internet_checksum(0, &g);
-                set_be16(&mut g, 4, sum);
-            }
+            let mut g = Vec::with_capacity(16 + inner.len());
+            gre::emit(&mut g, protocol, *checksum, *key, *sequence, &inner);
             Built::Ip(outer_ip(*v6, PROTO_GRE, &g))
         }
         Layer::Vxlan { v6, vni, port } => {
-            let mut h = vec![0x08, 0, 0, 0];
-            be32(&mut h, vni << 8);
+            let mut h = Vec::new();
+            vxlan::emit(&mut h, *vni);
             h.extend_from_slice(&to_ethernet(b, own, &[]));
             Built::Ip(outer_udp(*v6, *port, &h))
         }
         Layer::Geneve { v6, vni, port } => {
             // One option of 4 bytes of data: option length 2 words.
-            let mut h = vec![0x02, 0];
-            be16(&mut h, ETHERTYPE_TEB);
-            be32(&mut h, vni << 8);
-            h.extend_from_slice(&[0x01, 0x02, 0x03, 0x01, 0xde, 0xad, 0xbe, 0xef]);
+            let mut h = Vec::new();
+            geneve::emit(
+                &mut h,
+                ETHERTYPE_TEB,
+                *vni,
+                &[0x01, 0x02, 0x03, 0x01, 0xde, 0xad, 0xbe, 0xef],
+            );
             h.extend_from_slice(&to_ethernet(b, own, &[]));
             Built::Ip(outer_udp(*v6, *port, &h))
         }
         Layer::Mpls { labels } => match b {
             Built::Ip(p) => {
                 let mut m = Vec::with_capacity(4 * labels.len() + p.len());
-                for (i, l) in labels.iter().enumerate() {
-                    let bottom = u32::from(i + 1 == labels.len());
-                    be32(&mut m, (l & 0xfffff) << 12 | bottom << 8 | 64);
-                }
+                mpls::emit(&mut m, labels, 64);
                 m.extend_from_slice(&p);
                 Built::Mpls(m)
             }

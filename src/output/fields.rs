@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use super::filter::{Column, FrameView};
+use crate::filter::display::{Column, FrameView};
 
 /// Which occurrences of a field a line keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -280,7 +280,7 @@ mod tests {
     use crate::base::Timestamp;
     use crate::dissect::FrameSummary;
     use crate::field::Field;
-    use crate::output::Record;
+    use crate::field::Record;
 
     fn record(fields: Vec<Field>) -> Record {
         Record {

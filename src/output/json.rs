@@ -8,7 +8,7 @@
 
 use std::io::Write;
 
-use super::Record;
+use crate::field::Record;
 use crate::field::{hex_digits, push_decimal, Field, Value};
 
 /// Appends one record as a single-line JSON object (no trailing newline).

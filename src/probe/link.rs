@@ -20,8 +20,9 @@ use super::answers::{Answer, AnswerSink};
 use super::exchange::Network;
 use super::keys::Family;
 use super::packets::{LinkSource, V4_CLIENT_PORT, V6_CLIENT_PORT};
+use crate::filter::capture::compiled_expression;
 use crate::pipeline::{Options, Pipeline};
-use crate::source::live::{interrupt, FilterChoice, LiveOptions, LiveSource, Polled};
+use crate::source::live::{interrupt, LiveOptions, LiveSource, Polled};
 
 const ARPHRD_ETHER: u16 = 1;
 const ARPHRD_LOOPBACK: u16 = 772;
@@ -222,7 +223,7 @@ impl LiveNetwork {
             Family::V6 => V6_CLIENT_PORT,
         };
         let mut opts = LiveOptions::new(&iface.name);
-        opts.filter = FilterChoice::Expression(format!("udp dst port {port}"));
+        opts.filter = compiled_expression(&format!("udp dst port {port}"));
         opts.poll_interval = POLL;
         let capture = LiveSource::open(&opts).map_err(|e| {
             if e.kind == crate::source::live::LiveErrorKind::Permission {

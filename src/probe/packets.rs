@@ -12,10 +12,10 @@ use std::borrow::Cow;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use super::keys::{Client, ProbeKey};
-use crate::generate::link::{ETHERTYPE_IPV4, ETHERTYPE_IPV6};
 use crate::generate::packet::{Ip, Link, Packet};
 use crate::proto::dhcpv4::{self, message_type};
 use crate::proto::dhcpv6::{self, msg_type, ClientMessage, Duid};
+use crate::wire::ethernet::{ETHERTYPE_IPV4, ETHERTYPE_IPV6};
 
 /// The DHCPv4 client and server ports.
 pub const V4_CLIENT_PORT: u16 = 68;

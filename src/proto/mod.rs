@@ -7,6 +7,7 @@ pub use quick::may_hold;
 pub mod dhcpv4;
 pub mod dhcpv6;
 pub mod failover;
+pub mod lb;
 pub mod rserpool;
 
 use std::fmt;

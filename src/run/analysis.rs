@@ -12,7 +12,7 @@ use super::configs::{self, Configs};
 use crate::analyse::dhcp_lb::config::Source;
 use crate::analyse::dhcp_lb::{from_setup, ConfigFile, DhcpLbAnalyser, Overrides, Settings};
 use crate::analyse::failover::from_config::FailoverSetup;
-use crate::analyse::failover::{self, analyser::FailoverAnalyser, Params, PoolRange};
+use crate::analyse::failover::{self, FailoverAnalyser, Params, PoolRange};
 use crate::analyse::setup::SetupAnalyser;
 use crate::analyse::Analyser;
 
@@ -227,8 +227,9 @@ pub fn analysers_seeded(
     let profiles = Profiles::from_names(&args.profiles)?;
     let configs = args.configs()?;
     // RSerPool: every Handle Resolution Response against the reference selection policies.
-    let rserpool =
-        crate::analyse::rserpool::RserpoolReplay::from_profile_name(profiles.rserpool.as_deref())?;
+    let rserpool = crate::analyse::rserpool::RserpoolAnalyser::from_profile_name(
+        profiles.rserpool.as_deref(),
+    )?;
     let failover_setup = failover::from_config::setup(&configs.servers);
     let (lb_file, notes) = from_setup::config_file(&configs.servers);
     let mut a: Vec<Box<dyn Analyser>> = vec![Box::new(rserpool)];

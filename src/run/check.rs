@@ -503,7 +503,7 @@ fn render_finished(
         CheckFormat::Text => {
             let mut s = findings.listing(all_findings);
             for a in &sink.analysers {
-                a.report_text(&mut s);
+                crate::output::report::text(a.view(), &mut s);
             }
             s.push_str(&summary_text(findings));
             Rendered::Text(s)
@@ -515,7 +515,7 @@ fn render_finished(
                 findings.list().iter().map(|f| f.to_json()).collect(),
             );
             for a in &sink.analysers {
-                a.report_json(&mut m);
+                crate::output::report::json(a.view(), &mut m);
             }
             m.insert("summary".into(), summary_json(findings, stats));
             Rendered::Json(serde_json::Value::Object(m))

@@ -11,22 +11,24 @@ use super::anyhow_like::{Error, Result};
 use super::exit;
 use super::files::run_file;
 use super::progress::Bars;
+use crate::base::localtime::absolute_text;
 use crate::base::Timestamp;
 use crate::dissect::dispatch::tunnel_ports;
-use crate::dissect::layers::TunnelPorts;
 use crate::dissect::streams::Streams;
 use crate::dissect::{layers, FrameSummary};
 use crate::field::Field;
+use crate::field::Record;
+use crate::filter::display::quoted;
+use crate::filter::display::{seconds_between, Filter, FrameView};
 use crate::output::capture_file::CaptureFile;
 use crate::output::fields::Columns;
-use crate::output::filter::{seconds_between, Filter, FrameView};
 use crate::output::json::JsonRecords;
-use crate::output::quoted;
 use crate::output::text::{write_line, write_tree, FrameLine};
-use crate::output::time::{absolute_text, FrameTimes, TimeColumn};
-use crate::output::{Format, Record};
+use crate::output::time::{FrameTimes, TimeColumn};
+use crate::output::Format;
 use crate::pipeline::{Decoded, Sink};
 use crate::source::{Frame, SourceError};
+use crate::wire::tunnel::TunnelPorts;
 
 /// What a `read` run reads and writes.
 pub struct Options {
@@ -406,7 +408,7 @@ impl<W: Write> Sink for ReadSink<W> {
         let prev = self.prev.replace(frame.ts).unwrap_or(frame.ts);
         let prev_displayed = self.prev_displayed.unwrap_or(frame.ts);
         // An ICMP error's quoted packet gives addresses and ports to filters and columns too
-        // (`output::quoted`): its layers are decoded whenever there is one of them.
+        // (`filter::display::quoted`): its layers are decoded whenever there is one of them.
         let quoting = (self.filter.is_some() || self.columns.is_some()) && quoted::is_icmp(summary);
         let layers = if self.layers || quoting {
             let streams = self.streams.get_or_insert_with(Box::default);

@@ -16,12 +16,13 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use poolshark::filter::capture::compiled_expression;
 use poolshark::generate::packet::{Ip, Link, Packet};
 use poolshark::pipeline::{Decoded, Options, Pipeline, Sink};
 use poolshark::probe::link::{interface, FrameSender};
 use poolshark::proto::dhcpv4::{self, message_type, Opt, BOOTREPLY};
 use poolshark::proto::Message;
-use poolshark::source::live::{FilterChoice, LiveOptions, LiveSource, Polled};
+use poolshark::source::live::{LiveOptions, LiveSource, Polled};
 
 use super::lab::now;
 
@@ -166,7 +167,7 @@ fn run(netns: &PathBuf, every: Duration, stop: &AtomicBool) -> Result<Vec<Exchan
     enter(netns)?;
     let iface = interface("eth0")?;
     let mut opts = LiveOptions::new("eth0");
-    opts.filter = FilterChoice::Expression("udp dst port 68".into());
+    opts.filter = compiled_expression("udp dst port 68");
     opts.poll_interval = Duration::from_millis(5);
     let mut link = Link2 {
         sender: FrameSender::open(iface.ifindex).map_err(|e| e.to_string())?,

@@ -149,7 +149,7 @@ fn max_options_reach_the_pipeline_and_the_summary_counts_evictions() {
 #[test]
 fn auto_findings_past_the_hold_bound_are_counted_exactly() {
     use poolshark::analyse::finding::Severity;
-    use poolshark::analyse::rserpool::RserpoolReplay;
+    use poolshark::analyse::rserpool::RserpoolAnalyser;
     use poolshark::analyse::{Analyser, Report};
     use poolshark::pipeline::{Options, Pipeline};
 
@@ -157,8 +157,8 @@ fn auto_findings_past_the_hold_bound_are_counted_exactly() {
     let file = common::fixture("demo.pcap");
     let run = |limit: Option<usize>| {
         let analyser = match limit {
-            Some(n) => RserpoolReplay::auto().holding(n),
-            None => RserpoolReplay::auto(),
+            Some(n) => RserpoolAnalyser::auto().holding(n),
+            None => RserpoolAnalyser::auto(),
         };
         let mut feed = common::Feed {
             analyser,

@@ -11,15 +11,17 @@ use std::path::Path;
 use std::process::Command;
 
 use poolshark::base::{linktype, Timestamp};
-use poolshark::generate::ip::{fragment_ipv4, fragment_ipv6, ipv6_options_header};
+use poolshark::filter::capture::bpf::{self, Meta};
+use poolshark::filter::capture::{self as filter, Framing};
+use poolshark::generate::ip::{fragment_ipv4, fragment_ipv6};
 use poolshark::generate::packet::{Ip, Link, Packet, Transport};
-use poolshark::generate::sctp::{Chunk, DataFlags};
-use poolshark::generate::transport::TcpHeader;
 use poolshark::generate::{PcapWriter, TsResolution};
 use poolshark::source::file::FileSource;
-use poolshark::source::live::bpf::{self, Meta};
-use poolshark::source::live::filter::{self, Framing};
+use poolshark::source::live::bpf::Insn;
 use poolshark::source::FrameSource;
+use poolshark::wire::ipv6::ipv6_options_header;
+use poolshark::wire::sctp::build::{Chunk, DataFlags};
+use poolshark::wire::tcp::TcpHeader;
 
 fn have_tcpdump() -> bool {
     let ok = Command::new("tcpdump")
@@ -118,7 +120,7 @@ fn ip_packets() -> Vec<Vec<u8>> {
     }
     // IPv4 with options (a 24-byte header) before UDP 67 and UDP 5001.
     for d in [67, 5001] {
-        let mut h = poolshark::generate::ip::Ipv4Header::new(A4, B4, 0);
+        let mut h = poolshark::wire::ipv4::Ipv4Header::new(A4, B4, 0);
         h.options = vec![1, 1, 1, 0];
         let p = Packet {
             link: Link::Raw,
@@ -238,7 +240,7 @@ fn meta_of(framing: Framing, frame: &[u8]) -> Meta {
     }
 }
 
-fn ours_keeps(prog: &[bpf::Insn], framing: Framing, frames: &[Vec<u8>]) -> BTreeSet<usize> {
+fn ours_keeps(prog: &[Insn], framing: Framing, frames: &[Vec<u8>]) -> BTreeSet<usize> {
     frames
         .iter()
         .enumerate()

@@ -21,11 +21,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use common::poolshark;
 use poolshark::generate::packet::{Ip, Packet};
-use poolshark::generate::sctp::{Chunk, DataFlags};
 use poolshark::proto::dhcpv4::{self, message_type};
 use poolshark::proto::dhcpv6::{self, msg_type, ClientMessage, Duid, Opt};
 use poolshark::proto::rserpool::{self, Encoding, Fixed, Parameter, Protocol};
 use poolshark::source::live::{LiveErrorKind, LiveOptions, LiveSource};
+use poolshark::wire::sctp::build::{Chunk, DataFlags};
 
 /// Live tests share `lo`: one at a time, or each would see the other's packets.
 static LO: Mutex<()> = Mutex::new(());

@@ -8,10 +8,10 @@ use std::io::Cursor;
 
 use poolshark::base::{linktype, Timestamp};
 use poolshark::dissect::{Dissector, Limits};
-use poolshark::generate::sctp::{split_data, Chunk, DataFlags};
 use poolshark::generate::{IfOptions, Ip, Packet, PcapNgWriter, PcapWriter, TsResolution};
 use poolshark::source::file::FileSource;
 use poolshark::source::{Frame, FrameSource};
+use poolshark::wire::sctp::build::{split_data, Chunk, DataFlags};
 
 fn frames_of(path: &std::path::Path, n: usize) -> Vec<(u32, Vec<u8>)> {
     let mut src = FileSource::open(path).unwrap();
@@ -117,7 +117,7 @@ fn seed_frames() -> Vec<Vec<u8>> {
             .frame(&mut buf)
             .to_vec(),
     );
-    let tcp = poolshark::generate::transport::TcpHeader::new(1, 647, 5, 5, 0x18);
+    let tcp = poolshark::wire::tcp::TcpHeader::new(1, 647, 5, 5, 0x18);
     out.push(
         Packet::tcp(Ip::v4(a, b), tcp, &msg)
             .frame(&mut buf)

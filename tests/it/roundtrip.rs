@@ -11,13 +11,13 @@ use std::process::Command;
 use poolshark::base::{linktype, Timestamp};
 use poolshark::dissect::{Dissector, FrameSummary, Limits, Transport};
 use poolshark::generate::ip::{fragment_ipv4, fragment_ipv6};
-use poolshark::generate::link::VlanTag;
 use poolshark::generate::packet::wrap;
-use poolshark::generate::sctp::{split_data, split_idata, Chunk, DataFlags};
-use poolshark::generate::transport::{tcp_flags, TcpHeader};
 use poolshark::generate::{IfOptions, Ip, Link, Packet, PcapNgWriter, PcapWriter, TsResolution};
 use poolshark::source::file::FileSource;
 use poolshark::source::FrameSource;
+use poolshark::wire::sctp::build::{split_data, split_idata, Chunk, DataFlags};
+use poolshark::wire::tcp::{self as tcp_flags, TcpHeader};
+use poolshark::wire::vlan::VlanTag;
 
 const A4: Ipv4Addr = Ipv4Addr::new(192, 0, 2, 1);
 const B4: Ipv4Addr = Ipv4Addr::new(192, 0, 2, 2);

@@ -858,7 +858,7 @@ fn the_timeline_describes_members_and_their_expected_shares() {
     use poolshark::analyse::Analyser;
     let capture = clean();
     let mut feed = common::Feed {
-        analyser: poolshark::analyse::rserpool::RserpoolReplay::auto(),
+        analyser: poolshark::analyse::rserpool::RserpoolAnalyser::auto(),
         report: poolshark::analyse::Report::new(100, 60_000_000_000),
     };
     let mut source = poolshark::source::file::FileSource::open(&capture.0).expect("open");

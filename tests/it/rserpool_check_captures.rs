@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use poolshark::analyse::finding::Subject;
-use poolshark::analyse::rserpool::RserpoolReplay;
+use poolshark::analyse::rserpool::RserpoolAnalyser;
 use poolshark::analyse::{Analyser, Report};
 use poolshark::generate::{PcapWriter, TsResolution};
 use poolshark::pipeline::{Options, Pipeline};
@@ -280,7 +280,7 @@ fn mutated_captures_never_upset_the_replay() {
         let original = frames(&capture);
         for round in 0..3 {
             let mut feed = common::Feed {
-                analyser: RserpoolReplay::auto(),
+                analyser: RserpoolAnalyser::auto(),
                 report: Report::new(100, 1_000_000_000),
             };
             let mut pipeline = Pipeline::new(Options::default());
@@ -310,9 +310,9 @@ fn mutated_captures_never_upset_the_replay() {
             assert!(feed.analyser.counters().events > 0, "{name}");
             feed.analyser.finish(None, &mut feed.report);
             let mut text = String::new();
-            feed.analyser.report_text(&mut text);
+            poolshark::output::report::text(feed.analyser.view(), &mut text);
             let mut json = serde_json::Map::new();
-            feed.analyser.report_json(&mut json);
+            poolshark::output::report::json(feed.analyser.view(), &mut json);
             assert!(json.contains_key("pools"), "{name} round {round}");
         }
     }
@@ -324,7 +324,7 @@ fn the_timeline_counts_every_answer_and_its_expectation() {
         return;
     };
     let mut feed = common::Feed {
-        analyser: RserpoolReplay::from_profile_name(Some("rsplib")).expect("profile"),
+        analyser: RserpoolAnalyser::from_profile_name(Some("rsplib")).expect("profile"),
         report: Report::new(1000, 10_000_000_000),
     };
     let mut source = FileSource::open(&capture).expect("open");

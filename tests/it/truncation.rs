@@ -88,7 +88,7 @@ fn run_check(bytes: &[u8]) -> Outcome {
     }
     let mut text = String::new();
     for a in &sink.check.analysers {
-        a.report_text(&mut text);
+        poolshark::output::report::text(a.view(), &mut text);
     }
     sink.out
 }

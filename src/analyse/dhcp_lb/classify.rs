@@ -1,10 +1,10 @@
 //! What a profile says of one client message: balanced on a key (and which bucket), directed at
 //! one server by its Server Identifier, not balanced at all, or dropped by every server.
 
-use super::events::{ClientKey, Family, Request, ServerIdent};
-use super::hba::{Hba, Role};
+use super::events::{ClientKey, Request, ServerIdent};
 use super::profile::{v4_type, v6_type, KeyOutcome, LeaseQueryRule, Profile, ServerIdRule, Stid};
 use crate::proto::dhcpv6::QUERY_BY_CLIENTID;
+use crate::proto::lb::{Family, Hba, Role};
 
 /// How a message is to be served under a profile.
 #[derive(Clone, Debug, PartialEq, Eq)]

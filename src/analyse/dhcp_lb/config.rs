@@ -21,8 +21,8 @@
 use serde::Deserialize;
 
 use super::events::ServerIdent;
-use super::hba::{Hba, Role};
 use super::profile::Profile;
+use crate::proto::lb::{Hba, Role};
 
 /// The file as written.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]

@@ -20,12 +20,12 @@
 
 use std::collections::VecDeque;
 
-use super::hba::Role;
 use super::share::{idx, Shares};
 use super::state::Silence;
 use crate::analyse::episodes::{EpisodeKind, Episodes, Mark};
 use crate::base::Timestamp;
 use crate::proto::failover::ServerState;
+use crate::proto::lb::Role;
 
 /// The episode a transmission falls in, and the server it is about (see
 /// [`crate::analyse::episodes::Episode::server`]).

@@ -15,29 +15,13 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use super::hba::Hba;
 pub use crate::analyse::KeyBytes;
 use crate::base::Timestamp;
 use crate::pipeline::Decoded;
 use crate::proto::dhcpv6::msg_type as v6;
 use crate::proto::failover::{self, MessageType, ServerState};
+use crate::proto::lb::{Family, Hba};
 use crate::proto::{dhcpv4, dhcpv6, Message};
-
-/// DHCPv4 or DHCPv6.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Family {
-    V4,
-    V6,
-}
-
-impl Family {
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::V4 => "dhcpv4",
-            Family::V6 => "dhcpv6",
-        }
-    }
-}
 
 /// How a server names itself: DHCPv4 option 54 (an address), DHCPv6 option 2 (a DUID), or the
 /// address it sends from.

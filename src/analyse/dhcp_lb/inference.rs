@@ -30,14 +30,14 @@ use std::net::IpAddr;
 
 use super::classify::{classify, delayed, Class};
 use super::config::{Settings, Source};
-use super::events::{DhcpEvent, FailoverKind, Family, ServerIdent};
-use super::hba::{Hba, Role};
+use super::events::{DhcpEvent, FailoverKind, ServerIdent};
 use super::model::Pair;
 use super::profile::{Ownership, Profile, StateGate, DRAFT, ISC, KEA};
 use super::servers::Registry;
 use super::state::{FailoverTimeline, PairState};
 use super::transactions::{answer_types, Tracker, Transmission};
 use crate::base::Timestamp;
+use crate::proto::lb::{Family, Hba, Role};
 
 /// The default delayed-service threshold (seconds).
 pub const DEFAULT_THRESHOLD: u32 = 3;

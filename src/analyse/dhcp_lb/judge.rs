@@ -24,7 +24,6 @@ use serde_json::json;
 use super::classify::{classify, delayed, Class};
 use super::config::Settings;
 use super::episodes::{Evidence, FirstTakeover, PairEpisodes, Reference, Seen};
-use super::hba::{Hba, Role};
 use super::inference::{failover_state, reached};
 use super::model::Pair;
 use super::profile::ServerIdRule;
@@ -39,6 +38,7 @@ use crate::analyse::Report;
 use crate::base::Timestamp;
 use crate::field::hex;
 use crate::proto::failover::ServerState;
+use crate::proto::lb::{Family, Hba, Role};
 
 /// Per-bucket outcomes while balancing, counted per distinct client (a client's DISCOVER and
 /// REQUEST are one piece of evidence, not two): both answered, none (with evidence), owner alone,
@@ -195,7 +195,7 @@ fn record_answer(
 }
 
 fn type_name(t: &Transmission) -> &'static str {
-    use super::events::Family;
+    use crate::proto::lb::Family;
     match (t.req.family, t.req.msg_type) {
         (Family::V4, Some(m)) => crate::proto::dhcpv4::names::message_type_name(m),
         (Family::V4, None) => "BOOTREQUEST",
@@ -707,8 +707,8 @@ fn named_elsewhere(pair: &Pair, reg: &Registry, t: &Transmission, subject: Role)
         .and_then(|id| reg.lookup(id))
         .is_some_and(|s| s != pair.server(subject));
     let ignores_names = match t.req.family {
-        super::events::Family::V4 => pair.profile.v4.is_some_and(|v| !v.server_id_exempt),
-        super::events::Family::V6 => pair
+        Family::V4 => pair.profile.v4.is_some_and(|v| !v.server_id_exempt),
+        Family::V6 => pair
             .profile
             .v6
             .is_some_and(|v| v.server_id == ServerIdRule::Ignored),
@@ -834,13 +834,13 @@ fn truncation(
     oth_ans: &Option<super::transactions::Answered>,
     owner: Role,
 ) {
-    if t.req.family != super::events::Family::V6 || stid.len() <= 16 {
+    if t.req.family != Family::V6 || stid.len() <= 16 {
         return;
     }
     let Some(first16) = stid.get(..16) else {
         return;
     };
-    let owner16 = pair.hba.owner(super::hash::bucket(first16));
+    let owner16 = pair.hba.owner(crate::proto::lb::bucket(first16));
     if owner16 == owner {
         return;
     }
@@ -953,8 +953,8 @@ pub fn connect_conflict(
     pair: &Pair,
     frame: u64,
     sender: &str,
-    sent: &super::hba::Hba,
-    previous: Option<&super::hba::Hba>,
+    sent: &Hba,
+    previous: Option<&Hba>,
 ) -> Option<Finding> {
     let (expected, why) = match previous {
         Some(p) if p != sent => (*p, "its previous CONNECT"),

@@ -6,10 +6,10 @@ use std::net::IpAddr;
 use smallvec::SmallVec;
 
 use super::config::Source;
-use super::events::{Family, ServerIdent};
-use super::hba::{Hba, Role};
+use super::events::ServerIdent;
 use super::profile::Profile;
 use super::servers::Registry;
+use crate::proto::lb::{Family, Hba, Role};
 
 #[derive(Clone, Debug)]
 pub struct Pair {

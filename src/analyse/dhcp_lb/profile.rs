@@ -13,9 +13,9 @@
 //!
 //! Message types are plain numbers here (option 53 for v4, the msg-type byte for v6).
 
-use super::hash;
 use crate::analyse::KeyBytes;
 use crate::proto::dhcpv4::secs_byte_swapped;
+use crate::proto::lb::{hash, Hba};
 
 /// DHCPv4 message types (RFC 2132 option 53, RFC 4388).
 pub mod v4_type {
@@ -53,7 +53,7 @@ pub mod v6_type {
 pub enum Ownership {
     /// The primary's failover CONNECT carries it (option 11, from `split N` or `hba`).
     FailoverConnect,
-    /// Fixed: `hash % 2`, even buckets to the primary ([`super::hba::Hba::kea`]).
+    /// Fixed: `hash % 2`, even buckets to the primary ([`crate::proto::lb::Hba::kea`]).
     EvenToPrimary,
     /// Configured on every server (RFC 3074's Hash Bucket Assignment).
     Configured,
@@ -507,9 +507,9 @@ impl Profile {
     }
 
     /// The owner map when the profile fixes it.
-    pub fn fixed_hba(&self) -> Option<super::hba::Hba> {
+    pub fn fixed_hba(&self) -> Option<Hba> {
         match self.ownership {
-            Ownership::EvenToPrimary => Some(super::hba::Hba::kea()),
+            Ownership::EvenToPrimary => Some(Hba::kea()),
             Ownership::FailoverConnect | Ownership::Configured => None,
         }
     }
@@ -538,7 +538,7 @@ mod tests {
         assert_eq!(Profile::by_name("ISC"), Some(&ISC));
         assert_eq!(Profile::by_name("draft"), Some(&DRAFT));
         assert_eq!(Profile::by_name("rfc"), None);
-        assert_eq!(KEA.fixed_hba(), Some(super::super::hba::Hba::kea()));
+        assert_eq!(KEA.fixed_hba(), Some(Hba::kea()));
         assert_eq!(ISC.fixed_hba(), None);
     }
 

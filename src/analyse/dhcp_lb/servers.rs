@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use foldhash::{HashMap, HashSet};
 
 use super::config::ConfiguredServer;
-use super::events::{Answer, Family, ServerIdent};
-use super::hba::Role;
+use super::events::{Answer, ServerIdent};
+use crate::proto::lb::{Family, Role};
 
 /// Identifiers kept per server (a server with more addresses is still recognised by the first).
 const MAX_IDENTIFIERS: usize = 16;

@@ -7,7 +7,7 @@
 //! share): the bucket's owner in a normal episode, the serving server in the others (the taker
 //! in a takeover, the partner of a silent or resyncing server).
 
-use super::hba::Role;
+use crate::proto::lb::Role;
 
 /// Index 0 the primary, 1 the secondary.
 pub fn idx(r: Role) -> usize {

@@ -19,9 +19,10 @@ use foldhash::{HashMap, HashMapExt};
 use smallvec::SmallVec;
 use std::net::IpAddr;
 
-use super::events::{Answer, Family, KeyBytes, Request};
+use super::events::{Answer, KeyBytes, Request};
 use super::profile::{v4_type as v4, v6_type as v6};
 use crate::base::Timestamp;
+use crate::proto::lb::Family;
 
 /// A copy of a transmission arrives within this of the first.
 const COPY_WINDOW_NS: u64 = 1_000_000_000;

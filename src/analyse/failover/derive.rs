@@ -9,7 +9,7 @@
 use std::fmt;
 use std::net::IpAddr;
 
-use super::event::{Client, Event, EventKind, LeaseUpdate};
+use super::events::{Client, Event, EventKind, LeaseUpdate};
 use crate::analyse::dhcp_lb::{Hba, Role};
 use crate::analyse::KeyBytes;
 use crate::base::Timestamp;
@@ -187,7 +187,7 @@ impl Roles {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::failover::event::ClientKey;
+    use crate::analyse::failover::events::ClientKey;
     use crate::proto::failover::{self, BindingStatus, FoOption, ServerState};
     use std::net::Ipv4Addr;
 

@@ -8,7 +8,7 @@
 //! Leases are loaded in the order the file last wrote them, which is the order dhcpd's start-up
 //! queues them in among leases with the same `ends`.
 
-use super::event::Client;
+use super::events::Client;
 use super::state::{LeaseFields, LeaseState, NEVER_USED};
 use crate::analyse::dhcp_lb::Role;
 use crate::analyse::KeyBytes;
@@ -167,7 +167,7 @@ pub fn latest_past_time(file: &LeaseFile) -> Option<i64> {
 mod tests {
     use super::*;
     use crate::analyse::dhcp_lb::Role;
-    use crate::analyse::failover::event::ClientKey;
+    use crate::analyse::failover::events::ClientKey;
     use crate::analyse::failover::pools::PoolMap;
     use crate::source::leases;
     use std::net::Ipv4Addr;

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
 use super::balancer::{self, Candidate, Levels, Plan, Trigger};
-use super::event::{Event, EventKind, LeaseUpdate};
+use super::events::{Event, EventKind, LeaseUpdate};
 use super::pools::PoolMap;
 use super::profile::{Params, Profile, ISC_CODE};
 use super::rules::{self, PoolReqReason, GRACE};

@@ -22,7 +22,7 @@
 use serde_json::json;
 
 use super::balancer::{Levels, Plan};
-use super::event::ClientKey;
+use super::events::ClientKey;
 use crate::analyse::dhcp_lb::Role;
 use crate::analyse::finding::{Finding, Severity, Subject};
 

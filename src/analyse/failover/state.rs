@@ -29,7 +29,7 @@ use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 
-use super::event::{Client, ClientKey, LeaseUpdate};
+use super::events::{Client, ClientKey, LeaseUpdate};
 use super::pools::{PoolMap, PoolName};
 use crate::analyse::dhcp_lb::{Hba, Role};
 use crate::proto::failover::BindingStatus;

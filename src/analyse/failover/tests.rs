@@ -633,7 +633,7 @@ impl Rng {
 }
 
 fn random_event(r: &mut Rng, frame: u64) -> super::Event {
-    use super::event::{Client, EventKind, LeaseUpdate};
+    use super::events::{Client, EventKind, LeaseUpdate};
     let from = if r.below(2) == 0 {
         Role::Primary
     } else {

@@ -29,7 +29,7 @@
 
 use std::collections::BTreeMap;
 
-use super::event::Endpoint;
+use super::events::Endpoint;
 
 /// A registrar as the replay tracks it (stable until it is merged or evicted).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -18,7 +18,7 @@
 
 use std::collections::VecDeque;
 
-use super::event::{PeInfo, PolicyInfo};
+use super::events::{PeInfo, PolicyInfo};
 use crate::base::Timestamp;
 
 /// Keep-alive timeout (RSPLIB registrar default, `-endpointkeepalivetimeoutinterval`).

@@ -3,7 +3,7 @@
 //! hold it.
 //!
 //! The layers, each in its file:
-//! * `event.rs`: typed events from decoded ASAP/ENRP messages (the replay sees nothing else);
+//! * `events.rs`: typed events from decoded ASAP/ENRP messages (the replay sees nothing else);
 //! * `directory.rs`: which registrar a message concerns (server ids, ASAP and ENRP endpoints,
 //!   and how one is tied to the other);
 //! * `pending.rs`: requests matched to their responses per association and pool handle;
@@ -13,7 +13,8 @@
 //! * `spread.rs`: weighted round robin under the texts, judged by the list's properties;
 //! * `fit.rs`: the goodness-of-fit of randomised pools;
 //! * `registrar_events.rs`: deregistrations, re-registrations and takeovers per registrar;
-//! * `replay/`: the engine tying them together; `report.rs`: the tables and sentences.
+//! * `replay/`: the engine tying them together; `report.rs`: what the report shows (registrars
+//!   in order, pool rows), which `output::report::rserpool` writes as tables and sentences.
 //!
 //! # Findings
 //!
@@ -63,56 +64,56 @@
 //! places. A pool's series joins the answers of all registrars.
 
 mod directory;
-mod event;
+mod events;
 mod fit;
 mod handle;
 mod membership;
 mod pending;
-mod registrar_events;
-mod replay;
-mod report;
+pub(crate) mod registrar_events;
+pub(crate) mod replay;
+pub(crate) mod report;
 pub(crate) mod rules;
 mod selection;
 mod spread;
-mod state;
+pub(crate) mod state;
 
 pub use directory::RegistrarId;
-pub use event::{from_decoded, Endpoint, Event, Meta, PeInfo, PolicyInfo};
+pub use events::{from_decoded, Endpoint, Event, Meta, PeInfo, PolicyInfo};
 pub use handle::PoolHandle;
 pub use membership::MAX_BAD_PE_REPORTS;
 pub use replay::Counters;
 pub use rules::Rule;
 
 use super::policy::{Profile, DRAFT01, RFC5356, RSPLIB};
-use super::{Analyser, Report};
+use super::{Analyser, Report, View};
 use crate::base::Timestamp;
 use crate::pipeline::Decoded;
 use crate::proto::AppProtocol;
 
 /// The RSerPool replay as an analyser of `poolshark check`.
-pub struct RserpoolReplay {
-    replay: replay::Replay,
+pub struct RserpoolAnalyser {
+    engine: replay::Engine,
 }
 
-impl RserpoolReplay {
+impl RserpoolAnalyser {
     /// Under one profile.
     pub fn with_profile(profile: &'static Profile) -> Self {
-        RserpoolReplay {
-            replay: replay::Replay::new(vec![profile], false),
+        RserpoolAnalyser {
+            engine: replay::Engine::new(vec![profile], false),
         }
     }
 
     /// Under every profile, reporting per registrar the one it follows.
     pub fn auto() -> Self {
-        RserpoolReplay {
-            replay: replay::Replay::new(vec![&RSPLIB, &RFC5356, &DRAFT01], true),
+        RserpoolAnalyser {
+            engine: replay::Engine::new(vec![&RSPLIB, &RFC5356, &DRAFT01], true),
         }
     }
 
     /// Under `auto`, holds at most `n` whole findings per profile until the end chooses one; the
     /// others are tallied by rule, subject and time window, so counts stay exact (default 10,000).
     pub fn holding(mut self, n: usize) -> Self {
-        self.replay.set_held_limit(n);
+        self.engine.set_held_limit(n);
         self
     }
 
@@ -128,11 +129,11 @@ impl RserpoolReplay {
 
     /// Counts of what the replay could not use.
     pub fn counters(&self) -> &Counters {
-        &self.replay.counters
+        &self.engine.counters
     }
 }
 
-impl Analyser for RserpoolReplay {
+impl Analyser for RserpoolAnalyser {
     fn name(&self) -> &'static str {
         "rserpool"
     }
@@ -143,24 +144,20 @@ impl Analyser for RserpoolReplay {
 
     fn message(&mut self, d: &Decoded<'_>, report: &mut Report) {
         if let Some((meta, event)) = from_decoded(d) {
-            self.replay.handle(&meta, event, report);
+            self.engine.handle(&meta, event, report);
         }
     }
 
     /// The end: what the replay held, and the pools' windows up to the capture's last frame
     /// (members still registered were there until then).
     fn finish(&mut self, last: Option<Timestamp>, report: &mut Report) {
-        self.replay.finish(report);
+        self.engine.finish(report);
         if let Some(t) = last {
             report.timeline.extend_members(t);
         }
     }
 
-    fn report_text(&self, out: &mut String) {
-        report::text(&self.replay, out);
-    }
-
-    fn report_json(&self, out: &mut serde_json::Map<String, serde_json::Value>) {
-        report::json(&self.replay, out);
+    fn view(&self) -> View<'_> {
+        View::Rserpool(self)
     }
 }

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 use foldhash::HashMap;
 
-use super::event::{Endpoint, Meta, PeInfo};
+use super::events::{Endpoint, Meta, PeInfo};
 use super::handle::PoolHandle;
 use crate::base::Timestamp;
 use crate::dissect::ConversationKey;

@@ -31,7 +31,7 @@
 //! if it deviates there but fits the alternative exactly, the alternative is taken and nothing is
 //! reported: one fault, one finding, whichever way the registrar's state went.
 
-use super::event::PolicyInfo;
+use super::events::PolicyInfo;
 use super::fit::Fit;
 use super::handle::{pe_hex, pe_list, pe_text};
 use super::membership::{MemberInfo, Membership};
@@ -866,7 +866,7 @@ pub fn policy_name(p: Option<&PolicyInfo>) -> String {
 mod tests {
     use super::*;
     use crate::analyse::policy::{scaled_from_percent, RFC5356, RSPLIB};
-    use crate::analyse::rserpool::event::PeInfo;
+    use crate::analyse::rserpool::events::PeInfo;
     use crate::analyse::rserpool::membership::Origin;
     use crate::base::Timestamp;
 

@@ -353,7 +353,7 @@ fn merge_pool(ours: &mut PoolEntry, theirs: PoolEntry) {
 mod tests {
     use super::*;
     use crate::analyse::policy::{PeSettings, PolicyKind, Rng, RSPLIB};
-    use crate::analyse::rserpool::event::{PeInfo, PolicyInfo};
+    use crate::analyse::rserpool::events::{PeInfo, PolicyInfo};
     use crate::analyse::rserpool::membership::Origin;
     use crate::base::Timestamp;
 

@@ -92,7 +92,7 @@ pub fn snapshot(src: &Sources<'_>) -> Exposition {
     let mut report = Map::new();
     for p in &src.parts {
         for a in p.analysers {
-            a.report_json(&mut report);
+            crate::output::report::json(a.view(), &mut report);
         }
     }
     findings(&mut e, &src.parts);

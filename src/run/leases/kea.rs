@@ -9,9 +9,9 @@ use serde_json::json;
 
 use super::pool_usage;
 use super::{emit, exit_code, ranges_config, system_now, Format, Options};
-use crate::analyse::dhcp_lb::events::Family;
 use crate::analyse::usage;
 use crate::config::ServerConfig;
+use crate::proto::lb::Family;
 use crate::run::anyhow_like::{Error, Result};
 use crate::source::leases::kea::{self, KeaLease, STATE_DEFAULT};
 

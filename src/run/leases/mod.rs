@@ -22,7 +22,6 @@ use std::path::PathBuf;
 
 use self::pool_usage::AlarmArgs;
 use crate::analyse::dhcp_lb::config::Source;
-use crate::analyse::dhcp_lb::events::Family;
 use crate::analyse::dhcp_lb::{Hba, Role};
 use crate::analyse::failover::balancer::{Level, Pass};
 use crate::analyse::failover::from_config::{self, FailoverSetup};
@@ -30,6 +29,7 @@ use crate::analyse::failover::from_file::{self, FileRole};
 use crate::analyse::failover::snapshot::{self, Balancing, Oldest, PoolVerdict, Settings};
 use crate::analyse::usage::{self, Usage, Verdict};
 use crate::config::ServerConfig;
+use crate::proto::lb::Family;
 use crate::run::analysis::FailoverArgs;
 use crate::run::anyhow_like::{Error, Result};
 use crate::source::leases::{self, LeaseFile, LeaseFormat, PeerStateLine};

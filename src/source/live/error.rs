@@ -3,8 +3,6 @@
 use std::fmt;
 use std::io;
 
-use super::filter::FilterError;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LiveErrorKind {
     /// Capturing needs root or CAP_NET_RAW.
@@ -59,7 +57,7 @@ impl LiveError {
         LiveError::new(kind, interface, what)
     }
 
-    pub fn filter(interface: &str, e: FilterError) -> Self {
+    pub fn filter(interface: &str, e: &str) -> Self {
         LiveError::new(
             LiveErrorKind::Filter,
             interface,

@@ -3,9 +3,9 @@
 //!
 //! On Linux the default build captures through AF_PACKET sockets (no system library needed),
 //! each with a TPACKET_V3 memory-mapped ring of [`LiveOptions::buffer`] bytes and a classic BPF
-//! program compiled here: by default only what poolshark decodes is kept (see
-//! [`filter::default_filter`]), or a subset of the tcpdump language with `-f`. The `libpcap`
-//! cargo feature adds full filter expressions and other systems (one interface at a time).
+//! program its caller compiled ([`FilterChoice`]; `filter::capture` compiles the default, only
+//! what poolshark decodes, and a subset of the tcpdump language with `-f`). The `libpcap` cargo
+//! feature adds full filter expressions and other systems (one interface at a time).
 //!
 //! * A capture thread of its own only empties the rings into a queue bounded to
 //!   [`LiveOptions::queue`] bytes; the thread that reads the source (dissection, analysis,
@@ -28,7 +28,6 @@
 mod afpacket;
 pub mod bpf;
 mod error;
-pub mod filter;
 pub mod interrupt;
 #[cfg(feature = "libpcap")]
 mod pcap_backend;
@@ -43,7 +42,6 @@ use std::time::{Duration, Instant};
 
 use super::{Block, Frame, FrameSource, InterfaceNames, Pcapng, SourceError};
 use crate::base::{linktype, Timestamp};
-use crate::dissect::dispatch::DecodeAs;
 
 /// libpcap's and tshark's default snap length: whole packets.
 pub const DEFAULT_SNAPLEN: u32 = 262_144;
@@ -54,13 +52,30 @@ const SLL2_LEN: usize = 20;
 /// Which packets the kernel keeps.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FilterChoice {
-    /// What poolshark decodes: the default ports, SCTP, IPv4 fragments, plus the ports of these
-    /// decode-as rules.
-    Default(Vec<DecodeAs>),
-    /// An expression (the subset of [`filter`], or libpcap's language with the feature).
-    Expression(String),
+    /// A filter its caller compiled (`filter::capture::compiled_default`, what poolshark
+    /// decodes, and `compiled_expression`, a `-f` expression).
+    Compiled(CompiledFilter),
     /// Every packet.
     All,
+}
+
+/// A capture filter ready for either backend.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompiledFilter {
+    /// The program for devices whose frames begin with an Ethernet header (Ethernet, loopback),
+    /// or why poolshark could not compile one (the message of a refused expression).
+    pub ethernet: Result<Vec<bpf::Insn>, String>,
+    /// The program for devices whose frames begin at the network header (cooked sockets, `any`,
+    /// tun devices), or why there is none.
+    pub network: Result<Vec<bpf::Insn>, String>,
+    /// Whether the expression is beyond what poolshark compiles: [`Backend::Auto`] then takes
+    /// libpcap, when built with it.
+    pub beyond_subset: bool,
+    /// The same filter in libpcap's language.
+    pub expression: String,
+    /// The filter as the user wrote it, or a description of the default
+    /// ([`InterfaceInfo::filter`]).
+    pub description: String,
 }
 
 /// Which capture mechanism to use.
@@ -87,6 +102,7 @@ pub struct LiveOptions {
     /// Interface names (`any` for all of them, cooked); at least one.
     pub interfaces: Vec<String>,
     pub snaplen: u32,
+    /// Every packet ([`LiveOptions::new`]) unless the caller sets a compiled filter.
     pub filter: FilterChoice,
     /// Stop after this many frames.
     pub count: Option<u64>,
@@ -106,7 +122,7 @@ impl LiveOptions {
         LiveOptions {
             interfaces: vec![interface.to_string()],
             snaplen: DEFAULT_SNAPLEN,
-            filter: FilterChoice::Default(Vec::new()),
+            filter: FilterChoice::All,
             count: None,
             duration: None,
             poll_interval: Duration::from_millis(100),
@@ -636,7 +652,7 @@ fn open_backend(
         Backend::Auto => {
             !cfg!(target_os = "linux")
                 || (cfg!(feature = "libpcap")
-                    && matches!(&opts.filter, FilterChoice::Expression(e) if filter::parse(e).is_err()))
+                    && matches!(&opts.filter, FilterChoice::Compiled(c) if c.beyond_subset))
         }
     };
     if use_pcap {
@@ -729,22 +745,18 @@ fn open_afpacket(
     snaplen: u32,
 ) -> Result<(afpacket::Socket, afpacket::Mode, u32), LiveError> {
     let dev = afpacket::device(name).map_err(|e| LiveError::from_io(name, e))?;
-    let framing = match dev.mode {
-        afpacket::Mode::Ethernet => filter::Framing::Ethernet,
-        afpacket::Mode::RawIp | afpacket::Mode::Cooked => filter::Framing::Network,
-    };
     let program = match &opts.filter {
-        FilterChoice::All => filter::accept_all(),
-        FilterChoice::Default(rules) => filter::compile(&filter::default_filter(rules), framing)
-            .map_err(|e| LiveError::filter(name, e))?,
-        FilterChoice::Expression(text) => {
-            let e = filter::parse(text).map_err(|e| LiveError::filter(name, e))?;
-            filter::compile(&e, framing).map_err(|e| LiveError::filter(name, e))?
+        FilterChoice::All => bpf::accept_all(),
+        FilterChoice::Compiled(c) => match dev.mode {
+            afpacket::Mode::Ethernet => &c.ethernet,
+            afpacket::Mode::RawIp | afpacket::Mode::Cooked => &c.network,
         }
+        .clone()
+        .map_err(|e| LiveError::filter(name, &e))?,
     };
     // Only loopback devices (and `any`, which includes lo) echo their own packets.
     let program = if dev.arphrd.is_none_or(|t| t == afpacket::ARPHRD_LOOPBACK) {
-        filter::without_loopback_echoes(&program)
+        bpf::without_loopback_echoes(&program)
     } else {
         program
     };
@@ -761,13 +773,7 @@ fn open_afpacket(
 fn describe_filter(f: &FilterChoice) -> String {
     match f {
         FilterChoice::All => "none (every packet)".into(),
-        FilterChoice::Default(rules) if rules.is_empty() => {
-            "default (what poolshark decodes)".into()
-        }
-        FilterChoice::Default(_) => {
-            "default (what poolshark decodes, with the decode-as ports)".into()
-        }
-        FilterChoice::Expression(e) => e.clone(),
+        FilterChoice::Compiled(c) => c.description.clone(),
     }
 }
 

@@ -52,8 +52,7 @@ impl PcapCapture {
             .map_err(|e| map_error(iface, e))?;
         let expression = match &opts.filter {
             FilterChoice::All => None,
-            FilterChoice::Expression(e) => Some(e.clone()),
-            FilterChoice::Default(rules) => Some(default_expression(rules)),
+            FilterChoice::Compiled(c) => Some(c.expression.clone()),
         };
         if let Some(e) = expression {
             cap.filter(&e, true).map_err(|err| {
@@ -103,39 +102,4 @@ impl PcapCapture {
             .ok()
             .map(|s| (u64::from(s.received), u64::from(s.dropped)))
     }
-}
-
-/// The default filter in libpcap's language: the same packets as the built-in program.
-fn default_expression(rules: &[crate::dissect::dispatch::DecodeAs]) -> String {
-    use crate::dissect::dispatch::Selector;
-    use crate::dissect::Transport;
-    let mut udp: Vec<u16> = super::filter::DEFAULT_UDP_PORTS.to_vec();
-    let mut tcp: Vec<u16> = super::filter::DEFAULT_TCP_PORTS.to_vec();
-    for r in rules {
-        if let Selector::Port(t, p) = r.selector {
-            if matches!(t, None | Some(Transport::Udp)) && !udp.contains(&p) {
-                udp.push(p);
-            }
-            if matches!(t, None | Some(Transport::Tcp)) && !tcp.contains(&p) {
-                tcp.push(p);
-            }
-        }
-    }
-    let ports = |proto: &str, ps: &[u16]| {
-        ps.iter()
-            .map(|p| format!("{proto} port {p}"))
-            .collect::<Vec<_>>()
-            .join(" or ")
-    };
-    let tunnels = super::filter::TUNNEL_PROTOCOLS
-        .iter()
-        .map(|p| format!("ip proto {p} or ip6 proto {p}"))
-        .collect::<Vec<_>>()
-        .join(" or ");
-    format!(
-        "sctp or {tunnels} or (ip and ip[6:2] & 0x1fff != 0) or (ip6 and (ip6[6] == 0 or \
-         ip6[6] == 43 or ip6[6] == 44 or ip6[6] == 60)) or {} or {}",
-        ports("udp", &udp),
-        ports("tcp", &tcp)
-    )
 }

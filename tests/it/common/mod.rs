@@ -239,8 +239,9 @@ pub fn encapsulations() -> Vec<(
     Vec<poolshark::generate::tunnel::Layer>,
     Option<usize>,
 )> {
-    use poolshark::generate::link::VlanTag;
-    use poolshark::generate::tunnel::{Layer, GENEVE_PORT, VXLAN_PORT};
+    use poolshark::generate::tunnel::Layer;
+    use poolshark::wire::tunnel::{GENEVE_PORT, VXLAN_PORT};
+    use poolshark::wire::vlan::VlanTag;
     let gre = |v6, key, ethernet, vlans: Vec<VlanTag>| Layer::Gre {
         v6,
         key,

@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use poolshark::analyse::failover::analyser::EventSource;
 use poolshark::analyse::failover::Event;
+use poolshark::analyse::failover::EventSource;
 use poolshark::pipeline::{Decoded, Options, Pipeline, Sink};
 use poolshark::source::file::FileSource;
 

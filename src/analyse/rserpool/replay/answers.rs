@@ -1,9 +1,9 @@
 //! Handle Resolution Responses: checked under every profile, recorded in the timeline; and the
 //! goodness-of-fit findings of randomised pools.
 
-use super::{subject, Replay, Scope, FIT_BLOCK};
+use super::{subject, Engine, Scope, FIT_BLOCK};
 use crate::analyse::rserpool::directory::RegistrarId;
-use crate::analyse::rserpool::event::{Meta, PeInfo};
+use crate::analyse::rserpool::events::{Meta, PeInfo};
 use crate::analyse::rserpool::handle::{pe_hex, pe_list, pe_text, PoolHandle};
 use crate::analyse::rserpool::rules::{Draft, Rule};
 use crate::analyse::rserpool::selection::{describe_settings, Checked, Expectation, ProfilePool};
@@ -38,7 +38,7 @@ fn observe(
     });
 }
 
-impl Replay {
+impl Engine {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn resolution(
         &mut self,

@@ -1,16 +1,16 @@
 //! The replay engine: events in; registrars, pools and reference selection state updated;
 //! answers checked; findings and the timeline out. This file holds the state and the operations
-//! on it; `events.rs` what each event does, `answers.rs` the checking of answers.
+//! on it; `handlers.rs` what each event does, `answers.rs` the checking of answers.
 
 mod answers;
-mod events;
+mod handlers;
 
 use answers::fit_drafts;
 
 use std::collections::{BTreeMap, HashMap};
 
 use super::directory::{Change, Directory, RegistrarId};
-use super::event::{Endpoint, Meta, PeInfo};
+use super::events::{Endpoint, Meta, PeInfo};
 use super::handle::{pe_hex, PoolHandle};
 use super::membership::{Added, Origin, Reason, Removal};
 use super::pending::Pending;
@@ -124,7 +124,7 @@ enum Scope {
     Profile(usize),
 }
 
-pub struct Replay {
+pub struct Engine {
     profiles: Vec<&'static Profile>,
     auto: bool,
     directory: Directory,
@@ -169,12 +169,12 @@ fn subject(pool: &PoolHandle) -> Subject {
     Subject::Pool(pool.to_string())
 }
 
-impl Replay {
+impl Engine {
     /// A replay under `profiles` (the first one leads the timeline); `auto` holds the per-profile
     /// findings until the end and reports, per registrar, those of the profile it follows.
     pub fn new(profiles: Vec<&'static Profile>, auto: bool) -> Self {
         let n = profiles.len();
-        Replay {
+        Engine {
             profiles,
             auto,
             directory: Directory::new(MAX_REGISTRARS),
