@@ -12,8 +12,6 @@ pub mod generate;
 pub mod hash;
 pub mod input;
 pub mod leases;
-pub mod leases_kea;
-pub mod leases_usage;
 pub mod limits;
 pub mod probe;
 pub mod read;

@@ -1,9 +1,11 @@
-//! The runs of the commands that read captures: for each, its sinks (what the pipeline feeds) and
-//! the wiring of a run (sources, pipelines, threads, reports, exit code), from options the
-//! command line (or a test, a fuzz target, the TUI) makes. One file per command (`read`, `check`,
-//! `stats`, `export`, `capture`); `files.rs` runs files through their pipelines (several at once,
-//! in order), `analysis.rs` sets up the analysers `check`, `stats`, `export`, `capture --check`
-//! and the TUI share, `progress.rs` draws the progress bars.
+//! The runs of the commands, from options the command line (or a test, a fuzz target) makes,
+//! already parsed. One file per command: for those that read captures (`read`, `check`, `stats`,
+//! `export`, `capture`) its sinks (what the pipeline feeds) and the wiring of a run (sources,
+//! pipelines, threads, reports, exit code); `tui` wires the TUI; `leases`, `hash`, `simulate`,
+//! `generate`, `probe` and `rules` read, compute and write what their command says. `files.rs`
+//! runs files through their pipelines (several at once, in order), `analysis.rs` sets up the
+//! analysers `check`, `stats`, `export`, `capture --check` and the TUI share, `progress.rs` draws
+//! the progress bars.
 
 pub mod analysis;
 pub mod capture;
@@ -11,10 +13,17 @@ pub mod check;
 pub mod configs;
 pub mod export;
 pub mod files;
+pub mod generate;
+pub mod hash;
+pub mod leases;
+pub mod probe;
 pub mod progress;
 pub mod read;
+pub mod rules;
 pub mod seeds;
+pub mod simulate;
 pub mod stats;
+pub mod tui;
 
 /// Exit codes shared by every subcommand.
 pub mod exit {

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::leases::{emit, exit_code, ranges_config, system_now, Format, LeasesArgs};
-use super::leases_usage;
+use super::pool_usage;
+use super::{emit, exit_code, ranges_config, system_now, Format, Options};
 use crate::analyse::usage;
 use crate::config::ServerConfig;
 use crate::proto::lb::Family;
@@ -26,7 +26,7 @@ fn state_at(l: &KeaLease, now: i64) -> &'static str {
 }
 
 pub fn run(
-    args: &LeasesArgs,
+    args: &Options,
     label: &str,
     bytes: &[u8],
     v6: bool,
@@ -85,10 +85,10 @@ pub fn run(
                 o.push_str(&format!("subnet {id}: {}\n", by.join(", ")));
             }
             if let Some(u) = &usage {
-                leases_usage::text(u, &args.alarms, &mut o);
+                pool_usage::text(u, &args.alarms, &mut o);
             }
             if let Some(v) = &verdict {
-                o.push_str(&leases_usage::verdict_text(v, &args.alarms));
+                o.push_str(&pool_usage::verdict_text(v, &args.alarms));
             }
             emit(&o)?;
         }
@@ -113,10 +113,10 @@ pub fn run(
                 "configs": servers.iter().map(|c| c.file.clone()).collect::<Vec<_>>(),
                 "now": now,
                 "subnets": subnets,
-                "usage": usage.as_ref().map_or(serde_json::Value::Null, |u| leases_usage::json(u, &args.alarms)),
+                "usage": usage.as_ref().map_or(serde_json::Value::Null, |u| pool_usage::json(u, &args.alarms)),
             });
             if let (Some(v), serde_json::Value::Object(o)) = (&verdict, &mut m) {
-                o.insert("alarms".into(), leases_usage::verdict_json(v));
+                o.insert("alarms".into(), pool_usage::verdict_json(v));
             }
             emit(&format!(
                 "{}\n",
@@ -126,7 +126,7 @@ pub fn run(
         Format::Csv => {
             let mut s = String::new();
             if let Some(u) = &usage {
-                leases_usage::csv(u, &args.alarms, &mut s);
+                pool_usage::csv(u, &args.alarms, &mut s);
             } else {
                 eprintln!(
                     "poolshark: {label}: --format csv lists the pools of --config: none given"
