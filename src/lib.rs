@@ -10,7 +10,7 @@
 
 pub mod analyse;
 pub mod base;
-pub mod cli;
+pub(crate) mod cli;
 pub mod config;
 pub mod dissect;
 pub mod error;
@@ -21,12 +21,15 @@ pub mod generate;
 pub mod handoff;
 pub mod output;
 pub mod pipeline;
-pub mod privileges;
+pub(crate) mod privileges;
 pub mod probe;
 pub mod proto;
 pub mod run;
 pub mod source;
 #[doc(hidden)]
 pub mod test_support;
-pub mod tui;
+pub(crate) mod tui;
 pub mod wire;
+
+/// The command line (`poolshark ...`): what the binary runs; returns the exit code.
+pub use cli::main;

@@ -1,3 +1,3 @@
 fn main() {
-    std::process::exit(poolshark::cli::main());
+    std::process::exit(poolshark::main());
 }

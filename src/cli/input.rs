@@ -10,7 +10,6 @@ use crate::pipeline::Options;
 use crate::proto::rserpool::Encoding;
 use crate::run::anyhow_like::{Error, Result};
 use crate::run::files::Files;
-use crate::source::file::FileSource;
 use crate::source::live::FilterChoice;
 
 #[derive(Args, Debug, Clone)]
@@ -139,10 +138,6 @@ impl CaptureArgs {
     /// The capture file: FILE or `-r FILE` (clap requires one and refuses both).
     pub fn file(&self) -> &str {
         self.file.as_deref().or(self.read.as_deref()).unwrap_or("-")
-    }
-
-    pub fn open(&self) -> Result<FileSource> {
-        crate::run::files::open_file(self.file())
     }
 }
 

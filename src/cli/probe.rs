@@ -10,8 +10,6 @@ use crate::probe::{BucketSet, Family, KeyKind, Pace};
 use crate::run::anyhow_like::{Error, Result};
 use crate::run::probe::{self, Format};
 
-/// Probes a second by default: 256 buckets in 13 s, a load no server notices.
-pub const DEFAULT_RATE: f64 = 20.0;
 /// The highest rate taken without --force: a pair that serves a few hundred clients a second
 /// at its busiest should not see the probe double that.
 pub const MAX_RATE: f64 = 100.0;

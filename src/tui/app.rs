@@ -397,10 +397,12 @@ impl App {
         self.base_interval_ns.saturating_mul(self.multiple)
     }
 
+    #[cfg(test)]
     pub fn subjects(&self) -> &[Entry] {
         &self.subjects
     }
 
+    #[cfg(test)]
     pub fn findings(&self) -> &[Finding] {
         &self.findings
     }

@@ -281,12 +281,10 @@ impl RecentFrames {
         }
     }
 
-    pub fn len(&self) -> usize {
+    /// Frames kept (the tests' view of the bound).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.frames.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.frames.is_empty()
     }
 }
 

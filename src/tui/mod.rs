@@ -32,4 +32,4 @@ mod tests;
 pub use app::App;
 pub use event_loop::{run, FrameLookup};
 pub use loader::{Loader, LoaderConfig};
-pub use snapshot::{Data, LoadState, Progress, Update};
+pub use snapshot::LoadState;
