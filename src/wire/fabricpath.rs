@@ -38,6 +38,15 @@ pub(crate) fn fabricpath(data: &[u8]) -> Result<LinkLayer, DecodeError> {
     })
 }
 
+/// Appends a FabricPath header: the outer (switch) addresses, the EtherType, the FTag (10 bits)
+/// and the TTL (6 bits); the Ethernet frame it carries goes after it ([`super::ethernet::emit`]).
+pub fn emit(out: &mut Vec<u8>, outer_dst: [u8; 6], outer_src: [u8; 6], ftag: u16, ttl: u8) {
+    out.extend_from_slice(&outer_dst);
+    out.extend_from_slice(&outer_src);
+    super::bytes::be16(out, ETHERTYPE_FABRICPATH);
+    super::bytes::be16(out, (ftag & 0x3ff) << 6 | u16::from(ttl & 0x3f));
+}
+
 /// The display fields of Cisco FabricPath (`cfp`): tshark decodes its 16-byte header in place of the Ethernet one (naming
 /// "eth" in `frame.protocols` but giving none of its fields), then the frame inside. No FCS
 /// is taken off the end, where Wireshark takes the last 4 bytes for one.
@@ -55,4 +64,57 @@ pub fn fields(v: &View, s: Span) -> Option<(Field, Next)> {
         Field::uint("cfp.ttl", "TTL", w & 0x3f, a + 14, 2),
     ]);
     Some((tree, Next::EthernetFrame(s.from(FABRICPATH_HEADER))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::ethernet::{self, ETHERTYPE_IPV4};
+    use crate::wire::link::Network;
+
+    /// A FabricPath header around an Ethernet frame carrying (the start of) an IPv4 packet.
+    fn frame() -> Vec<u8> {
+        let mut b = Vec::new();
+        emit(&mut b, [2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2], 0x2a5, 0x21);
+        ethernet::emit(
+            &mut b,
+            [0, 1, 2, 3, 4, 5],
+            [6, 7, 8, 9, 10, 11],
+            &[],
+            ETHERTYPE_IPV4,
+        );
+        b.extend_from_slice(&[0x45, 0, 0, 20]);
+        b
+    }
+
+    #[test]
+    fn emit_then_parse_gives_the_inner_frame() {
+        let b = frame();
+        assert_eq!(b[12..14], ETHERTYPE_FABRICPATH.to_be_bytes());
+        let l = fabricpath(&b).unwrap();
+        assert_eq!(l.dst_mac, Some([0, 1, 2, 3, 4, 5]));
+        assert_eq!(l.src_mac, Some([6, 7, 8, 9, 10, 11]));
+        assert_eq!((l.network, l.offset, l.vlan_tags), (Network::Ipv4, 30, 0));
+        // Cut inside the inner Ethernet header: an error at the inner header, never a panic.
+        for n in 0..FABRICPATH_HEADER + 14 {
+            let e = fabricpath(&b[..n]).unwrap_err();
+            assert_eq!(e.offset, FABRICPATH_HEADER, "cut at {n}");
+        }
+    }
+
+    #[test]
+    fn fields_of_an_emitted_header() {
+        use crate::wire::view::tests::{value, views};
+        let b = frame();
+        for (v, s) in views(&b) {
+            let (tree, next) = fields(&v, s).unwrap();
+            assert_eq!(value(&tree, "cfp.etype"), "0x8903");
+            assert_eq!(value(&tree, "cfp.ftag"), "677");
+            assert_eq!(value(&tree, "cfp.ttl"), "33");
+            assert_eq!(next, Next::EthernetFrame(s.from(FABRICPATH_HEADER)));
+            for n in 0..FABRICPATH_HEADER {
+                assert!(fields(&v, Span { at: 0, end: n }).is_none(), "cut at {n}");
+            }
+        }
+    }
 }

@@ -27,6 +27,41 @@ pub fn parse(data: &[u8]) -> Option<Overlay> {
     })
 }
 
+/// Teredo's authentication header (RFC 4380 5.1.1): the client identifier, the authentication
+/// value, the nonce and the confirmation byte.
+#[derive(Clone, Copy, Debug)]
+pub struct Authentication<'a> {
+    pub client_id: &'a [u8],
+    pub value: &'a [u8],
+    pub nonce: [u8; 8],
+    pub confirmation: u8,
+}
+
+/// Appends Teredo's optional headers (the IPv6 packet goes after them): the authentication
+/// header, then the origin indication with the port and IPv4 address obfuscated (each bit
+/// inverted) as RFC 4380 5.1.1 writes them. `None` for a header skips it. The identifier and
+/// the value are cut at 255 bytes, what their one-byte lengths can say.
+pub fn emit(
+    out: &mut Vec<u8>,
+    auth: Option<Authentication>,
+    origin: Option<(u16, std::net::Ipv4Addr)>,
+) {
+    if let Some(a) = auth {
+        let id = &a.client_id[..a.client_id.len().min(255)];
+        let value = &a.value[..a.value.len().min(255)];
+        out.extend_from_slice(&[0, 1, id.len() as u8, value.len() as u8]);
+        out.extend_from_slice(id);
+        out.extend_from_slice(value);
+        out.extend_from_slice(&a.nonce);
+        out.push(a.confirmation);
+    }
+    if let Some((port, addr)) = origin {
+        out.extend_from_slice(&[0, 0]);
+        out.extend_from_slice(&(!port).to_be_bytes());
+        out.extend_from_slice(&(!u32::from(addr)).to_be_bytes());
+    }
+}
+
 /// The display tree of Teredo's headers (`teredo`): `header` bytes at `s.at` (from [`parse`]),
 /// the IPv6 packet after them.
 pub fn fields(s: Span, header: usize) -> Field {
@@ -36,6 +71,54 @@ pub fn fields(s: Span, header: usize) -> Field {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn emit_then_parse_finds_the_ipv6_packet() {
+        let mut ipv6 = vec![0x60, 0, 0, 0, 0, 0, 59, 64];
+        ipv6.extend_from_slice(&[0; 32]);
+        let auth = Authentication {
+            client_id: b"id",
+            value: b"value",
+            nonce: [1, 2, 3, 4, 5, 6, 7, 8],
+            confirmation: 0,
+        };
+        let origin = Some((40000, std::net::Ipv4Addr::new(192, 0, 2, 45)));
+        for (a, o, len) in [
+            (None, None, 0),
+            (None, origin, 8),
+            (Some(auth), None, 20),
+            (Some(auth), origin, 28),
+        ] {
+            let mut b = Vec::new();
+            emit(&mut b, a, o);
+            assert_eq!(b.len(), len);
+            if o.is_some() {
+                // RFC 4380 4's example: port 40000 obfuscated is 0x63bf, 192.0.2.45 is
+                // 0x3ffffdd2 (the last 48 bits of 2001:0000:4136:e378:8000:63bf:3fff:fdd2).
+                assert_eq!(b[len - 6..], [0x63, 0xbf, 0x3f, 0xff, 0xfd, 0xd2]);
+            }
+            b.extend_from_slice(&ipv6);
+            let t = parse(&b).expect("teredo");
+            assert_eq!(
+                (t.header_len, t.protocol, t.vni),
+                (len, ETHERTYPE_IPV6, None)
+            );
+            assert_eq!(
+                fields(
+                    Span {
+                        at: 0,
+                        end: b.len()
+                    },
+                    t.header_len
+                )
+                .len,
+                len
+            );
+            for cut in 0..b.len() {
+                assert!(parse(&b[..cut]).is_none(), "cut at {cut}");
+            }
+        }
+    }
 
     #[test]
     fn teredo_headers_before_ipv6() {
