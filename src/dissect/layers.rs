@@ -35,8 +35,8 @@ use crate::wire::tunnel::{
 use crate::wire::view::{Next, Span, View};
 use crate::wire::vlan::{MAX_VLAN_TAGS, VLAN_TPIDS};
 use crate::wire::{
-    arp, ethernet, fabricpath, geneve, gre, icmp, ipv4, ipv6, mpls, ppp, sctp, sll, tcp, teredo,
-    udp, vlan, vxlan,
+    arp, ethernet, fabricpath, geneve, gre, icmp, ipv4, ipv6, loopback, mpls, ppp, sctp, sll, tcp,
+    teredo, udp, vlan, vxlan,
 };
 
 /// Every field name the trees can hold (protocols included), for the display filters and the
@@ -515,12 +515,7 @@ impl Walk<'_> {
             }
             linktype::NULL | linktype::LOOP => {
                 self.out.protocols.push("null");
-                // The family's byte order varies; the IP version says what follows.
-                match v.u8(4, all).map(|b| b >> 4) {
-                    Some(4) => Next::Ipv4(all.from(4)),
-                    Some(6) => Next::Ipv6(all.from(4)),
-                    _ => Next::End,
-                }
+                loopback::fields(&v, all)
             }
             _ => Next::End,
         }

@@ -1,8 +1,41 @@
-//! ARP (RFC 826): the display fields of a request or reply, with Ethernet and IPv4 addresses.
+//! ARP (RFC 826): the checked parse, the display fields and the emit of a request or reply, with
+//! Ethernet and IPv4 addresses.
 
 use super::ethernet::ETHERTYPE_IPV4;
 use super::view::{hex, Span, View};
+use crate::error::DecodeError;
 use crate::field::{Field, Value};
+
+/// An ARP packet of Ethernet and IPv4 addresses (the only kind poolshark reads further than its
+/// fixed header).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arp {
+    pub op: u16,
+    pub sha: [u8; 6],
+    pub spa: [u8; 4],
+    pub tha: [u8; 6],
+    pub tpa: [u8; 4],
+}
+
+/// Reads an ARP packet's opcode and its Ethernet and IPv4 addresses (28 bytes; the hardware and
+/// protocol types and lengths are not checked, as tshark's Info column does not).
+pub fn parse(d: &[u8]) -> Result<Arp, DecodeError> {
+    let get = |r: std::ops::Range<usize>| d.get(r);
+    let (Some(op), Some(sha), Some(spa), Some(tha), Some(tpa)) =
+        (get(6..8), get(8..14), get(14..18), get(18..24), get(24..28))
+    else {
+        return Err(DecodeError::truncated(0, "ARP packet", 28, d.len()));
+    };
+    let array = |b: &[u8]| -> [u8; 6] { b.try_into().unwrap_or([0; 6]) };
+    let quad = |b: &[u8]| -> [u8; 4] { b.try_into().unwrap_or([0; 4]) };
+    Ok(Arp {
+        op: u16::from_be_bytes([op[0], op[1]]),
+        sha: array(sha),
+        spa: quad(spa),
+        tha: array(tha),
+        tpa: quad(tpa),
+    })
+}
 
 /// The display fields of an ARP packet (`arp`; the addresses of Ethernet and IPv4's);
 /// `None` when its fixed header is cut short.
@@ -82,19 +115,20 @@ pub fn fields(v: &View, s: Span) -> Option<Field> {
 
 /// The one-line summary of an ARP packet, as tshark's Info column writes it.
 pub fn info(d: &[u8]) -> String {
-    let (Some(op), Some(sha), Some(spa), Some(tha), Some(tpa)) = (
-        d.get(6..8),
-        d.get(8..14),
-        d.get(14..18),
-        d.get(18..24),
-        d.get(24..28),
-    ) else {
+    let Ok(Arp {
+        op,
+        sha,
+        spa,
+        tha,
+        tpa,
+    }) = parse(d)
+    else {
         return "ARP (truncated)".into();
     };
-    let ip = |b: &[u8]| std::net::Ipv4Addr::new(b[0], b[1], b[2], b[3]);
-    let request = op == [0, 1];
+    let ip = std::net::Ipv4Addr::from;
+    let request = op == 1;
     // RFC 5227's probe and announcement, then gratuitous ARP, as tshark names them.
-    match u16::from_be_bytes([op[0], op[1]]) {
+    match op {
         1 if spa == [0; 4] => format!("Who has {}? (ARP Probe)", ip(tpa)),
         1 if spa == tpa && tha == [0; 6] => format!("ARP Announcement for {}", ip(spa)),
         1 | 2 if spa == tpa => format!(
@@ -103,7 +137,7 @@ pub fn info(d: &[u8]) -> String {
             if request { "Request" } else { "Reply" }
         ),
         1 => format!("Who has {}? Tell {}", ip(tpa), ip(spa)),
-        2 => format!("{} is at {}", ip(spa), crate::field::hex_colons(sha)),
+        2 => format!("{} is at {}", ip(spa), crate::field::hex_colons(&sha)),
         o => format!("ARP opcode {o}"),
     }
 }
@@ -144,8 +178,17 @@ mod tests {
             assert!(cut.find("arp.dst.hw_mac").is_none());
         }
         assert_eq!(info(&b), "10.0.0.1 is at 02:02:02:02:02:02");
+        let arp = Arp {
+            op: 2,
+            sha: [2; 6],
+            spa: [10, 0, 0, 1],
+            tha: [4; 6],
+            tpa: [10, 0, 0, 2],
+        };
+        assert_eq!(parse(&b), Ok(arp));
         for n in 0..b.len() {
-            info(&b[..n]);
+            assert_eq!(parse(&b[..n]).map_err(|e| e.offset), Err(0), "cut at {n}");
+            assert_eq!(info(&b[..n]), "ARP (truncated)");
         }
     }
 }
