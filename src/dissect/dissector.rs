@@ -523,13 +523,12 @@ impl Dissector {
                 icmp::info(seg.data)
             };
         }
-        let error = matches!(
-            (v6, seg.data.first()),
-            (false, Some(3 | 4 | 5 | 11 | 12)) | (true, Some(1..=4))
-        );
         // Type, code, checksum and a word of its own before the quoted packet.
-        let quoted = seg.data.get(8..).unwrap_or_default();
-        if !error || quoted.is_empty() {
+        let Ok(header) = icmp::parse(seg.data) else {
+            return;
+        };
+        let quoted = header.body;
+        if !header.is_error(v6) || quoted.is_empty() {
             return;
         }
         let mut ignored = Vec::new();

@@ -1,8 +1,47 @@
-//! ICMP (RFC 792) and ICMPv6 (RFC 4443): the display fields of the header, and the packet an
-//! error quotes.
+//! ICMP (RFC 792) and ICMPv6 (RFC 4443): the checked parse, the display fields and the emit of
+//! the header, and the packet an error quotes.
 
 use super::view::{hex, Next, Span, View};
+use crate::error::DecodeError;
 use crate::field::Field;
+
+/// An ICMP or ICMPv6 message: its 8-byte header (type, code, checksum, the word of the type's
+/// own) and what follows it (an error's quoted packet, an echo's data).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Icmp<'a> {
+    pub kind: u8,
+    pub code: u8,
+    pub checksum: u16,
+    pub rest: [u8; 4],
+    pub body: &'a [u8],
+}
+
+impl Icmp<'_> {
+    /// Whether the message is an error, which quotes the packet that caused it: ICMP's
+    /// destination unreachable, source quench, redirect, time exceeded and parameter problem;
+    /// ICMPv6's types 1 to 4 (RFC 4443 2.1: the error messages below 128).
+    pub fn is_error(&self, v6: bool) -> bool {
+        if v6 {
+            matches!(self.kind, 1..=4)
+        } else {
+            matches!(self.kind, 3 | 4 | 5 | 11 | 12)
+        }
+    }
+}
+
+/// Reads an ICMP or ICMPv6 header (8 bytes; the checksum is not verified).
+pub fn parse(d: &[u8]) -> Result<Icmp<'_>, DecodeError> {
+    let (Some(h), Some(body)) = (d.get(..8), d.get(8..)) else {
+        return Err(DecodeError::truncated(0, "ICMP header", 8, d.len()));
+    };
+    Ok(Icmp {
+        kind: h[0],
+        code: h[1],
+        checksum: u16::from_be_bytes([h[2], h[3]]),
+        rest: [h[4], h[5], h[6], h[7]],
+        body,
+    })
+}
 
 /// The display fields of ICMP or ICMPv6 (`icmp`, `icmpv6`; its protocol name comes first):
 /// type, code, checksum; then the packet an error message quotes (not in a
@@ -268,10 +307,27 @@ mod tests {
             }
         }
         assert_eq!(info(&b), "Destination unreachable (Port unreachable)");
+        let h = parse(&b).unwrap();
+        let sum = u16::from_be_bytes([b[2], b[3]]);
+        assert_eq!((h.kind, h.code, h.checksum, h.rest), (3, 3, sum, [0; 4]));
+        assert_eq!(h.body, &[0x45; 20]);
+        // Type 3: ICMP's destination unreachable, ICMPv6's time exceeded: an error in both.
+        assert!(h.is_error(false) && h.is_error(true));
+        assert!(!Icmp { kind: 8, ..h }.is_error(false) && !Icmp { kind: 5, ..h }.is_error(true));
+        for n in 0..8 {
+            assert_eq!(
+                parse(&b[..n]).map(|_| ()).unwrap_err().offset,
+                0,
+                "cut at {n}"
+            );
+        }
         let mut echo = Vec::new();
         emit(&mut echo, 128, 0, [0, 1, 0, 2], b"ping", 0);
         let (v, s) = views(&echo)[0];
         assert_eq!(fields(&v, s, true, false).2, Next::Data);
+        let h = parse(&echo).unwrap();
+        assert_eq!((h.kind, h.rest, h.body), (128, [0, 1, 0, 2], &b"ping"[..]));
+        assert!(!h.is_error(true) && !h.is_error(false));
         for n in 0..echo.len() {
             info_v6(&echo[..n]);
         }
