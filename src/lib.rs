@@ -2,11 +2,14 @@
 //! DHCPv4/DHCPv6 and the ISC DHCP failover protocol.
 //!
 //! The modules follow the flow of data:
-//! [`source`] (frames) -> [`dissect`] (link, IP, UDP, TCP, SCTP, reassembly, dispatch) ->
-//! [`proto`] (messages) -> [`analyse`] (events, reference algorithms, findings) -> [`output`]
-//! and [`tui`]. [`config`] reads the operator's own setup (dhcpd.conf, Kea's configuration), which
+//! [`source`] (frames) -> [`dissect`] (the walk over the lower layers of [`wire`], reassembly,
+//! dispatch) -> [`proto`] (messages) -> [`pipeline`] / [`handoff`] -> [`analyse`] (events,
+//! reference algorithms, findings) -> [`output`] -> [`run`] (each command's sinks and run).
+//! [`base`] and [`field`] hold what all of them share, [`filter`] the display and capture
+//! filters; [`config`] reads the operator's own setup (dhcpd.conf, Kea's configuration), which
 //! the analysers take as their reference; [`probe`] asks a live DHCP server pair instead of
-//! listening to it.
+//! listening to it. The command line and the terminal UI are the binary's own, behind [`main`].
+//! docs/architecture.md gives the layers and a paragraph per module.
 
 pub mod analyse;
 pub mod base;
