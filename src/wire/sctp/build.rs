@@ -190,11 +190,7 @@ pub fn split_data<'a>(
     ppid: u32,
     unordered: bool,
 ) -> Vec<Chunk<'a>> {
-    let parts: Vec<&[u8]> = if msg.is_empty() {
-        vec![msg]
-    } else {
-        msg.chunks(max_fragment.max(1)).collect()
-    };
+    let parts = fragments(msg, max_fragment);
     let n = parts.len();
     parts
         .into_iter()
@@ -215,6 +211,16 @@ pub fn split_data<'a>(
         .collect()
 }
 
+/// A user message cut into fragments of at most `max_fragment` bytes (one empty fragment for an
+/// empty message), as DATA and I-DATA carry it.
+fn fragments(msg: &[u8], max_fragment: usize) -> Vec<&[u8]> {
+    if msg.is_empty() {
+        vec![msg]
+    } else {
+        msg.chunks(max_fragment.max(1)).collect()
+    }
+}
+
 /// Splits a user message into I-DATA chunks (fragment sequence numbers 0, 1, ...).
 pub fn split_idata<'a>(
     msg: &'a [u8],
@@ -225,11 +231,7 @@ pub fn split_idata<'a>(
     ppid: u32,
     unordered: bool,
 ) -> Vec<Chunk<'a>> {
-    let parts: Vec<&[u8]> = if msg.is_empty() {
-        vec![msg]
-    } else {
-        msg.chunks(max_fragment.max(1)).collect()
-    };
+    let parts = fragments(msg, max_fragment);
     let n = parts.len();
     parts
         .into_iter()

@@ -394,11 +394,9 @@ mod tests {
         assert_eq!(data_chunk(&short).unwrap_err().offset, 16);
     }
 
-    /// Emit then parse: the common header, the checksum (the CRC32c the parse checks) and the
-    /// DATA chunk's fields are the emitted ones; every truncation parses to an error or fewer
-    /// chunks, never a panic.
-    #[test]
-    fn emit_then_parse_round_trips() {
+    /// A packet from port 5000 to 647 (tag 0xfeed) of one whole DATA chunk: TSN 9, stream 2,
+    /// SSN 3, PPID 11, "hello".
+    fn hello_packet() -> Vec<u8> {
         let mut p = Vec::new();
         let chunk = build::Chunk::Data {
             tsn: 9,
@@ -409,6 +407,15 @@ mod tests {
             data: b"hello",
         };
         build::packet(&mut p, 5000, 647, 0xfeed, &[chunk]);
+        p
+    }
+
+    /// Emit then parse: the common header, the checksum (the CRC32c the parse checks) and the
+    /// DATA chunk's fields are the emitted ones; every truncation parses to an error or fewer
+    /// chunks, never a panic.
+    #[test]
+    fn emit_then_parse_round_trips() {
+        let p = hello_packet();
         let h = parse_header(&p).unwrap();
         assert_eq!((h.sport, h.dport, h.vtag), (5000, 647, 0xfeed));
         assert_eq!(h.checksum, crc32c(&p));
@@ -439,16 +446,7 @@ mod tests {
     #[test]
     fn fields_of_an_emitted_packet() {
         use crate::wire::view::tests::{value, views};
-        let mut p = Vec::new();
-        let chunk = build::Chunk::Data {
-            tsn: 9,
-            stream: 2,
-            ssn: 3,
-            ppid: 11,
-            flags: build::DataFlags::WHOLE,
-            data: b"hello",
-        };
-        build::packet(&mut p, 5000, 647, 0xfeed, &[chunk]);
+        let p = hello_packet();
         for (v, s) in views(&p) {
             let (tree, sport, dport, vtag) = show::fields(&v, s).unwrap();
             assert_eq!((sport, dport, vtag), (5000, 647, 0xfeed));
