@@ -186,21 +186,35 @@ pub(crate) struct ReadSink<W: Write> {
     streams: Option<Box<Streams>>,
     /// The UDP ports of VXLAN and Geneve, for the layers' trees.
     tunnels: TunnelPorts,
-    /// Of the columns' tree fields, those each protocol's messages may hold (by
-    /// [`AppProtocol`] number): the others they never have.
-    quick_names: Option<[Vec<String>; 5]>,
+    /// Of the tree fields the columns and the filter name, those each protocol's messages may
+    /// hold (by [`AppProtocol`] number; the others they never have): made with the first
+    /// message, after the columns and the filter are set.
+    names: Option<Box<Names>>,
 }
 
-/// Of `names`, those each protocol's messages may hold ([`crate::proto::may_hold`]), by
-/// [`AppProtocol`] number.
-fn per_protocol(names: &[String]) -> [Vec<String>; 5] {
-    crate::proto::AppProtocol::ALL.map(|p| {
-        names
-            .iter()
-            .filter(|n| crate::proto::may_hold(p, n))
-            .cloned()
-            .collect()
-    })
+/// The tree fields each protocol's messages may hold ([`crate::proto::may_hold`]), by
+/// [`AppProtocol`] number: those the columns name, and whether the filter names any.
+struct Names {
+    columns: [Vec<String>; 5],
+    filter: [bool; 5],
+}
+
+impl Names {
+    fn new(columns: Option<&Columns>, filter: Option<&Filter>) -> Self {
+        let columns = columns.map_or(&[][..], Columns::tree_names);
+        Names {
+            columns: crate::proto::AppProtocol::ALL.map(|p| {
+                columns
+                    .iter()
+                    .filter(|n| crate::proto::may_hold(p, n))
+                    .cloned()
+                    .collect()
+            }),
+            filter: crate::proto::AppProtocol::ALL.map(|p| {
+                filter.is_some_and(|f| f.tree_names().any(|n| crate::proto::may_hold(p, n)))
+            }),
+        }
+    }
 }
 
 impl<W: Write> ReadSink<W> {
@@ -230,7 +244,7 @@ impl<W: Write> ReadSink<W> {
             labels: false,
             streams: None,
             tunnels: TunnelPorts::default(),
-            quick_names: None,
+            names: None,
         }
         .needs()
     }
@@ -348,25 +362,28 @@ impl<W: Write> ReadSink<W> {
 impl<W: Write> Sink for ReadSink<W> {
     fn message(&mut self, d: &Decoded<'_>) {
         let mut fields = Vec::new();
-        let whole = self.verbose || self.json.is_some() || self.filter.is_some();
-        // Columns alone (`-T fields` without a filter) print the values of the fields they
-        // name: read straight from the message where it can say them, so that no tree is built
-        // for a message whose columns are its type or transaction id, or in another protocol.
-        let quick = match &self.columns {
-            Some(c) if !whole && c.needs_trees() => {
-                let names = self
-                    .quick_names
-                    .get_or_insert_with(|| per_protocol(c.tree_names()));
-                let i = d.protocol as usize;
-                names[i]
+        // `-V` and the JSON records show the whole tree. Otherwise a message's tree is built only
+        // when the filter or a column names a field its protocol's trees may hold (a filter on
+        // `dhcp.*` builds none for an ASAP message, which never has one); and a column's value
+        // is read straight from the message where it can say it, so that no tree is built, formatted
+        // and dropped to print a type or a transaction id. The filter reads the trees' value
+        // names (`== Solicit`) too, which those straight reads leave out: a tree for it.
+        let tree = if self.verbose || self.json.is_some() {
+            true
+        } else if self.filter.is_none() && self.columns.as_ref().is_none_or(|c| !c.needs_trees()) {
+            false
+        } else {
+            let (columns, filter) = (self.columns.as_ref(), self.filter.as_ref());
+            let names = self
+                .names
+                .get_or_insert_with(|| Box::new(Names::new(columns, filter)));
+            let i = d.protocol as usize;
+            names.filter[i]
+                || !names.columns[i]
                     .iter()
                     .all(|n| d.message.quick_fields(n, &mut fields))
-                    .then_some(())
-            }
-            _ => Some(()),
         };
-        let columns_need_trees = self.columns.as_ref().is_some_and(Columns::needs_trees);
-        if whole || (columns_need_trees && quick.is_none()) {
+        if tree {
             fields = d.message.fields();
             if let Some(o) = d.frame_offset {
                 for f in &mut fields {
@@ -876,5 +893,43 @@ fn lower_layer_name(column: &'static str) -> &'static str {
         "ARP" => "arp",
         "Ethernet" | "ETH" => "eth",
         _ => "frame",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::fields::FieldsOptions;
+
+    /// Which protocols' messages get a tree for a filter and columns: those whose trees may hold
+    /// a field the filter names (DHCPv6's carry DHCPv4's), and the columns' names each
+    /// protocol's messages may hold; a name of no protocol's family may be anywhere.
+    #[test]
+    fn trees_only_for_the_protocols_named() {
+        let names = |filter: &str, columns: &[&str]| {
+            let f = Filter::parse(filter).expect("filter");
+            let c = (!columns.is_empty())
+                .then(|| Columns::new(columns, FieldsOptions::default()).expect("columns"));
+            Names::new(c.as_ref(), Some(&f))
+        };
+        // ASAP, ENRP, DHCPv4, DHCPv6, failover.
+        let n = names("dhcp.option.dhcp == 5", &[]);
+        assert_eq!(n.filter, [false, false, true, true, false]);
+        assert!(n.columns.iter().all(Vec::is_empty));
+        let n = names("asap.message_type == 3 || dhcpfo.xid > 2", &["dhcpv6.xid"]);
+        assert_eq!(n.filter, [true, true, false, false, true]);
+        assert_eq!(n.columns.map(|c| c.len()), [0, 0, 0, 1, 0]);
+        // Protocols, the frame's and the lower layers' fields are no tree field.
+        let n = names(
+            "udp.port == 67 && frame.len > 10 && asap && ip.ttl < 5",
+            &[],
+        );
+        assert_eq!(n.filter, [false; 5]);
+        // A slice's and a function's arguments are read from the trees too.
+        let n = names(
+            "len(dhcpv6.client_domain) > 1 || enrp.pool_handle_pool_handle[0:1] == 00",
+            &[],
+        );
+        assert_eq!(n.filter, [true, true, false, true, false]);
     }
 }

@@ -215,6 +215,12 @@ impl Filter {
         eval(&self.expr, frame)
     }
 
+    /// The fields of the messages' trees the filter names, each once: a message whose
+    /// protocol's trees never hold one of them needs no tree to be filtered.
+    pub fn tree_names(&self) -> impl Iterator<Item = &str> {
+        self.fields.iter().map(|(n, _)| n.as_str())
+    }
+
     /// Tree fields the filter names that no message of the run had: most likely a typo, or a
     /// field poolshark names differently (`read -V` shows the names).
     pub fn unseen_fields(&self) -> Vec<&str> {
