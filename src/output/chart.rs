@@ -77,7 +77,7 @@ fn add_window(into: &mut Window, w: &Window) {
     into.unjudged = into.unjudged.saturating_add(w.unjudged);
     into.findings = into.findings.saturating_add(w.findings);
     for (m, c) in &w.members {
-        into.members.entry(m.clone()).or_default().add(c);
+        into.members.entry_mut(m).add(c);
     }
     for (g, v) in &w.gauges {
         into.gauges.insert(g.clone(), *v);

@@ -165,16 +165,19 @@ fn record_answer(
     answered: [(Role, bool); 2],
     weights: [f64; 2],
 ) {
-    let name = |r: Role| reg.name(pair.server(r)).to_string();
-    let chosen: Vec<String> = answered
-        .iter()
-        .filter(|(_, yes)| *yes)
-        .map(|(r, _)| name(*r))
-        .collect();
-    let expected: Vec<(String, f64, f64)> = [Role::Primary, Role::Secondary]
-        .into_iter()
-        .map(|r| (name(r), weights[idx(r)], weights[idx(r)]))
-        .collect();
+    // The servers by their registry index, named the first time the pair's series meets them.
+    let mut chosen = [0u64; 2];
+    let mut n = 0;
+    for (r, yes) in answered {
+        if yes {
+            chosen[n] = pair.server(r) as u64;
+            n += 1;
+        }
+    }
+    let expected = [Role::Primary, Role::Secondary].map(|r| {
+        let w = weights[idx(r)];
+        (pair.server(r) as u64, w, w)
+    });
     let kind = match kind {
         Some((profile, hba, text)) if *profile == pair.profile.name && *hba == pair.hba => text,
         _ => {
@@ -185,12 +188,17 @@ fn record_answer(
             &kind.insert((pair.profile.name, pair.hba, text)).2
         }
     };
-    report.timeline.answer(
+    report.timeline.answer_by_key(
         time,
         &Subject::Server(pair.name.clone()),
         kind,
-        &chosen,
-        &expected,
+        None,
+        &chosen[..n],
+        Some(&expected),
+        |server| {
+            reg.name(usize::try_from(server).unwrap_or(usize::MAX))
+                .to_string()
+        },
     );
 }
 

@@ -226,21 +226,24 @@ impl Engine {
             return;
         }
         let source = self.directory.name(reg);
-        let kind = self
-            .registrars
-            .get(&reg)
-            .and_then(|s| s.pools.get(pool))
-            .map_or("RSerPool pool", |e| e.kind.as_str());
-        let chosen: Vec<String> = observed.iter().map(|id| pe_hex(*id)).collect();
-        let expected: Option<Vec<(String, f64, f64)>> =
-            probabilities.map(|p| p.iter().map(|(id, f, a)| (pe_hex(*id), *f, *a)).collect());
-        report.timeline.answer_from(
+        let entry = self.registrars.get(&reg).and_then(|s| s.pools.get(pool));
+        let kind = entry.map_or("RSerPool pool", |e| e.kind.as_str());
+        let made;
+        let subject = match entry {
+            Some(e) => &e.subject,
+            None => {
+                made = subject(pool);
+                &made
+            }
+        };
+        report.timeline.answer_by_key(
             meta.time,
-            &subject(pool),
+            subject,
             kind,
-            &source,
-            &chosen,
-            expected.as_deref(),
+            Some(&source),
+            observed,
+            probabilities,
+            pe_hex,
         );
     }
 

@@ -13,7 +13,13 @@
 //! them at the window's start, at its end and at the most; its windows run without gaps while
 //! it has members (a window with no answers is one in which the members were all idle).
 
+mod members;
+
 use std::collections::{BTreeMap, BTreeSet};
+
+use foldhash::HashMap;
+
+pub use members::Members;
 
 use super::episodes::{Episode, MAX_EPISODES};
 use super::finding::Subject;
@@ -103,7 +109,7 @@ pub struct Window {
     /// seen to hold, a policy not modelled): none of the members' expected counts come from
     /// them, so expected shares are of the others ([`Window::judged`]).
     pub unjudged: u64,
-    pub members: BTreeMap<String, MemberCounts>,
+    pub members: Members,
     /// Last value in the window of each gauge (e.g. "free", "backup"): the value at its end.
     pub gauges: BTreeMap<String, f64>,
     pub findings: u64,
@@ -148,21 +154,33 @@ impl Window {
         expected: Option<&[(String, f64, f64)]>,
         max_members: usize,
     ) {
+        let room =
+            |members: &Members, m: &str| members.len() < max_members || members.contains_key(m);
+        self.count(
+            chosen.iter().map(|m| m.as_str()),
+            expected.map(|e| e.iter().map(|(m, f, a)| (m.as_str(), *f, *a))),
+            |members, m| room(members, m).then(|| members.entry_mut(m)),
+        );
+    }
+
+    /// Counts one answer as [`Window::count_answer`] does, reaching each member (`K`: a name,
+    /// a key) through `at`.
+    fn count<K>(
+        &mut self,
+        chosen: impl Iterator<Item = K>,
+        expected: Option<impl Iterator<Item = (K, f64, f64)>>,
+        mut at: impl FnMut(&mut Members, K) -> Option<&mut MemberCounts>,
+    ) {
         self.answers += 1;
-        let room = |members: &BTreeMap<String, MemberCounts>, m: &str| {
-            members.len() < max_members || members.contains_key(m)
-        };
         let judged = expected.is_some();
-        for (i, m) in chosen.iter().enumerate() {
-            if room(&self.members, m) {
-                bump(&mut self.members, m, |c| {
-                    c.any += 1;
-                    c.unjudged_any += u64::from(!judged);
-                    if i == 0 {
-                        c.first += 1;
-                        c.unjudged_first += u64::from(!judged);
-                    }
-                });
+        for (i, m) in chosen.enumerate() {
+            if let Some(c) = at(&mut self.members, m) {
+                c.any += 1;
+                c.unjudged_any += u64::from(!judged);
+                if i == 0 {
+                    c.first += 1;
+                    c.unjudged_first += u64::from(!judged);
+                }
             }
         }
         let Some(expected) = expected else {
@@ -170,11 +188,9 @@ impl Window {
             return;
         };
         for (m, first, any) in expected {
-            if room(&self.members, m) {
-                bump(&mut self.members, m, |c| {
-                    c.expected_first += first;
-                    c.expected_any += any;
-                });
+            if let Some(c) = at(&mut self.members, m) {
+                c.expected_first += first;
+                c.expected_any += any;
             }
         }
     }
@@ -183,8 +199,8 @@ impl Window {
     pub fn merge(&mut self, o: Window) {
         self.answers = self.answers.saturating_add(o.answers);
         self.unjudged = self.unjudged.saturating_add(o.unjudged);
-        for (k, v) in o.members {
-            self.members.entry(k).or_default().add(&v);
+        for (k, v) in &o.members {
+            self.members.entry_mut(k).add(v);
         }
         // The later window's gauges are the later values.
         self.gauges.extend(o.gauges);
@@ -252,6 +268,49 @@ pub struct Series {
     /// Its episodes in time order (a DHCP pair's: normal, peer-silent, takeover, recovery), as
     /// its analyser last told them (up to [`MAX_EPISODES`]).
     pub episodes: Vec<Episode>,
+    /// The members answers name by key ([`Timeline::answer_by_key`]), numbered: the timeline's
+    /// own bookkeeping, public only so that a series can be made field by field.
+    pub slots: Slots,
+}
+
+/// Members numbered per series in the order they were first counted by key (an RSerPool PE by
+/// its identifier, a DHCP server by its place in the pair), with their names: what
+/// [`Members::slot_mut`] reaches a window's member by. At most [`MAX_SLOTS`]; members past it are
+/// counted by name.
+#[derive(Clone, Debug, Default)]
+pub struct Slots {
+    by_key: HashMap<u64, usize>,
+    names: Vec<String>,
+}
+
+/// Bookkeeping, not content: two series are equal whatever order their members were numbered in.
+impl PartialEq for Slots {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// Members numbered per series at most.
+const MAX_SLOTS: usize = 4096;
+
+impl Slots {
+    /// The slot of `key` (numbered now when new, while there is room) and the member's name.
+    fn of<K: Copy + Into<u64>>(
+        &mut self,
+        key: K,
+        name: &impl Fn(K) -> String,
+    ) -> Option<(usize, &str)> {
+        let i = match self.by_key.get(&key.into()) {
+            Some(&i) => i,
+            None if self.names.len() < MAX_SLOTS => {
+                self.names.push(name(key));
+                self.by_key.insert(key.into(), self.names.len() - 1);
+                self.names.len() - 1
+            }
+            None => return None,
+        };
+        self.names.get(i).map(|n| (i, n.as_str()))
+    }
 }
 
 impl Series {
@@ -459,6 +518,12 @@ impl Timeline {
     }
 
     fn at(&mut self, t: Timestamp, subject: &Subject, kind: &str) -> Option<&mut Window> {
+        self.series_at(t, subject, kind)?.windows.last_mut()
+    }
+
+    /// The series of `subject` with its window of `t` made (the last one), `None` when not
+    /// recording or past the subjects kept.
+    fn series_at(&mut self, t: Timestamp, subject: &Subject, kind: &str) -> Option<&mut Series> {
         let origin = *self.origin.get_or_insert(t);
         if !self.recording {
             return None;
@@ -499,7 +564,7 @@ impl Timeline {
         s.window(ns / s.interval_ns);
         // The count before may be above or below: coarsening removed, window() added.
         self.total_windows = (self.total_windows + s.windows.len()).saturating_sub(before);
-        s.windows.last_mut()
+        Some(s)
     }
 
     /// Records one answer: `chosen` in the order given (first place first) and, per member, the
@@ -517,23 +582,38 @@ impl Timeline {
         }
     }
 
-    /// Records one answer given by `source` (an RSerPool pool's registrar): as
-    /// [`Timeline::answer`], `expected` `None` for an answer the reference could not judge.
+    /// Records one answer as [`Timeline::answer`] does, its members given by key (an RSerPool
+    /// PE's identifier, a DHCP server's place in its pair) and named by `name` the first time a
+    /// series meets them, so that an answer costs no name built and one look-up per member;
+    /// `expected` `None` for an answer the reference could not judge; `source`: who gave it (an
+    /// RSerPool pool's registrar, [`Series::answers_by`]).
     #[allow(clippy::too_many_arguments)]
-    pub fn answer_from(
+    pub fn answer_by_key<K: Copy + Into<u64>>(
         &mut self,
         t: Timestamp,
         subject: &Subject,
         kind: &str,
-        source: &str,
-        chosen: &[String],
-        expected: Option<&[(String, f64, f64)]>,
+        source: Option<&str>,
+        chosen: &[K],
+        expected: Option<&[(K, f64, f64)]>,
+        name: impl Fn(K) -> String,
     ) {
-        let Some(w) = self.at(t, subject, kind) else {
+        let Some(s) = self.series_at(t, subject, kind) else {
             return;
         };
-        w.count_answer(chosen, expected, usize::MAX);
-        if let Some(s) = self.series.get_mut(subject) {
+        let Some(w) = s.windows.last_mut() else {
+            return;
+        };
+        let slots = &mut s.slots;
+        w.count(
+            chosen.iter().copied(),
+            expected.map(|e| e.iter().copied()),
+            |members, key| match slots.of(key, &name) {
+                Some((slot, n)) => Some(members.slot_mut(slot, n)),
+                None => Some(members.entry_mut(&name(key))),
+            },
+        );
+        if let Some(source) = source {
             if let Some(n) = s.answers_by.get_mut(source) {
                 *n += 1;
             } else if s.answers_by.len() < MAX_SOURCES {
@@ -608,9 +688,8 @@ impl Timeline {
         let add = |w: &mut Window| {
             w.findings = w.findings.saturating_add(n);
             if let Some(m) = member {
-                bump(&mut w.members, m, |c| {
-                    c.findings = c.findings.saturating_add(n)
-                });
+                let c = w.members.entry_mut(m);
+                c.findings = c.findings.saturating_add(n);
             }
         };
         if let (Some(origin), Some(s)) = (self.origin, self.series.get_mut(subject)) {
@@ -737,9 +816,7 @@ impl Timeline {
         let n = now.len() as u64;
         if let Some(w) = s.windows.last_mut() {
             for m in &now {
-                if !w.members.contains_key(m) {
-                    w.members.insert(m.clone(), MemberCounts::default());
-                }
+                w.members.entry_mut(m);
             }
             let r = w.registered.get_or_insert(Registered {
                 start: before.len() as u64,
@@ -751,22 +828,6 @@ impl Timeline {
         }
         s.registered = Some(now);
     }
-}
-
-/// Changes a member's counts in a window, the name copied only when it is new there (every
-/// answer comes here once per member).
-fn bump(
-    members: &mut BTreeMap<String, MemberCounts>,
-    name: &str,
-    f: impl FnOnce(&mut MemberCounts),
-) {
-    if let Some(c) = members.get_mut(name) {
-        f(c);
-        return;
-    }
-    let mut c = MemberCounts::default();
-    f(&mut c);
-    members.insert(name.to_string(), c);
 }
 
 fn elapsed_ns(origin: Timestamp, t: Timestamp) -> u64 {
@@ -884,6 +945,78 @@ mod tests {
         for s in tl.series().values() {
             assert_eq!(s.totals().answers, 2000);
         }
+    }
+
+    /// Answers recorded by key give the series that the same answers recorded by name give:
+    /// windows, members, counts, sources, through coarsening, tracked members, and past the
+    /// members a series numbers.
+    #[test]
+    fn answers_by_key_count_as_answers_by_name() {
+        let mut by_name = Timeline::new(1_000_000_000).with_bounds(16, 8);
+        let mut by_key = Timeline::new(1_000_000_000).with_bounds(16, 8);
+        let name = |k: u32| format!("0x{k:08x}");
+        let mut state = 11u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % n
+        };
+        for i in 0..20_000u64 {
+            let pool = Subject::Pool(format!("p{}", next(3)));
+            let t = Timestamp::new(i64::try_from(i / 40).unwrap_or(0), 0);
+            // Half the time one of a few members, else one of many more than a series numbers.
+            let member = |r: u64| {
+                u32::try_from(if r % 2 == 0 { 100_000 + r / 2 } else { r % 7 }).unwrap_or(0)
+            };
+            let chosen: Vec<u32> = (0..1 + next(3)).map(|_| member(next(1 << 17))).collect();
+            let expected: Vec<(u32, f64, f64)> = (0..next(4))
+                .map(|j| (member(next(1 << 17)), 0.25 * j as f64, 0.5))
+                .collect();
+            let judged = next(5) > 0;
+            let source = format!("r{}", next(2));
+            if i % 1000 == 0 {
+                let now: Vec<String> = (0..next(4))
+                    .map(|k| name(u32::try_from(k).unwrap_or(0)))
+                    .collect();
+                by_name.set_members(t, &pool, "pool", now.clone());
+                by_key.set_members(t, &pool, "pool", now);
+            }
+            let names: Vec<String> = chosen.iter().map(|k| name(*k)).collect();
+            let named: Vec<(String, f64, f64)> = expected
+                .iter()
+                .map(|(k, f, a)| (name(*k), *f, *a))
+                .collect();
+            if let Some(w) = by_name.at(t, &pool, "pool") {
+                w.count_answer(&names, judged.then_some(&named[..]), usize::MAX);
+            }
+            if let Some(s) = by_name.series.get_mut(&pool) {
+                *s.answers_by.entry(source.clone()).or_default() += 1;
+            }
+            by_key.answer_by_key(
+                t,
+                &pool,
+                "pool",
+                Some(&source),
+                &chosen,
+                judged.then_some(&expected[..]),
+                name,
+            );
+        }
+        assert_eq!(by_name.series().len(), 3);
+        for (subject, s) in by_name.series() {
+            let k = &by_key.series()[subject];
+            assert_eq!(k.windows, s.windows, "{subject:?}");
+            assert_eq!(k.answers_by, s.answers_by);
+            assert!(
+                k.windows.iter().any(|w| w.members.len() > 7),
+                "past the slots"
+            );
+        }
+        assert!(by_key
+            .series()
+            .values()
+            .any(|s| s.slots.names.len() == MAX_SLOTS));
     }
 
     fn names(w: &Window) -> Vec<&str> {
