@@ -88,6 +88,18 @@ impl Members {
         &mut self.entries[i].1
     }
 
+    /// Forgets where the slots' members are (a window no longer counted into), freeing that
+    /// memory; a later look-up by slot finds its member by name again.
+    pub fn forget_slots(&mut self) {
+        self.at = Vec::new();
+    }
+
+    /// How many slots' places this window remembers.
+    #[cfg(test)]
+    pub(super) fn slots_remembered(&self) -> usize {
+        self.at.len()
+    }
+
     fn find(&self, name: &str) -> Result<usize, usize> {
         self.entries.binary_search_by(|(n, _)| n.as_str().cmp(name))
     }

@@ -358,6 +358,11 @@ impl Series {
             _ => Some(index),
         };
         if let Some(from) = from {
+            // Only the last window is counted into by slot: the one before forgets where its
+            // members are, so that every window but one holds its members alone.
+            if let Some(w) = self.windows.last_mut() {
+                w.members.forget_slots();
+            }
             for i in from..=index {
                 let w = self.new_window(i);
                 self.windows.push(w);
@@ -1012,6 +1017,11 @@ mod tests {
                 k.windows.iter().any(|w| w.members.len() > 7),
                 "past the slots"
             );
+            // Only the last window, the one answers are counted into, remembers its slots'
+            // places (as many as the series numbers at most).
+            let (last, before) = k.windows.split_last().expect("windows");
+            assert!(before.iter().all(|w| w.members.slots_remembered() == 0));
+            assert!(last.members.slots_remembered() <= MAX_SLOTS);
         }
         assert!(by_key
             .series()
