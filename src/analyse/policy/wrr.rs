@@ -93,56 +93,105 @@ fn range(j: u128, w: u128, total: u128) -> (u128, u128) {
     (release, deadline)
 }
 
-/// The member the list holds at its head: of the members whose next occurrence's range has
-/// begun at the current slot (the occurrences handed out so far, `spread_count`, summed), the
-/// one whose range ends first; ties to the heavier, then the earlier registration. `None` when
-/// no member has a weight.
-fn head(members: &[Member], counts: &[u64], total: u128) -> Option<usize> {
-    let slot: u128 = counts.iter().map(|&c| u128::from(c)).sum();
-    let mut best: Option<(usize, (u128, std::cmp::Reverse<u32>))> = None;
-    let mut earliest: Option<(usize, u128)> = None;
-    for (i, (m, &c)) in members.iter().zip(counts).enumerate() {
-        let w = m.settings.weight;
-        if w == 0 || u128::from(c) >= u128::from(w) {
-            continue;
-        }
-        let (release, deadline) = range(u128::from(c), u128::from(w), total);
-        if earliest.is_none_or(|(_, r)| release < r) {
-            earliest = Some((i, release));
-        }
-        if release > slot {
-            continue;
-        }
-        let key = (deadline, std::cmp::Reverse(w));
-        if best.is_none_or(|(_, b)| key < b) {
-            best = Some((i, key));
-        }
-    }
-    // Every occurrence's range can be met, so one has always begun; should the counts ever say
-    // otherwise (they cannot), the earliest to begin is the head rather than none.
-    best.map(|(i, _)| i).or(earliest.map(|(i, _)| i))
+/// A walk along the list from some slot: each member's occurrences handed out so far in the
+/// current pass (`counts`), their sum (the slot), and each member's next occurrence's range
+/// as [`range`] gives it, kept until that member's count moves (a step costs one pass over the
+/// members and one division, not one per member).
+struct Walk<'a> {
+    members: &'a [Member],
+    total: u128,
+    counts: Vec<u64>,
+    ranges: Vec<Option<(u128, u128)>>,
+    slot: u128,
+    /// Members with a weight whose occurrences this pass are not all handed out: at 0 the
+    /// list is full and starts again.
+    left: usize,
 }
 
-/// The counts after the head moved on by one slot with member `picked`; a full list starts
-/// again from its first slot.
-fn step(members: &[Member], counts: &mut [u64], picked: usize) {
-    if let Some(c) = counts.get_mut(picked) {
-        *c = c.saturating_add(1);
+impl<'a> Walk<'a> {
+    fn new(members: &'a [Member], counts: Vec<u64>) -> Self {
+        Walk {
+            members,
+            total: total_weight(members),
+            slot: counts.iter().map(|&c| u128::from(c)).sum(),
+            ranges: vec![None; counts.len()],
+            left: members
+                .iter()
+                .zip(&counts)
+                .filter(|(m, &c)| m.settings.weight > 0 && c < u64::from(m.settings.weight))
+                .count(),
+            counts,
+        }
     }
-    let full = members
-        .iter()
-        .zip(counts.iter())
-        .all(|(m, &c)| m.settings.weight == 0 || u64::from(m.settings.weight) <= c);
-    if full {
-        counts.iter_mut().for_each(|c| *c = 0);
+
+    /// The member the list holds at its head: of the members whose next occurrence's range
+    /// has begun at the current slot (the occurrences handed out so far, summed), the one whose
+    /// range ends first; ties to the heavier, then the earlier registration. `None` when no
+    /// member has a weight.
+    fn head(&mut self) -> Option<usize> {
+        let mut best: Option<(usize, (u128, std::cmp::Reverse<u32>))> = None;
+        let mut earliest: Option<(usize, u128)> = None;
+        let members = self.members.iter().zip(&self.counts).zip(&mut self.ranges);
+        for (i, ((m, &c), cached)) in members.enumerate() {
+            let w = m.settings.weight;
+            if w == 0 || u128::from(c) >= u128::from(w) {
+                continue;
+            }
+            let (release, deadline) =
+                *cached.get_or_insert_with(|| range(u128::from(c), u128::from(w), self.total));
+            if earliest.is_none_or(|(_, r)| release < r) {
+                earliest = Some((i, release));
+            }
+            if release > self.slot {
+                continue;
+            }
+            let key = (deadline, std::cmp::Reverse(w));
+            if best.is_none_or(|(_, b)| key < b) {
+                best = Some((i, key));
+            }
+        }
+        // Every occurrence's range can be met, so one has always begun; should the counts ever
+        // say otherwise (they cannot), the earliest to begin is the head rather than none.
+        best.map(|(i, _)| i).or(earliest.map(|(i, _)| i))
+    }
+
+    /// The head moves on by one slot with member `picked`; a full list starts again from its
+    /// first slot.
+    fn step(&mut self, picked: usize) {
+        let (Some(c), Some(r), Some(m)) = (
+            self.counts.get_mut(picked),
+            self.ranges.get_mut(picked),
+            self.members.get(picked),
+        ) else {
+            return;
+        };
+        let w = u64::from(m.settings.weight);
+        if *c < u64::MAX {
+            let before = *c;
+            *c += 1;
+            self.slot += 1;
+            if w > 0 && before < w && *c >= w {
+                self.left -= 1;
+            }
+        }
+        *r = None;
+        if self.left == 0 {
+            self.counts.iter_mut().for_each(|c| *c = 0);
+            self.ranges.iter_mut().for_each(|r| *r = None);
+            self.slot = 0;
+            self.left = self
+                .members
+                .iter()
+                .filter(|m| m.settings.weight > 0)
+                .count();
+        }
     }
 }
 
 /// Up to `n` distinct members, in the order the list reaches them from its head. Members of
 /// weight 0 are not in the list.
 pub fn spread_answer(members: &[Member], n: usize) -> Vec<usize> {
-    let total = total_weight(members);
-    let mut counts: Vec<u64> = members.iter().map(|m| m.spread_count).collect();
+    let mut walk = Walk::new(members, members.iter().map(|m| m.spread_count).collect());
     let in_list = members.iter().filter(|m| m.settings.weight > 0).count();
     let want = n.min(in_list);
     let mut out = Vec::with_capacity(want);
@@ -153,14 +202,15 @@ pub fn spread_answer(members: &[Member], n: usize) -> Vec<usize> {
         if out.len() >= want {
             break;
         }
-        let Some(h) = head(members, &counts, total) else {
+        let Some(h) = walk.head() else {
             break;
         };
         if !out.contains(&h) {
             out.push(h);
         }
-        step(members, &mut counts, h);
+        walk.step(h);
     }
+    let (total, counts) = (walk.total, walk.counts);
     if out.len() < want {
         // Past the look-ahead: the others by where their next occurrence may begin.
         let mut rest: Vec<(u128, usize)> = (0..members.len())
@@ -233,14 +283,15 @@ pub fn spread_restart(members: &mut [Member]) {
 /// The whole list from its first slot, as member indices (`None` past `max` slots): what
 /// `simulate` and the tests read a cycle from.
 pub fn spread_cycle(members: &[Member], max: usize) -> Option<Vec<usize>> {
-    let total = total_weight(members);
-    let len = usize::try_from(total).ok().filter(|&l| l <= max)?;
-    let mut counts = vec![0u64; members.len()];
+    let len = usize::try_from(total_weight(members))
+        .ok()
+        .filter(|&l| l <= max)?;
+    let mut walk = Walk::new(members, vec![0u64; members.len()]);
     let mut out = Vec::with_capacity(len);
     for _ in 0..len {
-        let h = head(members, &counts, total)?;
+        let h = walk.head()?;
         out.push(h);
-        step(members, &mut counts, h);
+        walk.step(h);
     }
     Some(out)
 }
