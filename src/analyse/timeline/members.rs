@@ -1,7 +1,9 @@
 //! The members of one window and their counts ([`Members`]): in name order for whoever reads
 //! them, and reached in constant time by the series' member slots while answers are counted
-//! (an answer costs a lookup per member, not a search and no name built).
+//! (an answer costs a look-up per member, not a search and no name built); a new member costs
+//! a search in the names, as in a map.
 
+use std::collections::BTreeMap;
 use std::ops::Index;
 
 use super::MemberCounts;
@@ -10,60 +12,62 @@ use super::MemberCounts;
 ///
 /// Read as a map (`get`, `iter`, `keys`, ... in name order). Counted through
 /// [`Members::slot_mut`]: a series numbers its members (`slot`, [`super::Slots`]) and each window
-/// remembers where each numbered member is in it, so that counting an answer finds every member
-/// at once. That memory is a cache: whatever moves the members (a new one, a merge) drops it, and
-/// the next look-up of a slot finds its member by name and remembers it again.
+/// remembers where each numbered member's counts are, so that counting an answer finds every
+/// member at once. The counts never move (a new member's are added at the end), so that memory
+/// stays true; a window no longer counted into forgets it ([`Members::forget_slots`]).
 #[derive(Clone, Debug, Default)]
 pub struct Members {
-    /// Sorted by name, names unique.
-    entries: Vec<(String, MemberCounts)>,
-    /// By slot: the member's position in `entries` plus one; 0 when not known.
+    /// Each member's name and where its counts are.
+    names: BTreeMap<String, usize>,
+    /// The counts, in the order the members came.
+    counts: Vec<MemberCounts>,
+    /// By slot: where the member's counts are, plus one; 0 when not known.
     at: Vec<u32>,
 }
 
 impl PartialEq for Members {
     fn eq(&self, other: &Self) -> bool {
-        self.entries == other.entries
+        self.len() == other.len() && self.iter().eq(other.iter())
     }
 }
 
 impl Members {
     pub fn get(&self, name: &str) -> Option<&MemberCounts> {
-        self.find(name).ok().map(|i| &self.entries[i].1)
+        self.names.get(name).and_then(|&i| self.counts.get(i))
     }
 
     pub fn contains_key(&self, name: &str) -> bool {
-        self.find(name).is_ok()
+        self.names.contains_key(name)
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.names.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.names.is_empty()
     }
 
     /// The members and their counts in name order.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &MemberCounts)> {
-        self.entries.iter().map(|(n, c)| (n, c))
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            names: self.names.iter(),
+            counts: &self.counts,
+        }
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &String> {
-        self.entries.iter().map(|(n, _)| n)
+        self.names.keys()
     }
 
     pub fn values(&self) -> impl Iterator<Item = &MemberCounts> {
-        self.entries.iter().map(|(_, c)| c)
+        self.iter().map(|(_, c)| c)
     }
 
     /// The counts of `name`, added (at zero) when it is not there yet.
     pub fn entry_mut(&mut self, name: &str) -> &mut MemberCounts {
-        let i = match self.find(name) {
-            Ok(i) => i,
-            Err(i) => self.insert(i, name.to_string()),
-        };
-        &mut self.entries[i].1
+        let i = self.index(name);
+        &mut self.counts[i]
     }
 
     /// The counts of the member the series numbers `slot` and names `name`, added when it is not
@@ -71,21 +75,19 @@ impl Members {
     pub fn slot_mut(&mut self, slot: usize, name: &str) -> &mut MemberCounts {
         let known = self.at.get(slot).copied().unwrap_or(0) as usize;
         let i = match known.checked_sub(1) {
-            Some(i) if i < self.entries.len() => i,
+            Some(i) if i < self.counts.len() => i,
             _ => {
-                let i = match self.find(name) {
-                    Ok(i) => i,
-                    Err(i) => self.insert(i, name.to_string()),
-                };
+                let i = self.index(name);
                 if self.at.len() <= slot {
                     self.at.resize(slot + 1, 0);
                 }
-                // Positions are below u32::MAX: a window holds a bounded number of members.
+                // A window cannot hold u32::MAX members (memory runs out first); were it to,
+                // the slot is not remembered and the name found again.
                 self.at[slot] = u32::try_from(i + 1).unwrap_or(0);
                 i
             }
         };
-        &mut self.entries[i].1
+        &mut self.counts[i]
     }
 
     /// Forgets where the slots' members are (a window no longer counted into), freeing that
@@ -100,15 +102,32 @@ impl Members {
         self.at.len()
     }
 
-    fn find(&self, name: &str) -> Result<usize, usize> {
-        self.entries.binary_search_by(|(n, _)| n.as_str().cmp(name))
-    }
-
-    /// Puts `name` at `i`; the members after it move, so the slots' positions are forgotten.
-    fn insert(&mut self, i: usize, name: String) -> usize {
-        self.entries.insert(i, (name, MemberCounts::default()));
-        self.at.clear();
+    /// Where `name`'s counts are, added at the end (at zero) when it is new.
+    fn index(&mut self, name: &str) -> usize {
+        if let Some(&i) = self.names.get(name) {
+            return i;
+        }
+        self.counts.push(MemberCounts::default());
+        let i = self.counts.len() - 1;
+        self.names.insert(name.to_string(), i);
         i
+    }
+}
+
+/// The members of a window and their counts, in name order ([`Members::iter`]).
+pub struct Iter<'a> {
+    names: std::collections::btree_map::Iter<'a, String, usize>,
+    counts: &'a [MemberCounts],
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = (&'a String, &'a MemberCounts);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        // Every name's place is one of the counts (both only ever grow together).
+        self.names
+            .by_ref()
+            .find_map(|(n, &i)| self.counts.get(i).map(|c| (n, c)))
     }
 }
 
@@ -126,13 +145,10 @@ impl Index<&str> for Members {
 
 impl<'a> IntoIterator for &'a Members {
     type Item = (&'a String, &'a MemberCounts);
-    type IntoIter = std::iter::Map<
-        std::slice::Iter<'a, (String, MemberCounts)>,
-        fn(&'a (String, MemberCounts)) -> (&'a String, &'a MemberCounts),
-    >;
+    type IntoIter = Iter<'a>;
 
-    fn into_iter(self) -> Self::IntoIter {
-        self.entries.iter().map(|(n, c)| (n, c))
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
     }
 }
 
