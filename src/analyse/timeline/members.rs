@@ -175,8 +175,8 @@ mod tests {
     }
 
     /// Counted through slots and by name in any order, the members read in name order with the
-    /// counts of a plain map; a slot found before a new member moved the others still reaches
-    /// its own member.
+    /// counts of a plain map; a slot found before other members came still reaches its own
+    /// member.
     #[test]
     fn slots_and_names_count_the_same_members() {
         let mut m = Members::default();
