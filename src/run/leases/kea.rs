@@ -123,17 +123,12 @@ pub fn run(
                 serde_json::to_string_pretty(&m).map_err(|e| Error::msg(e.to_string()))?
             ))?;
         }
-        Format::Csv => {
-            let mut s = String::new();
-            if let Some(u) = &usage {
-                pool_usage::csv(u, &args.alarms, &mut s);
-            } else {
-                eprintln!(
-                    "poolshark: {label}: --format csv lists the pools of --config: none given"
-                );
-            }
-            emit(&s)?;
-        }
+        Format::Csv => emit(&pool_usage::csv_or_note(
+            usage.as_ref(),
+            &args.alarms,
+            label,
+            "pools",
+        ))?,
     }
     Ok(exit_code(verdict.as_ref()))
 }

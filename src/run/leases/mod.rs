@@ -235,17 +235,12 @@ fn dhcpd_file(args: &Options, label: &str, bytes: &[u8], servers: &[ServerConfig
             "{}\n",
             serde_json::to_string_pretty(&view.json()).map_err(|e| Error::msg(e.to_string()))?
         ))?,
-        Format::Csv => {
-            let mut s = String::new();
-            if let Some(u) = &usage {
-                pool_usage::csv(u, &args.alarms, &mut s);
-            } else {
-                eprintln!(
-                    "poolshark: {label}: --format csv lists the ranges of --config: none given"
-                );
-            }
-            emit(&s)?;
-        }
+        Format::Csv => emit(&pool_usage::csv_or_note(
+            usage.as_ref(),
+            &args.alarms,
+            label,
+            "ranges",
+        ))?,
     }
     Ok(exit_code(verdict.as_ref()))
 }

@@ -280,6 +280,19 @@ pub fn text(usage: &Usage, args: &AlarmArgs, out: &mut String) {
 }
 
 /// One CSV table: a row per range, per shared network and for all ranges together.
+/// What `--format csv` writes: the usage's rows, or nothing and a note on standard error when
+/// no `--config` gave any (`what` it would have listed: "pools", "ranges").
+pub fn csv_or_note(usage: Option<&Usage>, args: &AlarmArgs, label: &str, what: &str) -> String {
+    let mut s = String::new();
+    match usage {
+        Some(u) => csv(u, args, &mut s),
+        None => {
+            eprintln!("poolshark: {label}: --format csv lists the {what} of --config: none given")
+        }
+    }
+    s
+}
+
 pub fn csv(usage: &Usage, args: &AlarmArgs, out: &mut String) {
     let (rs, ns) = statuses(usage, args.alarms());
     out.push_str("kind,shared_network,subnet,first,last,max,cur,percent,touch,touch_cur,touch_cur_percent,bu,bu_percent,free,status\n");
