@@ -250,6 +250,17 @@ impl Pool {
         self.policy == PolicyKind::WeightedRoundRobin && self.profile.wrr == WrrRule::SpreadList
     }
 
+    /// The answers of `items` members this pool gives from now on, one per step with the
+    /// state advanced between them, where the texts' WRR list makes them one walk along the
+    /// list (`None` for another policy or profile, or a state the walk does not take: see
+    /// [`wrr::Answers::new`]).
+    pub(super) fn spread_answers(&self, items: usize) -> Option<wrr::Answers<'_>> {
+        if !self.spread_wrr() {
+            return None;
+        }
+        wrr::Answers::new(&self.members, items.min(self.members.len()))
+    }
+
     /// The texts' weighted round robin list from its first slot, as PE ids, for a list of at
     /// most `max` slots (`None` for another policy or profile, or a longer list).
     pub fn spread_cycle(&self, max: usize) -> Option<Vec<u32>> {

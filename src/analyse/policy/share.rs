@@ -5,8 +5,10 @@ use foldhash::{HashMap, HashMapExt};
 use std::collections::BTreeMap;
 
 use super::kind::Method;
+use super::member::Member;
 use super::pool::{draw_without_replacement, Pool, Scratch, Share, ShareKey};
 use super::rng::Rng;
+use super::wrr;
 
 /// Above this many partial answers the exact enumeration gives way to a simulation.
 const MAX_EXACT_STATES: usize = 1 << 18;
@@ -117,9 +119,13 @@ pub fn simulated_shares(pool: &Pool, n: usize) -> Vec<Share> {
     let members = pool.members();
     let horizon = (HORIZON * 16 / members.len().max(16)).max(100);
     let deterministic = pool.policy().method() == Method::Sorted;
+    let mut tally = Tally::new(members.len());
+    if let Some(walk) = pool.spread_answers(n) {
+        spread_tally(walk, horizon, &mut tally);
+        return tally.shares(members, horizon);
+    }
     let mut copy = pool.clone();
     let mut rng = Rng::new(SIMULATION_SEED);
-    let mut tally = Tally::new(members.len());
     let mut scratch = Scratch::default();
     // Answers so far (member indices, flat) and where each step's starts.
     let mut answers: Vec<usize> = Vec::new();
@@ -147,16 +153,34 @@ pub fn simulated_shares(pool: &Pool, n: usize) -> Vec<Share> {
         copy.advance(&scratch.picked);
         step += 1;
     }
-    let h = horizon as f64;
-    members
-        .iter()
-        .zip(tally.first.iter().zip(&tally.included))
-        .map(|(m, (&f, &inc))| Share {
-            pe_id: m.pe_id,
-            first: f as f64 / h,
-            included: inc as f64 / h,
-        })
-        .collect()
+    tally.shares(members, horizon)
+}
+
+/// The texts' WRR list: the answers straight from one walk along the list, and once a round
+/// of the list has begun and gone by, the rest as repeats of that round's answers.
+fn spread_tally(mut walk: wrr::Answers, horizon: usize, tally: &mut Tally) {
+    // Answers so far (member indices, flat) and where each step's starts, kept when a round
+    // of the list is shorter than the horizon (a round begins within one round's length).
+    let record = walk.cycle_len() <= horizon as u128;
+    let mut answers: Vec<usize> = Vec::new();
+    let mut starts: Vec<usize> = Vec::new();
+    for step in 0..horizon {
+        if let Some((first, period)) = walk.cycle().filter(|_| record) {
+            // Steps `first..step` are a whole round of the list: the rest repeats them.
+            if let Ok(first) = usize::try_from(first) {
+                if first.checked_add(period) == Some(step) && period > 0 {
+                    tally.repeat(&answers, &starts, first, step, horizon - step);
+                    return;
+                }
+            }
+        }
+        let answer = walk.next_answer();
+        tally.add(answer, 1);
+        if record {
+            starts.push(answers.len());
+            answers.extend_from_slice(answer);
+        }
+    }
 }
 
 /// States compared at every step at the start of a simulation.
@@ -192,6 +216,20 @@ impl Tally {
                 *c += times;
             }
         }
+    }
+
+    /// Each member's share of `answers` answers.
+    fn shares(&self, members: &[Member], answers: usize) -> Vec<Share> {
+        let h = answers as f64;
+        members
+            .iter()
+            .zip(self.first.iter().zip(&self.included))
+            .map(|(m, (&f, &inc))| Share {
+                pe_id: m.pe_id,
+                first: f as f64 / h,
+                included: inc as f64 / h,
+            })
+            .collect()
     }
 
     /// The state before step `now` is the one before step `from`: the `left` steps still to
@@ -413,6 +451,64 @@ mod tests {
         assert!(checked > 100, "{checked}");
         // Most of these pools come back to a state within a few dozen answers.
         assert!(shortened * 2 > checked, "{shortened} of {checked}");
+    }
+
+    #[test]
+    fn the_texts_wrr_list_shares_are_those_of_the_whole_simulation() {
+        use super::super::{PeSettings, PolicyKind, DRAFT01, RFC5356};
+        let kind = PolicyKind::WeightedRoundRobin;
+        let mut rng = Rng::new(5356);
+        let (mut checked, mut repeated) = (0, 0);
+        for case in 0..64 {
+            let profile = if case % 2 == 0 { &RFC5356 } else { &DRAFT01 };
+            let mut p = Pool::new(profile, kind).unwrap();
+            // Up to 24 members: beyond 16 the horizon shrinks.
+            let members = 1 + rng.below(if case % 16 == 0 { 24 } else { 9 }) as u32;
+            let weight = |rng: &mut Rng| match rng.below(6) {
+                0 => 0,
+                1 => u32::MAX - rng.below(2) as u32,
+                2 => 200 + rng.below(20_000) as u32,
+                _ => 1 + rng.below(6) as u32,
+            };
+            for id in 0..members {
+                let w = weight(&mut rng);
+                p.register(id, PeSettings::new(kind).with_weight(w))
+                    .unwrap();
+            }
+            // A state part way through the list, and some new weights (a new list).
+            for s in 0..rng.below(40) {
+                p.select(1 + s as usize % 3, &mut rng);
+                if rng.below(10) == 0 {
+                    let id = rng.below(u64::from(members)) as u32;
+                    let w = weight(&mut rng);
+                    p.register(id, PeSettings::new(kind).with_weight(w))
+                        .unwrap();
+                }
+            }
+            let n = 1 + rng.below(u64::from(members) + 1) as usize;
+            let h = (HORIZON * 16 / p.len().max(16)).max(100);
+            let fast: Vec<(u64, u64)> = simulated_shares(&p, n)
+                .iter()
+                .map(|s| {
+                    let (first, included) = (s.first * h as f64, s.included * h as f64);
+                    (first.round() as u64, included.round() as u64)
+                })
+                .collect();
+            assert_eq!(
+                fast,
+                plain_shares(&p, n),
+                "case {case}: {:?}, {n} items",
+                p.members()
+            );
+            checked += 1;
+            let walk = p.spread_answers(n);
+            repeated += usize::from(walk.is_some_and(|w| w.cycle_len() <= h as u128));
+        }
+        // Lists short enough to repeat within the horizon, and lists too long to.
+        assert!(
+            checked == 64 && repeated > 10 && repeated < 54,
+            "{checked} {repeated}"
+        );
     }
 
     #[test]

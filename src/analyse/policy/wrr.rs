@@ -32,6 +32,11 @@
 //! tie rule gives, checked for every set of up to 8 members of weights up to 10 by the tests
 //! (`tests/it/simulate.rs`). Each slot costs one pass over the members, with no list kept, so
 //! weights of any size cost nothing more.
+//!
+//! A simulation of thousands of answers, the head moving on by one slot after each, walks the
+//! list once for all of them ([`Answers`]) instead of once per answer.
+
+use std::collections::{BTreeSet, VecDeque};
 
 use super::member::{Member, SortKey};
 
@@ -192,13 +197,9 @@ impl<'a> Walk<'a> {
 /// weight 0 are not in the list.
 pub fn spread_answer(members: &[Member], n: usize) -> Vec<usize> {
     let mut walk = Walk::new(members, members.iter().map(|m| m.spread_count).collect());
-    let in_list = members.iter().filter(|m| m.settings.weight > 0).count();
-    let want = n.min(in_list);
+    let want = wanted(members, n);
     let mut out = Vec::with_capacity(want);
-    let budget = LOOKAHEAD_PER_MEMBER
-        .saturating_mul(members.len())
-        .min(LOOKAHEAD_MAX);
-    for _ in 0..budget {
+    for _ in 0..budget(members) {
         if out.len() >= want {
             break;
         }
@@ -210,22 +211,156 @@ pub fn spread_answer(members: &[Member], n: usize) -> Vec<usize> {
         }
         walk.step(h);
     }
-    let (total, counts) = (walk.total, walk.counts);
     if out.len() < want {
-        // Past the look-ahead: the others by where their next occurrence may begin.
-        let mut rest: Vec<(u128, usize)> = (0..members.len())
-            .filter(|i| !out.contains(i))
-            .filter_map(|i| {
-                let m = members.get(i)?;
-                let w = u128::from(m.settings.weight);
-                let c = u128::from(counts.get(i).copied().unwrap_or(0));
-                (w > 0).then(|| (range(c.min(w - 1), w, total).0, i))
-            })
-            .collect();
-        rest.sort_unstable();
-        out.extend(rest.into_iter().map(|(_, i)| i).take(want - out.len()));
+        fill_past_lookahead(members, &walk, want, &mut out);
     }
     out
+}
+
+/// The members an answer of `n` can name: those in the list (of a weight).
+fn wanted(members: &[Member], n: usize) -> usize {
+    n.min(members.iter().filter(|m| m.settings.weight > 0).count())
+}
+
+/// The steps an answer looks ahead at most (see [`LOOKAHEAD_PER_MEMBER`]).
+fn budget(members: &[Member]) -> usize {
+    LOOKAHEAD_PER_MEMBER
+        .saturating_mul(members.len())
+        .min(LOOKAHEAD_MAX)
+}
+
+/// Past the look-ahead (`walk` at its end): the members `out` lacks, by where their next
+/// occurrence may begin, until it holds `want`.
+fn fill_past_lookahead(members: &[Member], walk: &Walk, want: usize, out: &mut Vec<usize>) {
+    let mut rest: Vec<(u128, usize)> = (0..members.len())
+        .filter(|i| !out.contains(i))
+        .filter_map(|i| {
+            let m = members.get(i)?;
+            let w = u128::from(m.settings.weight);
+            let c = u128::from(walk.counts.get(i).copied().unwrap_or(0));
+            (w > 0).then(|| (range(c.min(w - 1), w, walk.total).0, i))
+        })
+        .collect();
+    rest.sort_unstable();
+    out.extend(rest.into_iter().map(|(_, i)| i).take(want - out.len()));
+}
+
+/// The answers of a simulation: what [`spread_answer`] gives, answer after answer, with the
+/// head moved on by one slot between them as [`spread_advance`] moves it (the same answers, as
+/// the tests check), at the cost of one step of the list per answer rather than one per slot
+/// each answer looks ahead.
+///
+/// Answer `k` is the first `n` distinct members of the list's slots `k` to `k + budget - 1` from
+/// the start, by their first slot there (then [`fill_past_lookahead`] from slot `k + budget`).
+/// One walk (`lead`) goes ahead of the answers; the slots it has passed and not yet left behind
+/// are kept, with each slot's next slot of the same member, and the members by their first slot
+/// among them (`firsts`): an answer reads the first `n`, and leaving a slot behind moves its
+/// member's first slot on to its next one.
+pub struct Answers<'a> {
+    members: &'a [Member],
+    lead: Walk<'a>,
+    want: usize,
+    budget: usize,
+    /// The slot of the current answer's head, counted from the start.
+    at: u64,
+    /// The slots `at..at + window.len()` the lead has passed: the member, and the slot of its
+    /// next occurrence (if the lead has passed it).
+    window: VecDeque<(usize, Option<u64>)>,
+    /// Each member's last slot the lead has passed.
+    last: Vec<Option<u64>>,
+    /// The members in the window, by their first slot there.
+    firsts: BTreeSet<(u64, usize)>,
+    /// The slot, counted from the start, at which the lead first stood at the list's first slot
+    /// (0 when the walk starts there): every round from there on is the same list.
+    restart: Option<u64>,
+    out: Vec<usize>,
+}
+
+impl<'a> Answers<'a> {
+    /// `None` when an answer names no member (none of a weight, or `n` 0) or when no member
+    /// has an occurrence left in the current round (a state the head cannot leave: the
+    /// simulation answers the same from it, one answer at a time).
+    pub fn new(members: &'a [Member], n: usize) -> Option<Self> {
+        let want = wanted(members, n);
+        let mut lead = Walk::new(members, members.iter().map(|m| m.spread_count).collect());
+        if want == 0 || lead.left == 0 || lead.head().is_none() {
+            return None;
+        }
+        Some(Answers {
+            members,
+            want,
+            budget: budget(members),
+            at: 0,
+            window: VecDeque::new(),
+            last: vec![None; members.len()],
+            firsts: BTreeSet::new(),
+            restart: (lead.slot == 0).then_some(0),
+            lead,
+            out: Vec::with_capacity(want),
+        })
+    }
+
+    /// The answers repeat from here on: `(first, period)`, the answer whose head is the first
+    /// slot of a round of the list, and the list's length (each round of the list is the same
+    /// list, and so are the answers of its slots), once the walk has seen a round begin and
+    /// when the list's length fits in a `usize`.
+    pub fn cycle(&self) -> Option<(u64, usize)> {
+        self.restart.zip(usize::try_from(self.lead.total).ok())
+    }
+
+    /// The list's length: the sum of the weights.
+    pub fn cycle_len(&self) -> u128 {
+        self.lead.total
+    }
+
+    /// The next answer, as member indices.
+    pub fn next_answer(&mut self) -> &[usize] {
+        // The lead goes on until the window holds enough members or the look-ahead is spent.
+        while self.firsts.len() < self.want && self.window.len() < self.budget {
+            let Some(h) = self.lead.head() else {
+                break;
+            };
+            self.lead.step(h);
+            let slot = self.at + self.window.len() as u64;
+            if self.lead.slot == 0 && self.restart.is_none() {
+                self.restart = Some(slot + 1);
+            }
+            let before = self.last.get(h).copied().flatten();
+            match before.filter(|&b| b >= self.at) {
+                Some(b) => {
+                    if let Some(e) = usize::try_from(b - self.at)
+                        .ok()
+                        .and_then(|i| self.window.get_mut(i))
+                    {
+                        e.1 = Some(slot);
+                    }
+                }
+                None => {
+                    self.firsts.insert((slot, h));
+                }
+            }
+            if let Some(l) = self.last.get_mut(h) {
+                *l = Some(slot);
+            }
+            self.window.push_back((h, None));
+        }
+        self.out.clear();
+        self.out
+            .extend(self.firsts.iter().take(self.want).map(|&(_, i)| i));
+        if self.out.len() < self.want {
+            fill_past_lookahead(self.members, &self.lead, self.want, &mut self.out);
+        }
+        // The head moves on: the current slot is left behind (the lead has always passed it:
+        // an answer wants a member, so the window is never empty here).
+        if let Some((m, next)) = self.window.pop_front() {
+            self.firsts.remove(&(self.at, m));
+            if let Some(n) = next {
+                self.firsts.insert((n, m));
+            }
+        }
+        self.at += 1;
+        &self.out
+    }
 }
 
 /// Moves the head on by one slot: the member the list holds there is handed out, whoever the
@@ -328,5 +463,98 @@ mod tests {
             let twice: Vec<usize> = cycle.iter().chain(&cycle).copied().collect();
             assert_eq!(heads, twice, "{weights:?}");
         }
+    }
+
+    /// Members of random weights (some 0, some far heavier than the rest) in a random state of
+    /// the list (some past their weight, as no answer leaves them).
+    fn random_members(rng: &mut crate::analyse::policy::rng::Rng) -> Vec<Member> {
+        let len = 1 + rng.below(12) as usize;
+        (0..len)
+            .map(|i| {
+                let weight = match rng.below(8) {
+                    0 => 0,
+                    1 => u32::MAX - rng.below(3) as u32,
+                    2 => 1000 + rng.below(5000) as u32,
+                    _ => 1 + rng.below(9) as u32,
+                };
+                let s = PeSettings::new(PolicyKind::WeightedRoundRobin).with_weight(weight);
+                let mut m = Member::new(i as u32, s, i as u64);
+                m.spread_count = match rng.below(4) {
+                    0 => 0,
+                    1 => rng.below(u64::from(weight) + 3),
+                    _ => rng.below(u64::from(weight).min(20) + 1),
+                };
+                m
+            })
+            .collect()
+    }
+
+    #[test]
+    fn answers_walked_at_once_are_the_answers_one_at_a_time() {
+        let mut rng = crate::analyse::policy::rng::Rng::new(44);
+        let (mut walked, mut past_lookahead, mut cycles) = (0, 0, 0);
+        for _ in 0..600 {
+            let start = random_members(&mut rng);
+            let mut members = start.clone();
+            let n = 1 + rng.below(members.len() as u64 + 1) as usize;
+            let Some(mut answers) = Answers::new(&start, n) else {
+                // Only where an answer names no one or the head cannot move.
+                let weighted = members.iter().filter(|m| m.settings.weight > 0);
+                let stuck = weighted
+                    .clone()
+                    .all(|m| m.spread_count >= u64::from(m.settings.weight));
+                assert!(weighted.count() == 0 || stuck, "{members:?}");
+                continue;
+            };
+            walked += 1;
+            // Whether the first answer needs more members than its look-ahead meets.
+            let mut walk = Walk::new(&members, members.iter().map(|m| m.spread_count).collect());
+            let mut met = BTreeSet::new();
+            for _ in 0..budget(&members) {
+                let h = walk.head().expect("a head");
+                met.insert(h);
+                walk.step(h);
+            }
+            past_lookahead += usize::from(met.len() < wanted(&members, n));
+            for step in 0..300 {
+                let one = spread_answer(&members, n);
+                assert_eq!(answers.next_answer(), &one[..], "step {step}: {members:?}");
+                if let Some((first, period)) = answers.cycle() {
+                    if first + period as u64 == step as u64 {
+                        cycles += 1;
+                    }
+                }
+                spread_advance(&mut members);
+            }
+        }
+        assert!(walked > 400, "{walked}");
+        assert!(past_lookahead > 50, "{past_lookahead}");
+        assert!(cycles > 50, "{cycles}");
+    }
+
+    #[test]
+    fn the_answers_repeat_each_round_of_the_list_from_its_first_slot() {
+        let mut rng = crate::analyse::policy::rng::Rng::new(7);
+        let mut checked = 0;
+        for _ in 0..300 {
+            let members = random_members(&mut rng);
+            let n = 1 + rng.below(members.len() as u64) as usize;
+            let Some(mut answers) = Answers::new(&members, n) else {
+                continue;
+            };
+            let mut seen: Vec<Vec<usize>> = Vec::new();
+            while seen.len() < 400 {
+                seen.push(answers.next_answer().to_vec());
+            }
+            let Some((first, period)) = answers.cycle() else {
+                continue;
+            };
+            let first = usize::try_from(first).unwrap();
+            for k in first..seen.len().saturating_sub(period) {
+                assert_eq!(seen[k], seen[k + period], "{k}: {members:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 }
