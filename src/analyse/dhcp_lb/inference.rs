@@ -596,6 +596,25 @@ fn explained(cnt: &[[u64; 2]; 256], hba: &Hba, primary_is_a: bool) -> u64 {
         .sum()
 }
 
+/// For each bucket, the single answers of server a and of server b in the buckets below it
+/// (and for 256, in all).
+fn counts_below(cnt: &[[u64; 2]; 256]) -> [[u64; 2]; 257] {
+    let mut below = [[0u64; 2]; 257];
+    for b in 0..256 {
+        below[b + 1] = [below[b][0] + cnt[b][0], below[b][1] + cnt[b][1]];
+    }
+    below
+}
+
+/// What `split n` explains (as [`explained`] counts it) from [`counts_below`]: a split gives
+/// the primary the buckets below `n`, so the primary's single answers below it and the
+/// secondary's above it.
+fn split_explains(below: &[[u64; 2]; 257], n: u16, primary_is_a: bool) -> u64 {
+    let n = usize::from(n.min(256));
+    let (primary, secondary) = if primary_is_a { (0, 1) } else { (1, 0) };
+    below[n][primary] + (below[256][secondary] - below[n][secondary])
+}
+
 fn choose_hba(
     r: &Replayed,
     settings: &Settings,
@@ -623,19 +642,18 @@ fn choose_hba(
             .map(|h| (*h, *s))
     });
     // Every split and kea, both orientations.
-    let mut best_split: Option<HbaCandidate> = None;
+    let below = counts_below(&cnt);
+    // (explains, split, a primary) of the best: the most explained, then nearest to halves.
+    let mut best: Option<(u64, u16, bool)> = None;
     let mut kea: Option<HbaCandidate> = None;
     for a_primary in [true, false] {
         for n in 1..=256u16 {
-            let Ok(h) = Hba::split(n) else { continue };
-            let c = cand(h, a_primary);
-            let better = best_split.as_ref().is_none_or(|b| {
-                c.explains > b.explains
-                    || (c.explains == b.explains
-                        && n.abs_diff(128) < b.hba.primary_buckets().abs_diff(128))
+            let explains = split_explains(&below, n, a_primary);
+            let better = best.is_none_or(|(e, m, _)| {
+                explains > e || (explains == e && n.abs_diff(128) < m.abs_diff(128))
             });
             if better {
-                best_split = Some(c);
+                best = Some((explains, n, a_primary));
             }
         }
         let k = cand(Hba::kea(), a_primary);
@@ -643,7 +661,8 @@ fn choose_hba(
             kea = Some(k);
         }
     }
-    let best_split = best_split?;
+    let best_split =
+        best.and_then(|(_, n, a_primary)| Some(cand(Hba::split(n).ok()?, a_primary)))?;
     let kea = kea?;
     let named = if kea.explains >= best_split.explains {
         kea.clone()
@@ -826,4 +845,41 @@ fn threshold_for(
     report.threshold_range = Some((to_s(lo_s), to_s(hi_s)));
     let chosen = i64::from(DEFAULT_THRESHOLD).clamp(lo_s, hi_s);
     (Some(to_s(chosen)), Source::Inferred)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::policy::rng::Rng;
+
+    #[test]
+    fn a_split_explains_from_the_counts_below_what_its_map_explains() {
+        let mut rng = Rng::new(3074);
+        for case in 0..40 {
+            let mut cnt = [[0u64; 2]; 256];
+            for c in cnt.iter_mut() {
+                // Empty buckets, one-sided ones and both servers alone in one bucket.
+                *c = match rng.below(4) {
+                    0 => [0, 0],
+                    1 => [rng.below(50), 0],
+                    2 => [0, rng.below(50)],
+                    _ => [rng.below(1000), rng.below(1000)],
+                };
+            }
+            if case == 0 {
+                cnt = [[0, 0]; 256];
+            }
+            let below = counts_below(&cnt);
+            for n in 0..=256u16 {
+                let hba = Hba::split(n).expect("a split");
+                for a in [true, false] {
+                    assert_eq!(
+                        split_explains(&below, n, a),
+                        explained(&cnt, &hba, a),
+                        "case {case}, split {n}, a primary: {a}"
+                    );
+                }
+            }
+        }
+    }
 }
