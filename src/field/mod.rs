@@ -8,6 +8,7 @@
 //! ([`Value::None`]) group children, as Wireshark's subtrees do.
 
 pub mod catalogue;
+pub mod out;
 mod record;
 
 pub use record::Record;

@@ -21,6 +21,9 @@ pub struct Record {
     /// A one-line summary, as tshark's info column.
     pub info: String,
     pub fields: Vec<Field>,
+    /// The JSON `fields` object already written from the message, with no tree built
+    /// (`read --format json|jsonl` without a filter), in place of `fields`.
+    pub fields_json: Option<Vec<u8>>,
     /// Offsets are in the frame when the message sits in one frame, else in the reassembled message.
     pub errors: Vec<DecodeError>,
     /// Frames a reassembled message was built from (empty when it sat in one frame).

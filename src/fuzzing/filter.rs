@@ -26,6 +26,7 @@ pub fn display_filter(data: &[u8]) {
         protocol,
         info: String::new(),
         fields,
+        fields_json: None,
         errors: Vec::new(),
         reassembled_from: Vec::new(),
         quoted: false,

@@ -291,6 +291,7 @@ mod tests {
             protocol: "asap",
             info: String::new(),
             fields,
+            fields_json: None,
             errors: Vec::new(),
             reassembled_from: Vec::new(),
             quoted: false,

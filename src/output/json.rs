@@ -8,6 +8,7 @@
 
 use std::io::Write;
 
+use crate::field::out::TreeOut;
 use crate::field::Record;
 use crate::field::{hex_digits, push_decimal, Field, Value};
 
@@ -27,7 +28,10 @@ pub fn write_record(out: &mut Vec<u8>, r: &Record) {
     out.extend_from_slice(b",\"protocol\":");
     push_str(out, r.protocol);
     out.extend_from_slice(b",\"fields\":");
-    write_fields(out, &r.fields);
+    match &r.fields_json {
+        Some(object) => out.extend_from_slice(object),
+        None => write_fields(out, &r.fields),
+    }
     out.extend_from_slice(b",\"errors\":[");
     for (i, e) in r.errors.iter().enumerate() {
         if i > 0 {
@@ -58,41 +62,83 @@ pub fn write_record(out: &mut Vec<u8>, r: &Record) {
 
 /// The flat `fields` object of a list of field trees.
 pub fn write_fields(out: &mut Vec<u8>, fields: &[Field]) {
-    // Group by name, keeping the order of first occurrence. Messages have tens of fields, so a
-    // linear scan beats a hash map here.
-    let mut groups: Vec<(&'static str, Vec<&Value>)> = Vec::new();
+    let mut object = JsonFields::default();
     for f in fields {
-        f.walk(&mut |x| {
-            if x.name.is_empty() || matches!(x.value, Value::None) {
-                return;
-            }
-            match groups.iter_mut().find(|(n, _)| *n == x.name) {
-                Some((_, v)) => v.push(&x.value),
-                None => groups.push((x.name, vec![&x.value])),
-            }
-        });
+        f.walk(&mut |x| object.add(x));
     }
-    out.push(b'{');
-    for (i, (name, values)) in groups.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
+    object.write(out);
+}
+
+/// The flat `fields` object, gathered as a protocol writes its fields ([`TreeOut`]): each name
+/// with its values as JSON text, in the order of the name's first field. No tree is kept, and no
+/// display text is asked for.
+#[derive(Debug, Default)]
+pub struct JsonFields {
+    /// Name, how many values, the values (JSON, comma-separated).
+    groups: Vec<(&'static str, usize, Vec<u8>)>,
+}
+
+impl JsonFields {
+    fn add(&mut self, f: &Field) {
+        if f.name.is_empty() || matches!(f.value, Value::None) {
+            return;
         }
-        push_str(out, name);
-        out.push(b':');
-        if values.len() == 1 {
-            push_value(out, values[0]);
-        } else {
-            out.push(b'[');
-            for (j, v) in values.iter().enumerate() {
-                if j > 0 {
-                    out.push(b',');
-                }
-                push_value(out, v);
+        // Messages have tens of names, so a linear scan beats a hash map here.
+        let at = match self.groups.iter().position(|(n, _, _)| *n == f.name) {
+            Some(i) => i,
+            None => {
+                self.groups.push((f.name, 0, Vec::new()));
+                self.groups.len() - 1
             }
-            out.push(b']');
+        };
+        if let Some((_, count, values)) = self.groups.get_mut(at) {
+            if *count > 0 {
+                values.push(b',');
+            }
+            push_value(values, &f.value);
+            *count += 1;
         }
     }
-    out.push(b'}');
+
+    /// Appends the object.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        out.push(b'{');
+        for (i, (name, count, values)) in self.groups.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            push_str(out, name);
+            out.push(b':');
+            if *count > 1 {
+                out.push(b'[');
+                out.extend_from_slice(values);
+                out.push(b']');
+            } else {
+                out.extend_from_slice(values);
+            }
+        }
+        out.push(b'}');
+    }
+}
+
+impl TreeOut for JsonFields {
+    fn labels(&self) -> bool {
+        false
+    }
+
+    fn notes(&self) -> bool {
+        false
+    }
+
+    fn open(&mut self, f: Field) {
+        self.add(&f);
+    }
+
+    fn close(&mut self) {}
+
+    fn leaf(&mut self, f: Field) {
+        self.add(&f);
+    }
 }
 
 fn push_value(out: &mut Vec<u8>, v: &Value) {
@@ -396,6 +442,7 @@ mod tests {
                 ))
                 .child(Field::bytes("asap.pool_handle_pool_handle", "PH", b"RR", 8))
                 .child(Field::string("poolshark.note", "N", "a \"q\"\n", 0, 0))],
+            fields_json: None,
             errors: vec![DecodeError::new(12, "bad length")],
             reassembled_from: vec![],
             quoted: false,

@@ -178,6 +178,17 @@ impl<'a> Message<'a> {
         }
     }
 
+    /// The display tree into `out` ([`crate::field::out`]), in the order [`Message::fields`]
+    /// gives it; no tree is built for a sink that keeps none.
+    pub fn write_tree(&self, out: &mut dyn crate::field::out::TreeOut) {
+        match self {
+            Message::Rserpool(m) => m.write_tree(out),
+            Message::Dhcpv4(m) => m.write_tree(out),
+            Message::Dhcpv6(m) => m.write_tree(out),
+            Message::Failover(m) => m.write_tree(out),
+        }
+    }
+
     /// The info column text.
     pub fn info(&self) -> String {
         match self {

@@ -16,13 +16,14 @@ use crate::base::Timestamp;
 use crate::dissect::dispatch::tunnel_ports;
 use crate::dissect::streams::Streams;
 use crate::dissect::{layers, FrameSummary};
+use crate::field::out::TreeSink;
 use crate::field::Field;
 use crate::field::Record;
 use crate::filter::display::quoted;
 use crate::filter::display::{seconds_between, Filter, FrameView};
 use crate::output::capture_file::CaptureFile;
 use crate::output::fields::Columns;
-use crate::output::json::JsonRecords;
+use crate::output::json::{JsonFields, JsonRecords};
 use crate::output::text::{write_line, write_tree, FrameLine};
 use crate::output::time::{FrameTimes, TimeColumn};
 use crate::output::Format;
@@ -368,7 +369,19 @@ impl<W: Write> Sink for ReadSink<W> {
         // is read straight from the message where it can say it, so that no tree is built, formatted
         // and dropped to print a type or a transaction id. The filter reads the trees' value
         // names (`== Solicit`) too, which those straight reads leave out: a tree for it.
-        let tree = if self.verbose || self.json.is_some() {
+        // JSON records without a filter or columns: the `fields` object is written straight from
+        // the message, with no tree built (and no display text formatted) for it.
+        let straight_json = self.json.is_some() && self.filter.is_none() && self.columns.is_none();
+        let fields_json = straight_json.then(|| {
+            let mut object = JsonFields::default();
+            d.message.write_tree(&mut object);
+            let mut written = Vec::new();
+            object.write(&mut written);
+            written
+        });
+        let tree = if straight_json {
+            false
+        } else if self.verbose || self.json.is_some() {
             true
         } else if self.filter.is_none() && self.columns.as_ref().is_none_or(|c| !c.needs_trees()) {
             false
@@ -384,7 +397,15 @@ impl<W: Write> Sink for ReadSink<W> {
                     .all(|n| d.message.quick_fields(n, &mut fields))
         };
         if tree {
-            fields = d.message.fields();
+            // `-V` prints the whole tree; a filter compares values and their descriptions
+            // (notes), columns and JSON only values: no text is formatted that none of them uses.
+            fields = if self.verbose {
+                d.message.fields()
+            } else {
+                let mut sink = TreeSink::with_texts(false, self.filter.is_some());
+                d.message.write_tree(&mut sink);
+                sink.finish()
+            };
             if let Some(o) = d.frame_offset {
                 for f in &mut fields {
                     f.shift(o);
@@ -413,6 +434,7 @@ impl<W: Write> Sink for ReadSink<W> {
                 d.message.info()
             },
             fields,
+            fields_json,
             errors: d.errors.to_vec(),
             reassembled_from: d.payload.reassembled_from.clone(),
             quoted: d.payload.quoted,
@@ -488,6 +510,7 @@ impl<W: Write> Sink for ReadSink<W> {
                 protocol: lower_layer_name(summary.protocol),
                 info: String::new(),
                 fields: Vec::new(),
+                fields_json: None,
                 errors: summary.errors.clone(),
                 reassembled_from: Vec::new(),
                 quoted: false,

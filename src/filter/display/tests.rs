@@ -21,6 +21,7 @@ fn record(protocol: &'static str, fields: Vec<Field>) -> Record {
         protocol,
         info: String::new(),
         fields,
+        fields_json: None,
         errors: Vec::new(),
         reassembled_from: Vec::new(),
         quoted: false,

@@ -10,83 +10,96 @@ use super::names::{
 };
 use super::options::{code, Opt, OptValue};
 use super::relay_agent::SubOpt;
+use crate::field::out::{Shifted, TreeOut, TreeSink};
 use crate::field::{hex_colons, Field, Value};
 
 impl Message<'_> {
     /// The tree under a `dhcp` node, as `tshark -V` shows it.
     pub fn fields(&self) -> Vec<Field> {
+        let mut tree = TreeSink::default();
+        self.write_tree(&mut tree);
+        tree.finish()
+    }
+
+    /// The tree into `out` ([`crate::field::out`]), with no tree built in between.
+    pub fn write_tree(&self, out: &mut dyn TreeOut) {
+        let labels = out.labels();
         let mt = self.message_type();
-        let title = match mt {
-            Some(t) => format!(
+        let title: Cow<'static, str> = match mt {
+            Some(t) if labels => Cow::Owned(format!(
                 "Dynamic Host Configuration Protocol ({})",
                 message_type_name(t)
-            ),
-            None => "Dynamic Host Configuration Protocol".to_string(),
+            )),
+            Some(_) => Cow::Borrowed(""),
+            None => Cow::Borrowed("Dynamic Host Configuration Protocol"),
         };
         let total = if self.pos.len == 0 {
             self.emit().len()
         } else {
             self.pos.len
         };
-        let mut root = Field::node("dhcp", title, 0, total);
+        out.open(Field::node("dhcp", title, 0, total));
         let have = |end: usize| end <= total;
-        let mut h = Vec::new();
         let u8f = |name, label, v: u8, off| Field::uint(name, label, v, off, 1);
         if have(1) {
-            h.push(u8f("dhcp.type", "Message type", self.op, 0).note(op_name(self.op)));
+            out.leaf(u8f("dhcp.type", "Message type", self.op, 0).note(op_name(self.op)));
         }
         if have(2) {
-            h.push(
+            out.leaf(
                 u8f("dhcp.hw.type", "Hardware type", self.htype, 1)
                     .hex(2)
                     .note(hardware_type_name(self.htype.into())),
             );
         }
         if have(3) {
-            h.push(u8f("dhcp.hw.len", "Hardware address length", self.hlen, 2));
+            out.leaf(u8f("dhcp.hw.len", "Hardware address length", self.hlen, 2));
         }
         if have(4) {
-            h.push(u8f("dhcp.hops", "Hops", self.hops, 3));
+            out.leaf(u8f("dhcp.hops", "Hops", self.hops, 3));
         }
         if have(8) {
-            h.push(Field::uint("dhcp.id", "Transaction ID", self.xid, 4, 4).hex(8));
+            out.leaf(Field::uint("dhcp.id", "Transaction ID", self.xid, 4, 4).hex(8));
         }
         if have(10) {
             let secs = Field::uint("dhcp.secs", "Seconds elapsed", self.secs_shown(), 8, 2);
-            h.push(if secs_byte_swapped(self.secs()) {
-                secs.child(secs_le_note())
+            if secs_byte_swapped(self.secs()) {
+                out.open(secs);
+                secs_le_note(out);
+                out.close();
             } else {
-                secs
-            });
+                out.leaf(secs);
+            }
         }
         if have(12) {
             let bc = self.broadcast();
-            h.push(
-                Field::uint("dhcp.flags", "Bootp flags", self.flags, 10, 2)
-                    .hex(4)
-                    .note(if bc { "Broadcast" } else { "Unicast" })
-                    .show(if bc {
-                        format!("0x{:04x}, Broadcast flag (Broadcast)", self.flags)
-                    } else {
-                        format!("0x{:04x} (Unicast)", self.flags)
-                    })
-                    .child(
-                        Field::boolean("dhcp.flags.bc", "Broadcast flag", bc, 10, 2)
-                            .bits(0x8000, 16)
-                            .note(if bc { "Broadcast" } else { "Unicast" }),
-                    )
-                    .child(
-                        Field::uint(
-                            "dhcp.flags.reserved",
-                            "Reserved flags",
-                            self.flags & 0x7fff,
-                            10,
-                            2,
-                        )
-                        .hex(4)
-                        .bits(0x7fff, 16),
-                    ),
+            let mut flags = Field::uint("dhcp.flags", "Bootp flags", self.flags, 10, 2)
+                .hex(4)
+                .note(if bc { "Broadcast" } else { "Unicast" });
+            if labels {
+                flags = flags.show(if bc {
+                    format!("0x{:04x}, Broadcast flag (Broadcast)", self.flags)
+                } else {
+                    format!("0x{:04x} (Unicast)", self.flags)
+                });
+            }
+            out.open(flags);
+            out.leaf(
+                Field::boolean("dhcp.flags.bc", "Broadcast flag", bc, 10, 2)
+                    .bits(0x8000, 16)
+                    .note(if bc { "Broadcast" } else { "Unicast" }),
             );
+            out.leaf(
+                Field::uint(
+                    "dhcp.flags.reserved",
+                    "Reserved flags",
+                    self.flags & 0x7fff,
+                    10,
+                    2,
+                )
+                .hex(4)
+                .bits(0x7fff, 16),
+            );
+            out.close();
         }
         let ips = [
             ("dhcp.ip.client", "Client IP address", self.ciaddr),
@@ -97,34 +110,36 @@ impl Message<'_> {
         for (i, (name, label, a)) in ips.into_iter().enumerate() {
             let off = 12 + 4 * i;
             if have(off + 4) {
-                h.push(Field::ipv4(name, label, a, off));
+                out.leaf(Field::ipv4(name, label, a, off));
             }
         }
         if have(44) {
-            h.extend(self.chaddr_fields());
+            self.chaddr_fields(out);
         }
         if have(SNAME_OFFSET + 1) {
-            h.push(area_field(
+            area_field(
                 "dhcp.server",
                 "Server host name",
                 &self.sname,
                 SNAME_OFFSET,
                 self.sname_options.as_deref(),
-            ));
+                out,
+            );
         }
         if have(FILE_OFFSET + 1) {
-            h.push(area_field(
+            area_field(
                 "dhcp.file",
                 "Boot file name",
                 &self.file,
                 FILE_OFFSET,
                 self.file_options.as_deref(),
-            ));
+                out,
+            );
         }
         if let Some(c) = self.cookie {
             let a = Ipv4Addr::from(c);
             // Wireshark shows no cookie field when the cookie is not DHCP's.
-            h.push(if self.has_dhcp_cookie() {
+            out.leaf(if self.has_dhcp_cookie() {
                 Field::ipv4("dhcp.cookie", "Magic cookie", a, 236)
                     .note("DHCP")
                     .show("DHCP")
@@ -137,14 +152,13 @@ impl Message<'_> {
                 )
             });
         }
-        h.extend(self.options.iter().map(|o| {
-            let f = option_field(o);
-            if o.code == code::OVERLOAD {
-                f.children(self.overloaded_fields())
-            } else {
-                f
-            }
-        }));
+        for o in &self.options {
+            write_option(o, out, |out| {
+                if o.code == code::OVERLOAD {
+                    self.overloaded_fields(out);
+                }
+            });
+        }
         if !self.trailer.is_empty() {
             let off = total.saturating_sub(self.trailer.len());
             let name = if self.has_dhcp_cookie() {
@@ -157,15 +171,20 @@ impl Message<'_> {
             } else {
                 "Bootp vendor specific options"
             };
-            h.push(Field::bytes(name, label, &self.trailer, off));
+            out.leaf(Field::bytes(name, label, &self.trailer, off));
         }
-        root.children = h;
-        vec![root]
+        out.close();
+    }
+
+    /// [`Message::write_tree`] with every offset moved by `base` bytes, for a message carried in
+    /// another (DHCPv4-over-DHCPv6's option 87), with no tree built in between.
+    pub fn write_tree_at(&self, base: usize, out: &mut dyn TreeOut) {
+        self.write_tree(&mut Shifted::new(out, base));
     }
 
     /// The options overloaded into `sname` and `file`, each area a subtree, as Wireshark shows
     /// them under option 52 (sname first; `-T fields` lists their occurrences there).
-    fn overloaded_fields(&self) -> Vec<Field> {
+    fn overloaded_fields(&self, out: &mut dyn TreeOut) {
         let areas = [
             (
                 &self.sname_options,
@@ -180,23 +199,22 @@ impl Message<'_> {
                 self.file.len(),
             ),
         ];
-        areas
-            .into_iter()
-            .filter_map(|(opts, label, off, len)| {
-                let opts = opts.as_deref()?;
-                Some(
-                    Field::node("", label, off, len)
-                        .children(opts.iter().map(option_field).collect()),
-                )
-            })
-            .collect()
+        for (opts, label, off, len) in areas {
+            let Some(opts) = opts.as_deref() else {
+                continue;
+            };
+            out.open(Field::node("", label, off, len));
+            for o in opts {
+                write_option(o, out, |_| {});
+            }
+            out.close();
+        }
     }
 
-    fn chaddr_fields(&self) -> Vec<Field> {
+    fn chaddr_fields(&self, out: &mut dyn TreeOut) {
         let n = usize::from(self.hlen).min(16);
-        let mut out = Vec::new();
         if let Some(m) = self.mac() {
-            out.push(Field::new(
+            out.leaf(Field::new(
                 "dhcp.hw.mac_addr",
                 "Client MAC address",
                 Value::Mac(m),
@@ -204,7 +222,7 @@ impl Message<'_> {
                 6,
             ));
         } else if n > 0 {
-            out.push(Field::bytes(
+            out.leaf(Field::bytes(
                 "dhcp.hw.addr",
                 "Client hardware address",
                 &self.chaddr[..n],
@@ -212,16 +230,14 @@ impl Message<'_> {
             ));
         }
         if n < 16 {
-            out.push(Field::bytes(
+            out.leaf(Field::bytes(
                 "dhcp.hw.addr_padding",
                 "Client hardware address padding",
                 &self.chaddr[n..],
                 28 + n,
             ));
         }
-        out
     }
-
     /// The info column, as tshark writes it: `DHCP Discover - Transaction ID 0x3d1d`, or for
     /// plain BOOTP `Boot Request from 00:0b:82:01:fc:42`.
     pub fn info(&self) -> String {
@@ -249,7 +265,8 @@ fn area_field(
     raw: &[u8],
     off: usize,
     options: Option<&[Opt<'_>]>,
-) -> Field {
+    out: &mut dyn TreeOut,
+) {
     if options.is_some() {
         // The options themselves are under option 52's subtree ([`overloaded_fields`]), as in
         // Wireshark; here only its note that the field holds options.
@@ -264,33 +281,50 @@ fn area_field(
                 "dhcp.boot_filename_overloaded_by_dhcp",
             )
         };
-        return Field::node("", text, off, raw.len()).child(expert_note(note, text, off, 0));
+        out.open(Field::node("", text, off, raw.len()));
+        expert_note(note, text, off, 0, out);
+        out.close();
+        return;
     }
     let text = until_nul(raw);
     if text.is_empty() {
-        Field::node("", format!("{label} not given"), off, raw.len())
+        let label = if out.labels() {
+            Cow::Owned(format!("{label} not given"))
+        } else {
+            Cow::Borrowed("")
+        };
+        out.leaf(Field::node("", label, off, raw.len()));
     } else {
-        Field::string(name, label, lossy(text), off, raw.len())
+        out.leaf(Field::string(name, label, lossy(text), off, raw.len()));
     }
 }
 
 /// A Wireshark expert note of severity Note in group Protocol, in the "Expert Info" subtree
 /// tshark shows it in: its field (`dhcp.secs_le`, ...) has no value of its own (tshark's `-T
 /// fields` writes such a field as 1, a display filter tests whether it is there).
-fn expert_note(name: &'static str, text: &'static str, off: usize, len: usize) -> Field {
-    Field::node("", format!("Expert Info (Note/Protocol): {text}"), off, len)
-        .generated()
-        .children(vec![
-            Field::node(name, text, off, len).generated(),
-            Field::node("", "Severity level: Note", off, len).generated(),
-            Field::node("", "Group: Protocol", off, len).generated(),
-        ])
+fn expert_note(
+    name: &'static str,
+    text: &'static str,
+    off: usize,
+    len: usize,
+    out: &mut dyn TreeOut,
+) {
+    let label = if out.labels() {
+        Cow::Owned(format!("Expert Info (Note/Protocol): {text}"))
+    } else {
+        Cow::Borrowed("")
+    };
+    out.open(Field::node("", label, off, len).generated());
+    out.leaf(Field::node(name, text, off, len).generated());
+    out.leaf(Field::node("", "Severity level: Note", off, len).generated());
+    out.leaf(Field::node("", "Group: Protocol", off, len).generated());
+    out.close();
 }
 
 /// Wireshark's note on a `secs` read little-endian (`dhcp.secs_le`).
-fn secs_le_note() -> Field {
+fn secs_le_note(out: &mut dyn TreeOut) {
     let text = "Seconds elapsed appears to be encoded as little-endian";
-    expert_note("dhcp.secs_le", text, 8, 2)
+    expert_note("dhcp.secs_le", text, 8, 2, out)
 }
 
 fn until_nul(b: &[u8]) -> &[u8] {
@@ -432,44 +466,86 @@ fn duration_text(secs: u32) -> String {
     }
 }
 
-/// One option's subtree.
+/// One option's subtree ([`write_option`] into a [`TreeSink`]).
+#[cfg(test)]
 pub(crate) fn option_field(o: &Opt<'_>) -> Field {
+    let mut tree = TreeSink::default();
+    write_option(o, &mut tree, |_| {});
+    let mut fields = tree.finish();
+    fields.pop().unwrap_or_else(|| Field::node("", "", 0, 0))
+}
+
+/// Whether the fields [`write_option`] writes for a value include a `dhcp.option.value` of their
+/// own (then the hidden generic one is left out).
+fn has_own_value(o: &Opt<'_>, vname: Option<&'static str>, whole: bool) -> bool {
+    match &o.value {
+        OptValue::U16(_) => vname.is_none(),
+        OptValue::U32(_) => vname.is_none() && whole,
+        OptValue::Raw(_) if whole && o.code == code::VI_VENDOR_SPECIFIC => false,
+        OptValue::Raw(_) if whole && o.code == code::FORCERENEW_NONCE_CAPABLE => false,
+        OptValue::Raw(b) => whole && !b.is_empty(),
+        _ => false,
+    }
+}
+
+/// One option's subtree, into `out`; `more` writes what follows its own fields in its subtree
+/// (option 52's overloaded areas).
+fn write_option(o: &Opt<'_>, out: &mut dyn TreeOut, more: impl FnOnce(&mut dyn TreeOut)) {
+    let (labels, notes) = (out.labels(), out.notes());
     let off = o.pos.offset;
     let d = o.data_offset();
     match &o.value {
         // A run of PAD bytes is one "Option: (0) Padding" node in Wireshark.
         OptValue::Pad(n) => {
-            return Field::uint("dhcp.option.type", "Option", code::PAD, off, *n)
-                .note("Padding")
-                .show("(0) Padding")
-                .child(Field::new(
-                    "dhcp.option.padding",
-                    "Padding",
-                    Value::Bytes(vec![0; *n]),
-                    off,
-                    *n,
-                ));
+            out.open(
+                Field::uint("dhcp.option.type", "Option", code::PAD, off, *n)
+                    .note("Padding")
+                    .show("(0) Padding"),
+            );
+            out.leaf(Field::new(
+                "dhcp.option.padding",
+                "Padding",
+                Value::Bytes(vec![0; *n]),
+                off,
+                *n,
+            ));
+            more(out);
+            out.close();
+            return;
         }
         OptValue::End => {
-            return Field::uint("dhcp.option.type", "Option", code::END, off, 1)
-                .note("End")
-                .show("(255) End")
-                .child(Field::uint("dhcp.option.end", "Option End", 255u8, off, 1));
+            out.open(
+                Field::uint("dhcp.option.type", "Option", code::END, off, 1)
+                    .note("End")
+                    .show("(255) End"),
+            );
+            out.leaf(Field::uint("dhcp.option.end", "Option End", 255u8, off, 1));
+            more(out);
+            out.close();
+            return;
         }
         _ => {}
     }
     let data = o.data();
     let len = data.len();
-    let node = Field::uint("dhcp.option.type", "Option", o.code, off, 2 + len)
-        .note(option_title(o))
-        .show(format!("({}) {}", o.code, option_title(o)))
-        .child(Field::uint(
-            "dhcp.option.length",
-            "Length",
-            o.claimed_len.map_or(len.min(255) as u64, u64::from),
-            off + 1,
-            1,
-        ));
+    let mut node = Field::uint("dhcp.option.type", "Option", o.code, off, 2 + len);
+    if labels || notes {
+        let title = option_title(o);
+        if labels {
+            node = node.show(format!("({}) {}", o.code, title));
+        }
+        if notes {
+            node = node.note(title);
+        }
+    }
+    out.open(node);
+    out.leaf(Field::uint(
+        "dhcp.option.length",
+        "Length",
+        o.claimed_len.map_or(len.min(255) as u64, u64::from),
+        off + 1,
+        1,
+    ));
     let vname = value_field_name(o.code);
     let label = value_label(o.code);
     // A value cut short (its length says more than the message holds) is no option value to
@@ -483,52 +559,55 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
         };
         Field::bytes(name, "Value", b, d)
     };
-    let kids: Vec<Field> = match &o.value {
+    // Wireshark gives every whole option's bytes as `dhcp.option.value` too, hidden from the
+    // tree where a field of the option's own shows them.
+    if whole && !data.is_empty() && !has_own_value(o, vname, whole) {
+        out.leaf(Field::bytes("dhcp.option.value", "Value", &data, d).hidden());
+    }
+    match &o.value {
         OptValue::MessageType(t) => {
-            vec![Field::uint("dhcp.option.dhcp", "DHCP", *t, d, 1).note(message_type_name(*t))]
+            out.leaf(Field::uint("dhcp.option.dhcp", "DHCP", *t, d, 1).note(message_type_name(*t)))
         }
-        OptValue::Addr(a) => vec![Field::new(
+        OptValue::Addr(a) => out.leaf(Field::new(
             vname.unwrap_or("dhcp.option.value.address"),
             label,
             Value::Ipv4(*a),
             d,
             4,
-        )],
-        OptValue::Addrs(v) => v
-            .iter()
-            .enumerate()
-            .map(|(i, a)| {
-                Field::new(
+        )),
+        OptValue::Addrs(v) => {
+            for (i, a) in v.iter().enumerate() {
+                out.leaf(Field::new(
                     vname.unwrap_or("dhcp.option.value.address"),
                     label.clone(),
                     Value::Ipv4(*a),
                     d + 4 * i,
                     4,
-                )
-            })
-            .collect(),
-        OptValue::U8(v) if is_bool(o.code) => vec![Field::new(
+                ));
+            }
+        }
+        OptValue::U8(v) if is_bool(o.code) => out.leaf(Field::new(
             vname.unwrap_or("dhcp.option.value.bool"),
             label,
             Value::Bool(*v != 0),
             d,
             1,
-        )],
-        OptValue::U8(v) => vec![Field::new(
+        )),
+        OptValue::U8(v) => out.leaf(Field::new(
             vname.unwrap_or("dhcp.option.value.uint"),
             label,
             Value::Uint((*v).into()),
             d,
             1,
-        )],
-        OptValue::U16(v) => vec![Field::new(
+        )),
+        OptValue::U16(v) => out.leaf(Field::new(
             vname.unwrap_or("dhcp.option.value"),
             label,
             Value::Uint((*v).into()),
             d,
             2,
-        )],
-        OptValue::U32(_) if vname.is_none() => vec![partial(&data)],
+        )),
+        OptValue::U32(_) if vname.is_none() => out.leaf(partial(&data)),
         OptValue::U32(v) => {
             let f = Field::new(
                 vname.unwrap_or("dhcp.option.value"),
@@ -537,139 +616,154 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
                 d,
                 4,
             );
-            vec![if matches!(o.code, 51 | 58 | 59) {
-                f.note(duration_text(*v))
-                    .show(format!("({v}s) {}", duration_text(*v)))
+            out.leaf(if (labels || notes) && matches!(o.code, 51 | 58 | 59) {
+                let text = duration_text(*v);
+                let f = if labels {
+                    f.show(format!("({v}s) {text}"))
+                } else {
+                    f
+                };
+                if notes {
+                    f.note(text)
+                } else {
+                    f
+                }
             } else {
                 f
-            }]
+            });
         }
-        OptValue::I32(v) => vec![Field::new(
+        OptValue::I32(v) => out.leaf(Field::new(
             vname.unwrap_or("dhcp.option.value.int"),
             label,
             Value::Int((*v).into()),
             d,
             4,
-        )],
-        OptValue::Text(t) => vec![Field::string(
-            vname.unwrap_or("dhcp.option.value.string"),
-            "Value",
-            lossy(until_nul(t)),
-            d,
-            t.len(),
-        )
-        .relabel(vname.map(|_| label))],
-        OptValue::ParameterRequestList(l) => l
-            .iter()
-            .enumerate()
-            .map(|(i, &c)| {
-                Field::uint(
+        )),
+        OptValue::Text(t) => out.leaf(
+            Field::string(
+                vname.unwrap_or("dhcp.option.value.string"),
+                "Value",
+                lossy(until_nul(t)),
+                d,
+                t.len(),
+            )
+            .relabel(vname.map(|_| label)),
+        ),
+        OptValue::ParameterRequestList(l) => {
+            for (i, &c) in l.iter().enumerate() {
+                let mut f = Field::uint(
                     "dhcp.option.request_list_item",
                     "Parameter Request List Item",
                     c,
                     d + i,
                     1,
                 )
-                .note(option_name(c))
-                .show(format!("({c}) {}", option_name(c)))
-            })
-            .collect(),
-        OptValue::ClientId(b) => client_id_fields(b, d),
+                .note(option_name(c));
+                if labels {
+                    f = f.show(format!("({c}) {}", option_name(c)));
+                }
+                out.leaf(f);
+            }
+        }
+        OptValue::ClientId(b) => client_id_fields(b, d, out),
         OptValue::UserClass(items) => {
             let mut at = d;
-            items
-                .iter()
-                .map(|it| {
-                    let f = Field::node(
-                        "dhcp.option.user_class",
-                        "Instance of User Class",
-                        at,
-                        1 + it.len(),
-                    )
-                    .child(Field::uint(
-                        "dhcp.option.user_class.length",
-                        "User Class Length",
-                        it.len() as u64,
-                        at,
-                        1,
-                    ))
-                    .child(Field::bytes(
-                        "dhcp.option.user_class.data",
-                        "User Class Data",
-                        it,
-                        at + 1,
-                    ));
-                    at += 1 + it.len();
-                    f
-                })
-                .collect()
+            for it in items {
+                out.open(Field::node(
+                    "dhcp.option.user_class",
+                    "Instance of User Class",
+                    at,
+                    1 + it.len(),
+                ));
+                out.leaf(Field::uint(
+                    "dhcp.option.user_class.length",
+                    "User Class Length",
+                    it.len() as u64,
+                    at,
+                    1,
+                ));
+                out.leaf(Field::bytes(
+                    "dhcp.option.user_class.data",
+                    "User Class Data",
+                    it,
+                    at + 1,
+                ));
+                out.close();
+                at += 1 + it.len();
+            }
         }
         OptValue::ClientFqdn {
             flags,
             rcode1,
             rcode2,
             name,
-        } => vec![
-            Field::uint("dhcp.fqdn.flags", "Flags", *flags, d, 1).hex(2),
-            Field::uint("dhcp.fqdn.rcode1", "A-RR result", *rcode1, d + 1, 1),
-            Field::uint("dhcp.fqdn.rcode2", "PTR-RR result", *rcode2, d + 2, 1),
-            Field::string(
+        } => {
+            out.leaf(Field::uint("dhcp.fqdn.flags", "Flags", *flags, d, 1).hex(2));
+            out.leaf(Field::uint(
+                "dhcp.fqdn.rcode1",
+                "A-RR result",
+                *rcode1,
+                d + 1,
+                1,
+            ));
+            out.leaf(Field::uint(
+                "dhcp.fqdn.rcode2",
+                "PTR-RR result",
+                *rcode2,
+                d + 2,
+                1,
+            ));
+            out.leaf(Field::string(
                 "dhcp.fqdn.name",
                 "Client name",
                 fqdn_text(name),
                 d + 3,
                 name.len(),
-            ),
-        ],
-        OptValue::RelayAgentInfo(subs) => subs.iter().map(suboption_field).collect(),
-        OptValue::ClasslessRoutes(routes) => {
-            let mut at = d;
-            routes
-                .iter()
-                .map(|r| {
-                    let n = 1 + r.significant_octets() + 4;
-                    let f = Field::string(
-                        "dhcp.option.classless_static_route",
-                        "Subnet/MaskWidth-Router",
-                        format!("{}/{}-{}", r.destination, r.width, r.router),
-                        at,
-                        n,
-                    );
-                    at += n;
-                    f
-                })
-                .collect()
+            ));
         }
-        OptValue::Raw(b) if whole && o.code == code::VI_VENDOR_SPECIFIC => vi_fields(b, d),
-        OptValue::Raw(b) if whole && o.code == code::FORCERENEW_NONCE_CAPABLE => b
-            .iter()
-            .enumerate()
-            .map(|(i, &a)| {
-                Field::uint(
-                    "dhcp.option.forcerenew_nonce.algorithm",
-                    "Algorithm",
-                    a,
-                    d + i,
-                    1,
-                )
-                .note(if a == 1 { "HMAC-MD5" } else { "Unknown" })
-            })
-            .collect(),
-        OptValue::Raw(b) => {
-            if b.is_empty() {
-                Vec::new()
-            } else {
-                vec![partial(b)]
+        OptValue::RelayAgentInfo(subs) => {
+            for s in subs {
+                suboption_field(s, out);
             }
         }
-        OptValue::Pad(_) | OptValue::End => Vec::new(),
-    };
-    // Wireshark gives every whole option's bytes as `dhcp.option.value` too, hidden from the
-    // tree where a field of the option's own shows them.
-    let generic =
-        (whole && !data.is_empty() && !kids.iter().any(|k| k.name == "dhcp.option.value"))
-            .then(|| Field::bytes("dhcp.option.value", "Value", &data, d).hidden());
-    node.children(generic.into_iter().chain(kids).collect())
+        OptValue::ClasslessRoutes(routes) => {
+            let mut at = d;
+            for r in routes {
+                let n = 1 + r.significant_octets() + 4;
+                out.leaf(Field::string(
+                    "dhcp.option.classless_static_route",
+                    "Subnet/MaskWidth-Router",
+                    format!("{}/{}-{}", r.destination, r.width, r.router),
+                    at,
+                    n,
+                ));
+                at += n;
+            }
+        }
+        OptValue::Raw(b) if whole && o.code == code::VI_VENDOR_SPECIFIC => vi_fields(b, d, out),
+        OptValue::Raw(b) if whole && o.code == code::FORCERENEW_NONCE_CAPABLE => {
+            for (i, &a) in b.iter().enumerate() {
+                out.leaf(
+                    Field::uint(
+                        "dhcp.option.forcerenew_nonce.algorithm",
+                        "Algorithm",
+                        a,
+                        d + i,
+                        1,
+                    )
+                    .note(if a == 1 { "HMAC-MD5" } else { "Unknown" }),
+                );
+            }
+        }
+        OptValue::Raw(b) => {
+            if !b.is_empty() {
+                out.leaf(partial(b));
+            }
+        }
+        OptValue::Pad(_) | OptValue::End => {}
+    }
+    more(out);
+    out.close();
 }
 
 /// Option 125, V-I Vendor-specific Information (RFC 3925 section 4): for each enterprise, its
@@ -678,8 +772,7 @@ pub(crate) fn option_field(o: &Opt<'_>) -> Field {
 /// for the Broadband Forum, 3561; a generic `dhcp.option.vi.value` for other enterprises) and,
 /// after it, its bytes as a hidden `dhcp.option.vi.value`. A length past the option's end stops
 /// the decoding there.
-fn vi_fields(b: &[u8], d: usize) -> Vec<Field> {
-    let mut out = Vec::new();
+fn vi_fields(b: &[u8], d: usize, out: &mut dyn TreeOut) {
     let mut at = 0;
     while let (Some(e), Some(&n)) = (b.get(at..at + 4), b.get(at + 4)) {
         let enterprise = u32::from_be_bytes([e[0], e[1], e[2], e[3]]);
@@ -692,19 +785,20 @@ fn vi_fields(b: &[u8], d: usize) -> Vec<Field> {
             enterprise,
             d + at,
             5 + n,
-        )
-        .child(Field::uint(
+        );
+        if enterprise == TR111_ENTERPRISE {
+            node = node.note("Broadband Forum (previously 'DSL Forum')");
+        }
+        out.open(node);
+        out.leaf(Field::uint(
             "dhcp.option.vi.length",
             "Length",
             n as u64,
             d + at + 4,
             1,
         ));
-        if enterprise == TR111_ENTERPRISE {
-            node = node.note("Broadband Forum (previously 'DSL Forum')");
-        }
         let Some(data) = data else {
-            out.push(node);
+            out.close();
             break;
         };
         let mut i = 0;
@@ -714,20 +808,19 @@ fn vi_fields(b: &[u8], d: usize) -> Vec<Field> {
                 break;
             };
             let off = d + start + i;
-            node = node.children(vi_suboption(enterprise, code, v, off));
+            vi_suboption(enterprise, code, v, off, out);
             i += 2 + len;
         }
-        out.push(node);
+        out.close();
         at = start + n;
     }
-    out
 }
 
 /// The Broadband Forum's enterprise number (TR-111's suboptions).
 const TR111_ENTERPRISE: u32 = 3561;
 
 /// One suboption of option 125 and its hidden bytes.
-fn vi_suboption(enterprise: u32, code: u8, v: &[u8], off: usize) -> Vec<Field> {
+fn vi_suboption(enterprise: u32, code: u8, v: &[u8], off: usize, out: &mut dyn TreeOut) {
     let length = Field::uint(
         "dhcp.option.suboption_length",
         "Length",
@@ -735,14 +828,18 @@ fn vi_suboption(enterprise: u32, code: u8, v: &[u8], off: usize) -> Vec<Field> {
         off + 1,
         1,
     );
-    let hidden = Field::bytes("dhcp.option.vi.value", "Value", v, off + 2).hidden();
     if enterprise != TR111_ENTERPRISE {
         // Suboptions of other enterprises: code, length and the bytes, shown.
-        return vec![
-            Field::uint("dhcp.option.vi.value.uint", "Suboption", code, off, 1),
-            length,
-            Field::bytes("dhcp.option.vi.value", "Value", v, off + 2),
-        ];
+        out.leaf(Field::uint(
+            "dhcp.option.vi.value.uint",
+            "Suboption",
+            code,
+            off,
+            1,
+        ));
+        out.leaf(length);
+        out.leaf(Field::bytes("dhcp.option.vi.value", "Value", v, off + 2));
+        return;
     }
     // TR-111 (Broadband Forum), section 2.1: the device's or gateway's identity as text. The
     // device's OUI (1) is an integer field in Wireshark 4.0 though sent as text: not decoded.
@@ -770,17 +867,19 @@ fn vi_suboption(enterprise: u32, code: u8, v: &[u8], off: usize) -> Vec<Field> {
         ),
         _ => (None, "Unknown"),
     };
-    let mut sub = Field::uint(
-        "dhcp.option.vi.tr111.suboption",
-        "Option 125 Suboption",
-        code,
-        off,
-        2 + v.len(),
-    )
-    .note(label)
-    .child(length);
+    out.open(
+        Field::uint(
+            "dhcp.option.vi.tr111.suboption",
+            "Option 125 Suboption",
+            code,
+            off,
+            2 + v.len(),
+        )
+        .note(label),
+    );
+    out.leaf(length);
     if let Some(name) = name {
-        sub = sub.child(Field::string(
+        out.leaf(Field::string(
             name,
             label,
             lossy(until_nul(v)),
@@ -788,7 +887,8 @@ fn vi_suboption(enterprise: u32, code: u8, v: &[u8], off: usize) -> Vec<Field> {
             v.len(),
         ));
     }
-    vec![sub, hidden]
+    out.close();
+    out.leaf(Field::bytes("dhcp.option.vi.value", "Value", v, off + 2).hidden());
 }
 
 /// RFC 4702 names are DNS-encoded when the E flag is set, else ASCII.
@@ -811,38 +911,38 @@ fn fqdn_text(name: &[u8]) -> String {
 }
 
 /// Option 61 as Wireshark shows it: an Ethernet address, RFC 4361's IAID and DUID, or bytes.
-fn client_id_fields(b: &[u8], d: usize) -> Vec<Field> {
+fn client_id_fields(b: &[u8], d: usize, out: &mut dyn TreeOut) {
     let Some((&kind, id)) = b.split_first() else {
-        return Vec::new();
+        return;
     };
     match kind {
         1 if id.len() == 6 => {
             let mut m = [0u8; 6];
             m.copy_from_slice(id);
-            vec![
+            out.leaf(
                 Field::uint("dhcp.hw.type", "Hardware type", kind, d, 1)
                     .hex(2)
                     .note(hardware_type_name(1)),
-                Field::new(
-                    "dhcp.hw.mac_addr",
-                    "Client MAC address",
-                    Value::Mac(m),
-                    d + 1,
-                    6,
-                ),
-            ]
+            );
+            out.leaf(Field::new(
+                "dhcp.hw.mac_addr",
+                "Client MAC address",
+                Value::Mac(m),
+                d + 1,
+                6,
+            ));
         }
         255 if id.len() >= 6 => {
-            let mut out = vec![Field::string(
+            out.leaf(Field::string(
                 "dhcp.client_id.iaid",
                 "IAID",
                 crate::field::hex(&id[..4]),
                 d + 1,
                 4,
-            )];
+            ));
             let duid = &id[4..];
             let dt = u16::from_be_bytes([duid[0], duid[1]]);
-            out.push(
+            out.leaf(
                 Field::uint("dhcp.client_id.duid_type", "DUID Type", dt, d + 5, 2)
                     .note(crate::proto::dhcpv6::names::duid_type_name(dt)),
             );
@@ -852,7 +952,7 @@ fn client_id_fields(b: &[u8], d: usize) -> Vec<Field> {
                 (1, n) if n >= 6 => {
                     let hw = u16::from_be_bytes([body[0], body[1]]);
                     let t = u32::from_be_bytes([body[2], body[3], body[4], body[5]]);
-                    out.push(
+                    out.leaf(
                         Field::uint(
                             "dhcp.client_id.duid_llt_hw_type",
                             "Hardware type",
@@ -862,8 +962,8 @@ fn client_id_fields(b: &[u8], d: usize) -> Vec<Field> {
                         )
                         .note(hardware_type_name(hw)),
                     );
-                    out.push(Field::uint("dhcp.client_id.time", "Time", t, at + 2, 4));
-                    out.push(Field::string(
+                    out.leaf(Field::uint("dhcp.client_id.time", "Time", t, at + 2, 4));
+                    out.leaf(Field::string(
                         "dhcp.client_id.link_layer_address",
                         "Link layer address",
                         hex_colons(&body[6..]),
@@ -873,14 +973,14 @@ fn client_id_fields(b: &[u8], d: usize) -> Vec<Field> {
                 }
                 (2, n) if n >= 4 => {
                     let en = u32::from_be_bytes([body[0], body[1], body[2], body[3]]);
-                    out.push(Field::uint(
+                    out.leaf(Field::uint(
                         "dhcp.client_id.enterprise_num",
                         "Enterprise-number",
                         en,
                         at,
                         4,
                     ));
-                    out.push(Field::bytes(
+                    out.leaf(Field::bytes(
                         "dhcp.client_id",
                         "Identifier",
                         &body[4..],
@@ -889,11 +989,11 @@ fn client_id_fields(b: &[u8], d: usize) -> Vec<Field> {
                 }
                 (3, n) if n >= 2 => {
                     let hw = u16::from_be_bytes([body[0], body[1]]);
-                    out.push(
+                    out.leaf(
                         Field::uint("dhcp.client_id.duid_ll_hw_type", "Hardware type", hw, at, 2)
                             .note(hardware_type_name(hw)),
                     );
-                    out.push(Field::string(
+                    out.leaf(Field::string(
                         "dhcp.client_id.link_layer_address",
                         "Link layer address",
                         hex_colons(&body[2..]),
@@ -901,52 +1001,66 @@ fn client_id_fields(b: &[u8], d: usize) -> Vec<Field> {
                         n - 2,
                     ));
                 }
-                _ => out.push(Field::bytes("dhcp.client_id", "Identifier", body, at)),
+                _ => out.leaf(Field::bytes("dhcp.client_id", "Identifier", body, at)),
             }
-            out
         }
-        0 => vec![
-            Field::uint("dhcp.client_id.type", "Type", kind, d, 1),
-            Field::string(
+        0 => {
+            out.leaf(Field::uint("dhcp.client_id.type", "Type", kind, d, 1));
+            out.leaf(Field::string(
                 "dhcp.client_id.undef",
                 "Client Identifier",
                 lossy(id),
                 d + 1,
                 id.len(),
-            ),
-        ],
+            ));
+        }
         // Wireshark shows nothing of other types; poolshark shows the type and the bytes.
-        _ => vec![
-            Field::uint("poolshark.dhcp.client_id.type", "Type", kind, d, 1)
-                .note(hardware_type_name(kind.into())),
-            Field::bytes("poolshark.dhcp.client_id.data", "Identifier", id, d + 1),
-        ],
+        _ => {
+            out.leaf(
+                Field::uint("poolshark.dhcp.client_id.type", "Type", kind, d, 1)
+                    .note(hardware_type_name(kind.into())),
+            );
+            out.leaf(Field::bytes(
+                "poolshark.dhcp.client_id.data",
+                "Identifier",
+                id,
+                d + 1,
+            ));
+        }
     }
 }
 
-fn suboption_field(s: &SubOpt<'_>) -> Field {
+/// One suboption of option 82 (its code, length and value) into `out`.
+fn suboption_field(s: &SubOpt<'_>, out: &mut dyn TreeOut) {
     let off = s.pos.offset;
     let d = off + 2;
-    let node = Field::uint(
+    let mut node = Field::uint(
         "dhcp.option.agent_information_option.suboption",
         "Option 82 Suboption",
         s.code,
         off,
         2 + s.data.len(),
     )
-    .note(relay_agent_suboption_name(s.code))
-    .show(format!(
-        "({}) {}",
-        s.code,
-        relay_agent_suboption_name(s.code)
-    ))
-    .child(Field::uint(
+    .note(relay_agent_suboption_name(s.code));
+    if out.labels() {
+        node = node.show(format!(
+            "({}) {}",
+            s.code,
+            relay_agent_suboption_name(s.code)
+        ));
+    }
+    out.open(node);
+    out.leaf(Field::uint(
         "dhcp.option.suboption_length",
         "Length",
         s.data.len() as u64,
         off + 1,
         1,
     ));
+    if s.data.is_empty() {
+        out.close();
+        return;
+    }
     let v = match (s.code, s.address()) {
         (_, Some(a)) if s.code == 5 => Field::ipv4(
             "dhcp.option.agent_information_option.link_selection",
@@ -992,20 +1106,20 @@ fn suboption_field(s: &SubOpt<'_>) -> Field {
             d,
         ),
     };
-    if s.data.is_empty() {
-        node
-    } else if v.name == "dhcp.option.agent_information_option.value" {
-        node.child(v)
-    } else {
+    if v.name != "dhcp.option.agent_information_option.value" {
         // Wireshark gives every suboption's bytes as the generic value too, hidden.
-        let generic = Field::bytes(
-            "dhcp.option.agent_information_option.value",
-            "Value",
-            &s.data,
-            d,
+        out.leaf(
+            Field::bytes(
+                "dhcp.option.agent_information_option.value",
+                "Value",
+                &s.data,
+                d,
+            )
+            .hidden(),
         );
-        node.child(generic.hidden()).child(v)
     }
+    out.leaf(v);
+    out.close();
 }
 
 trait Relabel {
@@ -1024,6 +1138,206 @@ impl Relabel for Field {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A DHCP message of `options` (code, length, data, as on the wire), after END `after`.
+    fn with_options(options: &[u8], after: &[u8]) -> Vec<u8> {
+        let mut b = Message::new(1, 0x3d1d, [0, 0x0b, 0x82, 1, 0xfc, 0x42]).emit();
+        b.pop(); // END
+        b.extend_from_slice(options);
+        b.push(255);
+        b.extend_from_slice(after);
+        b
+    }
+
+    /// Messages with every kind of option, suboption and header the tree has a shape for, well
+    /// and badly formed.
+    fn every_kind() -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        // Every code, with data of a few sizes: the typed shapes, and the wrong sizes that stay
+        // raw (an address list of 9 bytes, a u16 of 4, ...).
+        for data in [
+            &b"\x01\x02\x03\x04"[..],
+            b"\x00\x01",
+            b"\x05",
+            b"\x01abcdefgh",
+            b"",
+        ] {
+            let mut opts = Vec::new();
+            for c in 1..=254u8 {
+                opts.push(c);
+                opts.push(data.len() as u8);
+                opts.extend_from_slice(data);
+            }
+            out.push(with_options(&opts, &[0, 0, 0]));
+        }
+        let mac = [1, 2, 3, 4, 5, 6];
+        let mut opts = vec![53, 1, 3, 0, 0, 0];
+        // Option 61: an Ethernet address; RFC 4361's IAID and DUID-LLT, -EN, -LL and another
+        // DUID type; type 0 (text), another type, and nothing.
+        opts.extend_from_slice(&[61, 7, 1]);
+        opts.extend_from_slice(&mac);
+        let duids: [&[u8]; 5] = [
+            &[0, 1, 0, 1, 0, 0, 0, 9, 1, 2, 3, 4, 5, 6],
+            &[0, 2, 0, 0, 0, 9, 0xaa, 0xbb],
+            &[0, 3, 0, 1, 1, 2, 3, 4, 5, 6],
+            &[0, 9, 1, 2],
+            &[0, 1, 0, 1],
+        ];
+        for duid in duids {
+            opts.extend_from_slice(&[61, (5 + duid.len()) as u8, 255, 0, 0, 0, 7]);
+            opts.extend_from_slice(duid);
+        }
+        opts.extend_from_slice(&[61, 4, 0, b'a', b'b', b'c', 61, 3, 7, 1, 2, 61, 0]);
+        // Option 82: each suboption kind, one empty, one cut short.
+        opts.extend_from_slice(&[82, 37]);
+        opts.extend_from_slice(&[1, 3, b'e', b't', b'h', 2, 2, 0xde, 0xad, 5, 4, 10, 0, 0, 1]);
+        opts.extend_from_slice(&[11, 4, 10, 0, 0, 2, 6, 3, b's', b'u', 0, 12, 1, 9]);
+        opts.extend_from_slice(&[99, 1, 7, 1, 0, 150, 5, 1]);
+        // Option 125: the Broadband Forum's suboptions, another enterprise's, one past the end.
+        let mut vi = vec![0, 0, 0x0d, 0xe9, 0];
+        let mut subs = Vec::new();
+        for c in 1..=7u8 {
+            subs.extend_from_slice(&[c, 2, b'x', 0]);
+        }
+        subs.extend_from_slice(&[8, 9, 1]);
+        vi[4] = subs.len() as u8;
+        vi.extend_from_slice(&subs);
+        vi.extend_from_slice(&[0, 0, 0, 9, 4, 1, 2, 0xab, 0xcd, 0, 0, 0, 9, 40, 1]);
+        opts.extend_from_slice(&[125, vi.len() as u8]);
+        opts.extend_from_slice(&vi);
+        // Forcerenew nonce algorithms, user classes (RFC 3004 and plain text), client FQDNs
+        // (DNS-encoded and text), classless routes.
+        opts.extend_from_slice(&[145, 2, 1, 2]);
+        opts.extend_from_slice(&[
+            77, 7, 3, b'a', b'b', b'c', 2, b'x', b'y', 77, 3, b'a', b'b', b'c',
+        ]);
+        opts.extend_from_slice(&[81, 8, 5, 0, 0, 3, b'w', b'w', b'w', 0]);
+        opts.extend_from_slice(&[81, 6, 0, 255, 255, b'h', b'o', b'!']);
+        opts.extend_from_slice(&[121, 13, 24, 192, 0, 2, 10, 0, 0, 1, 0, 10, 0, 0, 1]);
+        opts.extend_from_slice(&[
+            55, 4, 1, 3, 6, 200, 51, 4, 0, 0, 0x0e, 0x10, 58, 4, 255, 255, 255, 255,
+        ]);
+        out.push(with_options(&opts, &[]));
+        // Options overloaded into sname and file (option 52), with a secs written
+        // little-endian and the broadcast flag.
+        let mut b = with_options(&[53, 1, 5, 52, 1, 3], &[]);
+        b[8..10].copy_from_slice(&[0x1a, 0]);
+        b[10] = 0x80;
+        b[44..50].copy_from_slice(&[15, 3, b'a', b'b', b'c', 255]);
+        b[108..114].copy_from_slice(&[56, 2, b'h', b'i', 0, 255]);
+        out.push(b);
+        // An sname and a file given as text, other hardware: a longer address, none at all.
+        let mut b = with_options(&[53, 1, 2], &[]);
+        b[44..47].copy_from_slice(b"srv");
+        b[108..113].copy_from_slice(b"pxelx");
+        b[1] = 6;
+        b[2] = 16;
+        out.push(b.clone());
+        b[2] = 0;
+        out.push(b.clone());
+        b[2] = 200;
+        out.push(b);
+        // An option cut short, one whose length runs past the end, no END, a cookie that is not
+        // DHCP's (BOOTP vendor bytes), no cookie, headers cut short.
+        let mut b = with_options(&[53, 1, 1, 12, 10, b'a', b'b'], &[]);
+        b.pop();
+        out.push(b.clone());
+        b.truncate(243);
+        out.push(b);
+        let mut b = with_options(&[53, 1, 1], &[1, 2, 3]);
+        b[236] = 1;
+        out.push(b.clone());
+        for n in [236, 239, 200, 120, 50, 44, 12, 10, 3, 1, 0] {
+            out.push(b[..n].to_vec());
+        }
+        out
+    }
+
+    #[test]
+    fn the_json_fields_written_straight_are_those_of_the_tree() {
+        use crate::output::json::{write_fields, JsonFields};
+        let mut names = std::collections::BTreeSet::new();
+        for b in every_kind() {
+            let (m, _) = super::super::message::parse(&b);
+            let tree = m.fields();
+            for f in &tree {
+                f.walk(&mut |x| {
+                    names.insert(x.name);
+                });
+            }
+            let mut from_tree = Vec::new();
+            write_fields(&mut from_tree, &tree);
+            let mut straight = JsonFields::default();
+            m.write_tree(&mut straight);
+            let mut written = Vec::new();
+            straight.write(&mut written);
+            assert_eq!(
+                String::from_utf8_lossy(&written),
+                String::from_utf8_lossy(&from_tree)
+            );
+            // The tree moved, as DHCPv4-over-DHCPv6 carries it: every field, offsets only.
+            let mut moved = TreeSink::default();
+            m.write_tree_at(100, &mut moved);
+            let mut shifted = tree.clone();
+            for f in &mut shifted {
+                f.shift(100);
+            }
+            assert_eq!(moved.finish(), shifted);
+        }
+        // The messages reach every shape of the writer.
+        for name in [
+            "dhcp.secs_le",
+            "dhcp.flags.bc",
+            "dhcp.hw.addr",
+            "dhcp.hw.addr_padding",
+            "dhcp.server",
+            "dhcp.file",
+            "dhcp.server_name_overloaded_by_dhcp",
+            "dhcp.boot_filename_overloaded_by_dhcp",
+            "dhcp.option.domain_name",
+            "dhcp.option.message",
+            "dhcp.cookie",
+            "poolshark.dhcp.bad_cookie",
+            "dhcp.vendor_specific_options",
+            "dhcp.option.padding",
+            "dhcp.option.end",
+            "dhcp.option.value",
+            "dhcp.option.value.string",
+            "dhcp.option.router",
+            "dhcp.option.time_offset",
+            "dhcp.option.ip_forwarding",
+            "dhcp.option.ip_address_lease_time",
+            "poolshark.dhcp.option.partial_value",
+            "dhcp.option.request_list_item",
+            "dhcp.hw.mac_addr",
+            "dhcp.client_id.iaid",
+            "dhcp.client_id.duid_llt_hw_type",
+            "dhcp.client_id.enterprise_num",
+            "dhcp.client_id.duid_ll_hw_type",
+            "dhcp.client_id",
+            "dhcp.client_id.undef",
+            "poolshark.dhcp.client_id.data",
+            "dhcp.option.agent_information_option.agent_circuit_id",
+            "dhcp.option.agent_information_option.agent_remote_id",
+            "dhcp.option.agent_information_option.link_selection",
+            "dhcp.option.agent_information_option.server_id_override",
+            "dhcp.option.agent_information_option.subscriber_id",
+            "dhcp.option.agent_information_option.relay_agent_id",
+            "dhcp.option.agent_information_option.value",
+            "dhcp.option.vi.enterprise",
+            "dhcp.option.vi.tr111.suboption",
+            "dhcp.option.vi.tr111.device_serial_number",
+            "dhcp.option.vi.tr111.gateway_product_class",
+            "dhcp.option.vi.value.uint",
+            "dhcp.option.vi.value",
+            "dhcp.option.forcerenew_nonce.algorithm",
+            "dhcp.option.user_class.data",
+            "dhcp.fqdn.name",
+            "dhcp.option.classless_static_route",
+        ] {
+            assert!(names.contains(name), "no {name} in {names:?}");
+        }
+    }
 
     #[test]
     fn durations_as_wireshark_writes_them() {

@@ -1,10 +1,13 @@
 //! The display tree of a DHCPv6 message with Wireshark's `dhcpv6.*` field names and labels, and
 //! the info column text.
 //!
-//! Relay layers are assembled from the innermost outwards in a loop. Past [`MAX_TREE_NESTING`]
-//! layers the deeper ones are shown side by side instead of nested, so the tree stays shallow
-//! enough for every consumer that walks it recursively.
+//! The tree is written into a [`TreeOut`] in tree order. Relay layers are walked down in a loop,
+//! each left open at its RELAY_MSG option while the next layer is written inside it, then closed
+//! in a second loop, innermost first. Past [`MAX_TREE_NESTING`] layers the deeper ones are shown
+//! side by side instead of nested, so the tree stays shallow enough for every consumer that walks
+//! it recursively.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::duid::{Duid, DuidKind};
@@ -15,6 +18,7 @@ use super::names::{
 };
 use super::options::{code, Opt, OptValue, RelayMsg, SubOpt};
 use crate::base::calendar::Civil;
+use crate::field::out::{TreeOut, TreeSink};
 use crate::field::{hex, hex_colons, Field};
 use crate::proto::dhcpv4::names::hardware_type_name;
 
@@ -27,45 +31,68 @@ const DUID_EPOCH: i64 = 946_684_800;
 impl Message<'_> {
     /// The tree under a `dhcpv6` node, as `tshark -V` shows it.
     pub fn fields(&self) -> Vec<Field> {
-        let mut root = self.tree();
-        root.name = "dhcpv6";
-        vec![root]
+        let mut tree = TreeSink::default();
+        self.write_tree(&mut tree);
+        tree.finish()
     }
 
-    /// One "DHCPv6" node for the whole message (nested layers inside).
-    fn tree(&self) -> Field {
-        // Each relay's own node, and the index among its children of its RELAY_MSG node.
-        let mut layers: Vec<(Field, Option<usize>)> = self.relays.iter().map(relay_node).collect();
-        let mut tail: Vec<Field> = Vec::new();
-        if layers.len() > MAX_TREE_NESTING {
-            tail.extend(layers.drain(MAX_TREE_NESTING..).map(|(f, _)| f));
-        }
-        let chain_intact = layers.iter().all(|(_, k)| k.is_some())
-            && self.relays.iter().skip(MAX_TREE_NESTING).all(|r| {
-                r.options
-                    .iter()
-                    .any(|o| matches!(o.value, OptValue::RelayMsg(RelayMsg::Next)))
-            });
-        if let Some(inner) = &self.inner {
-            if chain_intact {
-                tail.push(client_node(inner));
+    /// The tree into `out` ([`crate::field::out`]), with no tree built in between.
+    pub fn write_tree(&self, out: &mut dyn TreeOut) {
+        self.write_message("dhcpv6", out);
+    }
+
+    /// One "DHCPv6" node for the whole message (nested layers inside), named `root`.
+    fn write_message(&self, root: &'static str, out: &mut dyn TreeOut) {
+        if self.relays.is_empty() {
+            match &self.inner {
+                Some(m) => client_node(m, root, out),
+                None => out.leaf(Field::node(root, "DHCPv6", 0, 0)),
             }
+            return;
         }
-        let mut acc = tail;
-        while let Some((mut node, k)) = layers.pop() {
-            if let Some(k) = k {
-                if let Some(relay_msg) = node.children.get_mut(k) {
-                    relay_msg.children.append(&mut acc);
+        let nested = self.relays.len().min(MAX_TREE_NESTING);
+        // Down: each layer up to its RELAY_MSG option, left open (the layers left open are the
+        // first `open` ones). A layer without one ends the descent: what it would have carried is
+        // not shown.
+        let mut open = 0;
+        for (i, r) in self.relays.iter().take(nested).enumerate() {
+            relay_head(r, if i == 0 { root } else { "" }, out);
+            let k = relay_msg_index(r);
+            for o in r.options.iter().take(k.unwrap_or(r.options.len())) {
+                option_fields(o, None, out);
+            }
+            match k.and_then(|k| r.options.get(k)) {
+                Some(o) => {
+                    option_head(o, out);
+                    value_fields(o, o.data_offset(), None, out);
+                    open += 1;
+                }
+                None => {
+                    out.close();
+                    break;
                 }
             }
-            acc = vec![node];
         }
-        match acc.len() {
-            1 => acc.pop().unwrap_or_else(|| Field::node("", "DHCPv6", 0, 0)),
-            _ => {
-                let (off, len) = acc.first().map(|f| (f.offset, f.len)).unwrap_or_default();
-                Field::node("", "DHCPv6", off, len).children(acc)
+        if open == nested {
+            // The deeper layers side by side, then the client/server message if every one of
+            // them carries the next.
+            let deeper = self.relays.get(nested..).unwrap_or_default();
+            for r in deeper {
+                relay_node(r, out);
             }
+            let chain_intact = deeper.iter().all(|r| relay_msg_index(r).is_some());
+            if let Some(inner) = self.inner.as_ref().filter(|_| chain_intact) {
+                client_node(inner, "", out);
+            }
+        }
+        // Up: each open layer's RELAY_MSG option, its options after it, the layer.
+        for r in self.relays.iter().take(open).rev() {
+            out.close();
+            let after = relay_msg_index(r).map_or(r.options.len(), |k| k + 1);
+            for o in r.options.iter().skip(after) {
+                option_fields(o, None, out);
+            }
+            out.close();
         }
     }
 
@@ -116,54 +143,80 @@ fn msgtype_field(t: u8, off: usize) -> Field {
     Field::uint("dhcpv6.msgtype", "Message type", t, off, 1).note(message_type_name(t))
 }
 
-/// A relay's node without the layers it carries, and where its RELAY_MSG node is.
-fn relay_node(r: &Relay<'_>) -> (Field, Option<usize>) {
+/// Where a relay's RELAY_MSG option carrying the next layer is among its options.
+fn relay_msg_index(r: &Relay<'_>) -> Option<usize> {
+    r.options
+        .iter()
+        .position(|o| matches!(o.value, OptValue::RelayMsg(RelayMsg::Next)))
+}
+
+/// Opens a relay's node, named `name`, and writes its header fields.
+fn relay_head(r: &Relay<'_>, name: &'static str, out: &mut dyn TreeOut) {
     let off = r.pos.offset;
-    let mut kids = vec![
-        msgtype_field(r.msg_type, off),
-        Field::uint("dhcpv6.hopcount", "Hopcount", r.hop_count, off + 1, 1),
-        Field::ipv6("dhcpv6.linkaddr", "Link address", r.link_address, off + 2),
-        Field::ipv6("dhcpv6.peeraddr", "Peer address", r.peer_address, off + 18),
-    ];
-    let mut next = None;
-    for o in &r.options {
-        if next.is_none() && matches!(o.value, OptValue::RelayMsg(RelayMsg::Next)) {
-            next = Some(kids.len());
-        }
-        kids.push(option_field(o));
-    }
     let len = r.pos.len.max(RELAY_HEADER_LEN);
-    (Field::node("", "DHCPv6", off, len).children(kids), next)
+    out.open(Field::node(name, "DHCPv6", off, len));
+    out.leaf(msgtype_field(r.msg_type, off));
+    out.leaf(Field::uint(
+        "dhcpv6.hopcount",
+        "Hopcount",
+        r.hop_count,
+        off + 1,
+        1,
+    ));
+    out.leaf(Field::ipv6(
+        "dhcpv6.linkaddr",
+        "Link address",
+        r.link_address,
+        off + 2,
+    ));
+    out.leaf(Field::ipv6(
+        "dhcpv6.peeraddr",
+        "Peer address",
+        r.peer_address,
+        off + 18,
+    ));
 }
 
-fn client_node(m: &ClientMessage<'_>) -> Field {
+/// A relay's node without the layers it carries.
+fn relay_node(r: &Relay<'_>, out: &mut dyn TreeOut) {
+    relay_head(r, "", out);
+    for o in &r.options {
+        option_fields(o, None, out);
+    }
+    out.close();
+}
+
+fn client_node(m: &ClientMessage<'_>, name: &'static str, out: &mut dyn TreeOut) {
     let off = m.pos.offset;
-    let mut kids = vec![
-        msgtype_field(m.msg_type, off),
-        Field::uint("dhcpv6.xid", "Transaction ID", m.xid, off + 1, 3).hex(6),
-    ];
-    kids.extend(m.options.iter().map(|o| {
-        let f = option_field(o);
-        match o.value {
-            OptValue::ClientFqdn { flags, .. } => fqdn_flag_bits(f, m.msg_type, flags),
-            _ => f,
-        }
-    }));
-    Field::node("", "DHCPv6", off, m.pos.len.max(CLIENT_HEADER_LEN)).children(kids)
+    out.open(Field::node(
+        name,
+        "DHCPv6",
+        off,
+        m.pos.len.max(CLIENT_HEADER_LEN),
+    ));
+    out.leaf(msgtype_field(m.msg_type, off));
+    out.leaf(Field::uint("dhcpv6.xid", "Transaction ID", m.xid, off + 1, 3).hex(6));
+    for o in &m.options {
+        option_fields(o, Some(m.msg_type), out);
+    }
+    out.close();
 }
 
-/// The Client FQDN option's flag bits (RFC 4704 section 4.1), which mean what the message type
-/// says: a client's N and S (SOLICIT, REQUEST, RENEW, REBIND), a server's N, O and S
-/// (ADVERTISE, REPLY), as Wireshark's `dhcpv6.clientfqdn.client.*` and `.server.*`. In any
+/// The Client FQDN option's flags, and their bits (RFC 4704 section 4.1), which mean what the
+/// message type says: a client's N and S (SOLICIT, REQUEST, RENEW, REBIND), a server's N, O and
+/// S (ADVERTISE, REPLY), as Wireshark's `dhcpv6.clientfqdn.client.*` and `.server.*`. In any
 /// other message the option is not allowed (section 4.1): Wireshark then shows the message
 /// type as `dhcpv6.clientfqdn.bad_msgtype` (and decodes no further; poolshark still does).
-fn fqdn_flag_bits(mut option: Field, msg_type: u8, flags: u8) -> Field {
-    let at = option
-        .children
-        .iter()
-        .position(|c| c.name == "dhcpv6.client_fqdn_flags");
-    let Some(at) = at else { return option };
-    let off = option.children[at].offset;
+/// `msg_type` is `None` for an option that is not one of a client/server message's own (one in
+/// a relay, or encapsulated): its flags alone are shown.
+fn fqdn_flags(
+    option: &Opt<'_>,
+    msg_type: Option<u8>,
+    flags: u8,
+    off: usize,
+    out: &mut dyn TreeOut,
+) {
+    let field = Field::uint("dhcpv6.client_fqdn_flags", "Flags", flags, off, 1).hex(2);
     let bit = |name, label, mask: u8, yes: &'static str, no: &'static str| {
         let v = flags & mask != 0;
         // Shown as tshark shows them: the bit in its byte before the label.
@@ -192,238 +245,254 @@ fn fqdn_flag_bits(mut option: Field, msg_type: u8, flags: u8) -> Field {
         )
     };
     match msg_type {
-        1 | 3 | 5 | 6 => {
-            let bits = vec![
-                n("dhcpv6.clientfqdn.client.n"),
-                s("dhcpv6.clientfqdn.client.s"),
-            ];
-            option.children[at].children.extend(bits);
+        None => out.leaf(field),
+        Some(1 | 3 | 5 | 6) => {
+            out.open(field);
+            out.leaf(n("dhcpv6.clientfqdn.client.n"));
+            out.leaf(s("dhcpv6.clientfqdn.client.s"));
+            out.close();
         }
-        2 | 7 => {
-            let o = bit(
+        Some(2 | 7) => {
+            out.open(field);
+            out.leaf(n("dhcpv6.clientfqdn.server.n"));
+            out.leaf(bit(
                 "dhcpv6.clientfqdn.server.o",
                 "O bit",
                 2,
                 "Server HAS overridden client's S bit preference",
                 "Server HAS NOT overridden client's S bit preference",
-            );
-            let bits = vec![
-                n("dhcpv6.clientfqdn.server.n"),
-                o,
-                s("dhcpv6.clientfqdn.server.s"),
-            ];
-            option.children[at].children.extend(bits);
+            ));
+            out.leaf(s("dhcpv6.clientfqdn.server.s"));
+            out.close();
         }
-        t => {
-            let bad = Field::uint(
-                "dhcpv6.clientfqdn.bad_msgtype",
-                "Only the following message types are permitted to use OPTION_CLIENT_FQDN: \
-                 SOLICIT, REQUEST, RENEW, REBIND, ADVERTISE, and REPLY",
-                t,
-                option.offset,
-                1,
-            )
-            .hex(2);
-            option.children.insert(at, bad);
+        Some(t) => {
+            out.leaf(
+                Field::uint(
+                    "dhcpv6.clientfqdn.bad_msgtype",
+                    "Only the following message types are permitted to use OPTION_CLIENT_FQDN: \
+                     SOLICIT, REQUEST, RENEW, REBIND, ADVERTISE, and REPLY",
+                    t,
+                    option.pos.offset,
+                    1,
+                )
+                .hex(2),
+            );
+            out.leaf(field);
         }
     }
-    option
+}
+
+/// Opens an option's node, titled with the option's name, and writes its type and length.
+fn option_head(o: &Opt<'_>, out: &mut dyn TreeOut) {
+    let off = o.pos.offset;
+    let dlen = o.pos.len.saturating_sub(4);
+    let name = option_name(o.code);
+    out.open(Field::node("", name, off, o.pos.len));
+    out.leaf(Field::uint("dhcpv6.option.type", "Option", o.code, off, 2).note(name));
+    out.leaf(Field::uint(
+        "dhcpv6.option.length",
+        "Length",
+        o.claimed_len.map_or(dlen as u64, u64::from),
+        off + 2,
+        2,
+    ));
 }
 
 /// One option's subtree: a node titled with the option's name, then type, length and value.
-pub(crate) fn option_field(o: &Opt<'_>) -> Field {
-    let off = o.pos.offset;
-    let d = o.data_offset();
-    let dlen = o.pos.len.saturating_sub(4);
-    let name = option_name(o.code);
-    let mut node = Field::node("", name, off, o.pos.len)
-        .child(Field::uint("dhcpv6.option.type", "Option", o.code, off, 2).note(name))
-        .child(Field::uint(
-            "dhcpv6.option.length",
-            "Length",
-            o.claimed_len.map_or(dlen as u64, u64::from),
-            off + 2,
-            2,
-        ));
-    node.children.extend(value_fields(o, d));
-    node
+/// `msg_type` is the client/server message's type for its own options ([`fqdn_flags`]).
+fn option_fields(o: &Opt<'_>, msg_type: Option<u8>, out: &mut dyn TreeOut) {
+    option_head(o, out);
+    value_fields(o, o.data_offset(), msg_type, out);
+    out.close();
 }
 
-fn nested(opts: &[Opt<'_>]) -> Vec<Field> {
-    opts.iter().map(option_field).collect()
+fn nested(opts: &[Opt<'_>], out: &mut dyn TreeOut) {
+    for o in opts {
+        option_fields(o, None, out);
+    }
 }
 
-fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
+fn value_fields(o: &Opt<'_>, d: usize, msg_type: Option<u8>, out: &mut dyn TreeOut) {
     match &o.value {
-        OptValue::ClientId(duid) | OptValue::ServerId(duid) => duid_fields(duid, d),
+        OptValue::ClientId(duid) | OptValue::ServerId(duid) => duid_fields(duid, d, out),
         OptValue::IaNa(ia) | OptValue::IaPd(ia) => {
-            let mut v = vec![
-                Field::string("dhcpv6.iaid", "IAID", format!("{:08x}", ia.iaid), d, 4),
-                Field::uint("dhcpv6.iaid.t1", "T1", ia.t1, d + 4, 4),
-                Field::uint("dhcpv6.iaid.t2", "T2", ia.t2, d + 8, 4),
-            ];
-            v.extend(nested(&ia.options));
-            v
+            out.leaf(Field::string(
+                "dhcpv6.iaid",
+                "IAID",
+                format!("{:08x}", ia.iaid),
+                d,
+                4,
+            ));
+            out.leaf(Field::uint("dhcpv6.iaid.t1", "T1", ia.t1, d + 4, 4));
+            out.leaf(Field::uint("dhcpv6.iaid.t2", "T2", ia.t2, d + 8, 4));
+            nested(&ia.options, out);
         }
         OptValue::IaTa(ia) => {
-            let mut v = vec![Field::string(
+            out.leaf(Field::string(
                 "dhcpv6.iata",
                 "IATA",
                 format!("{:08x}", ia.iaid),
                 d,
                 4,
-            )];
-            v.extend(nested(&ia.options));
-            v
+            ));
+            nested(&ia.options, out);
         }
         OptValue::IaAddr(a) => {
-            let mut v = vec![
-                Field::ipv6("dhcpv6.iaaddr.ip", "IPv6 address", a.address, d),
-                Field::uint(
-                    "dhcpv6.iaaddr.pref_lifetime",
-                    "Preferred lifetime",
-                    a.preferred_lifetime,
-                    d + 16,
-                    4,
-                ),
-                Field::uint(
-                    "dhcpv6.iaaddr.valid_lifetime",
-                    "Valid lifetime",
-                    a.valid_lifetime,
-                    d + 20,
-                    4,
-                ),
-            ];
-            v.extend(nested(&a.options));
-            v
+            out.leaf(Field::ipv6(
+                "dhcpv6.iaaddr.ip",
+                "IPv6 address",
+                a.address,
+                d,
+            ));
+            out.leaf(Field::uint(
+                "dhcpv6.iaaddr.pref_lifetime",
+                "Preferred lifetime",
+                a.preferred_lifetime,
+                d + 16,
+                4,
+            ));
+            out.leaf(Field::uint(
+                "dhcpv6.iaaddr.valid_lifetime",
+                "Valid lifetime",
+                a.valid_lifetime,
+                d + 20,
+                4,
+            ));
+            nested(&a.options, out);
         }
         OptValue::IaPrefix(p) => {
-            let mut v = vec![
-                Field::uint(
-                    "dhcpv6.iaprefix.pref_lifetime",
-                    "Preferred lifetime",
-                    p.preferred_lifetime,
-                    d,
-                    4,
-                ),
-                Field::uint(
-                    "dhcpv6.iaprefix.valid_lifetime",
-                    "Valid lifetime",
-                    p.valid_lifetime,
-                    d + 4,
-                    4,
-                ),
-                Field::uint(
-                    "dhcpv6.iaprefix.pref_len",
-                    "Prefix length",
-                    p.prefix_len,
-                    d + 8,
-                    1,
-                ),
-                Field::ipv6(
-                    "dhcpv6.iaprefix.pref_addr",
-                    "Prefix address",
-                    p.prefix,
-                    d + 9,
-                ),
-            ];
-            v.extend(nested(&p.options));
-            v
-        }
-        OptValue::Oro(codes) => codes
-            .iter()
-            .enumerate()
-            .map(|(i, &c)| {
-                Field::uint(
-                    "dhcpv6.requested_option_code",
-                    "Requested Option code",
-                    c,
-                    d + 2 * i,
-                    2,
-                )
-                .note(option_name(c))
-            })
-            .collect(),
-        OptValue::Preference(p) => {
-            vec![Field::uint(
-                "dhcpv6.option_preference",
-                "Pref-value",
-                *p,
+            out.leaf(Field::uint(
+                "dhcpv6.iaprefix.pref_lifetime",
+                "Preferred lifetime",
+                p.preferred_lifetime,
                 d,
+                4,
+            ));
+            out.leaf(Field::uint(
+                "dhcpv6.iaprefix.valid_lifetime",
+                "Valid lifetime",
+                p.valid_lifetime,
+                d + 4,
+                4,
+            ));
+            out.leaf(Field::uint(
+                "dhcpv6.iaprefix.pref_len",
+                "Prefix length",
+                p.prefix_len,
+                d + 8,
                 1,
-            )]
+            ));
+            out.leaf(Field::ipv6(
+                "dhcpv6.iaprefix.pref_addr",
+                "Prefix address",
+                p.prefix,
+                d + 9,
+            ));
+            nested(&p.options, out);
         }
-        // Wireshark shows milliseconds; the wire holds hundredths of a second.
-        OptValue::ElapsedTime(t) => vec![Field::uint(
-            "dhcpv6.elapsed_time",
-            "Elapsed time",
-            u64::from(*t) * 10,
+        OptValue::Oro(codes) => {
+            for (i, &c) in codes.iter().enumerate() {
+                out.leaf(
+                    Field::uint(
+                        "dhcpv6.requested_option_code",
+                        "Requested Option code",
+                        c,
+                        d + 2 * i,
+                        2,
+                    )
+                    .note(option_name(c)),
+                );
+            }
+        }
+        OptValue::Preference(p) => out.leaf(Field::uint(
+            "dhcpv6.option_preference",
+            "Pref-value",
+            *p,
             d,
-            2,
-        )
-        .unit("ms")],
-        OptValue::RelayMsg(RelayMsg::Next) => Vec::new(),
-        OptValue::RelayMsg(RelayMsg::Raw(b)) => vec![Field::bytes(
+            1,
+        )),
+        // Wireshark shows milliseconds; the wire holds hundredths of a second.
+        OptValue::ElapsedTime(t) => out.leaf(
+            Field::uint(
+                "dhcpv6.elapsed_time",
+                "Elapsed time",
+                u64::from(*t) * 10,
+                d,
+                2,
+            )
+            .unit("ms"),
+        ),
+        OptValue::RelayMsg(RelayMsg::Next) => {}
+        OptValue::RelayMsg(RelayMsg::Raw(b)) => out.leaf(Field::bytes(
             "poolshark.dhcpv6.relay_message",
             "Relayed message (not decoded)",
             b,
             d,
-        )],
+        )),
         OptValue::Auth {
             protocol,
             algorithm,
             rdm,
             replay_detection,
             info,
-        } => vec![
-            Field::uint("dhcpv6.auth.protocol", "Protocol", *protocol, d, 1),
-            Field::uint("dhcpv6.auth.algorithm", "Algorithm", *algorithm, d + 1, 1),
-            Field::uint("dhcpv6.auth.rdm", "RDM", *rdm, d + 2, 1),
-            Field::bytes(
+        } => {
+            out.leaf(Field::uint(
+                "dhcpv6.auth.protocol",
+                "Protocol",
+                *protocol,
+                d,
+                1,
+            ));
+            out.leaf(Field::uint(
+                "dhcpv6.auth.algorithm",
+                "Algorithm",
+                *algorithm,
+                d + 1,
+                1,
+            ));
+            out.leaf(Field::uint("dhcpv6.auth.rdm", "RDM", *rdm, d + 2, 1));
+            out.leaf(Field::bytes(
                 "dhcpv6.auth.replay_detection",
                 "Replay Detection",
                 &replay_detection.to_be_bytes(),
                 d + 3,
-            ),
-            Field::bytes(
+            ));
+            out.leaf(Field::bytes(
                 "dhcpv6.auth.info",
                 "Authentication Information",
                 info,
                 d + 11,
-            ),
-        ],
-        OptValue::Unicast(a) => vec![Field::ipv6("dhcpv6.unicast", "IPv6 address", *a, d)],
+            ));
+        }
+        OptValue::Unicast(a) => out.leaf(Field::ipv6("dhcpv6.unicast", "IPv6 address", *a, d)),
         OptValue::StatusCode { code, message } => {
-            [
+            out.leaf(
                 Field::uint("dhcpv6.status_code", "Status Code", *code, d, 2)
                     .note(status_code_name(*code)),
-            ]
-            .into_iter()
+            );
             // An empty message is no field in Wireshark.
-            .chain((!message.is_empty()).then(|| {
-                Field::string(
+            if !message.is_empty() {
+                out.leaf(Field::string(
                     "dhcpv6.status_msg",
                     "Status Message",
                     String::from_utf8_lossy(message).into_owned(),
                     d + 2,
                     message.len(),
-                )
-            }))
-            .collect()
+                ));
+            }
         }
-        OptValue::Empty => Vec::new(),
+        OptValue::Empty => {}
         OptValue::UserClass(items) => {
             let mut at = d;
-            let mut v = Vec::new();
             for i in items {
-                v.push(Field::uint(
+                out.leaf(Field::uint(
                     "dhcpv6.userclass.length",
                     "Length",
                     i.len() as u64,
                     at,
                     2,
                 ));
-                v.push(Field::bytes(
+                out.leaf(Field::bytes(
                     "dhcpv6.userclass.opaque_data",
                     "Suboption",
                     i,
@@ -431,20 +500,21 @@ fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
                 ));
                 at += 2 + i.len();
             }
-            v
         }
         OptValue::VendorClass { enterprise, data } => {
-            let mut v = vec![Field::uint(
-                "dhcpv6.vendorclass.enterprise",
-                "Enterprise ID",
-                *enterprise,
-                d,
-                4,
-            )
-            .with_enterprise_name(*enterprise)];
+            out.leaf(
+                Field::uint(
+                    "dhcpv6.vendorclass.enterprise",
+                    "Enterprise ID",
+                    *enterprise,
+                    d,
+                    4,
+                )
+                .with_enterprise_name(*enterprise),
+            );
             let mut at = d + 4;
             for i in data {
-                v.push(Field::string(
+                out.leaf(Field::string(
                     "dhcpv6.vendorclass.data",
                     "vendor-class-data",
                     String::from_utf8_lossy(i).into_owned(),
@@ -453,37 +523,38 @@ fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
                 ));
                 at += 2 + i.len();
             }
-            v
         }
         OptValue::VendorOpts {
             enterprise,
             options,
         } => {
-            let mut v = vec![Field::uint(
-                "dhcpv6.vendoropts.enterprise",
-                "Enterprise ID",
-                *enterprise,
-                d,
-                4,
-            )
-            .with_enterprise_name(*enterprise)];
+            out.leaf(
+                Field::uint(
+                    "dhcpv6.vendoropts.enterprise",
+                    "Enterprise ID",
+                    *enterprise,
+                    d,
+                    4,
+                )
+                .with_enterprise_name(*enterprise),
+            );
             let mut at = d + 4;
             for s in options {
-                v.push(Field::uint(
+                out.leaf(Field::uint(
                     "dhcpv6.vendoropts.enterprise.option_code",
                     "Option code",
                     s.code,
                     at,
                     2,
                 ));
-                v.push(Field::uint(
+                out.leaf(Field::uint(
                     "dhcpv6.vendoropts.enterprise.option_length",
                     "Option length",
                     s.data.len() as u64,
                     at + 2,
                     2,
                 ));
-                v.push(Field::bytes(
+                out.leaf(Field::bytes(
                     "dhcpv6.vendoropts.enterprise.option_data",
                     "Option data",
                     &s.data,
@@ -491,38 +562,45 @@ fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
                 ));
                 at += 4 + s.data.len();
             }
-            v
         }
         OptValue::InterfaceId(b) => {
-            vec![Field::bytes("dhcpv6.interface_id", "Interface-ID", b, d)]
+            out.leaf(Field::bytes("dhcpv6.interface_id", "Interface-ID", b, d))
         }
-        OptValue::ReconfMsg(t) => {
-            vec![
-                Field::uint("dhcpv6.reconf_msg", "Reconfigure message type", *t, d, 1)
-                    .note(message_type_name(*t)),
-            ]
-        }
+        OptValue::ReconfMsg(t) => out.leaf(
+            Field::uint("dhcpv6.reconf_msg", "Reconfigure message type", *t, d, 1)
+                .note(message_type_name(*t)),
+        ),
         OptValue::Addresses(addrs) => {
             let (name, label) = address_field(o.code);
-            addrs
-                .iter()
-                .enumerate()
-                .map(|(i, a)| {
-                    if o.code == code::DNS_SERVERS {
-                        // tshark numbers the DNS servers.
-                        let label = format!("{} {label}", i + 1);
-                        Field::new(name, label, crate::field::Value::Ipv6(*a), d + 16 * i, 16)
+            let labels = out.labels();
+            for (i, a) in addrs.iter().enumerate() {
+                if o.code == code::DNS_SERVERS {
+                    // tshark numbers the DNS servers.
+                    let label = if labels {
+                        Cow::Owned(format!("{} {label}", i + 1))
                     } else {
-                        Field::ipv6(name, label, *a, d + 16 * i)
-                    }
-                })
-                .collect()
+                        Cow::Borrowed("")
+                    };
+                    out.leaf(Field::new(
+                        name,
+                        label,
+                        crate::field::Value::Ipv6(*a),
+                        d + 16 * i,
+                        16,
+                    ));
+                } else {
+                    out.leaf(Field::ipv6(name, label, *a, d + 16 * i));
+                }
+            }
         }
         OptValue::DomainNames(n) => {
             let (name, label) = domain_field(o.code);
             let decoded = n.decode().names;
             let total = n.0.len();
-            let mut out = Vec::new();
+            let list = o.code == code::DOMAIN_LIST;
+            if list {
+                out.open(Field::node("", "Domain name suffix search list", d, total));
+            }
             for (i, (start, s)) in decoded.iter().enumerate() {
                 let end = decoded.get(i + 1).map(|x| x.0).unwrap_or(total);
                 // Wireshark singles out a lone top-level domain ("home.").
@@ -531,7 +609,7 @@ fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
                 } else {
                     (name, label)
                 };
-                out.push(Field::string(
+                out.leaf(Field::string(
                     name,
                     label,
                     s.clone(),
@@ -539,12 +617,9 @@ fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
                     end - start,
                 ));
             }
-            if o.code == code::DOMAIN_LIST {
-                return vec![
-                    Field::node("", "Domain name suffix search list", d, total).children(out)
-                ];
+            if list {
+                out.close();
             }
-            out
         }
         OptValue::ClientFqdn { flags, name } => {
             // One name (RFC 4704 section 4.2); Wireshark shows the first of what is there.
@@ -561,56 +636,48 @@ fn value_fields(o: &Opt<'_>, d: usize) -> Vec<Field> {
             } else {
                 ("dhcpv6.client_domain", label)
             };
-            vec![
-                Field::uint("dhcpv6.client_fqdn_flags", "Flags", *flags, d, 1).hex(2),
-                Field::string(field, label, text, d + 1, name.0.len()),
-            ]
+            fqdn_flags(o, msg_type, *flags, d, out);
+            out.leaf(Field::string(field, label, text, d + 1, name.0.len()));
         }
-        OptValue::NtpServer(subs) => ntp_fields(subs, d),
+        OptValue::NtpServer(subs) => ntp_fields(subs, d, out),
         OptValue::LqQuery(q) => {
-            let mut v = vec![
+            out.leaf(
                 Field::uint("dhcpv6.lq_query", "Query-type", q.query_type, d, 1)
                     .note(query_type_name(q.query_type)),
-                Field::ipv6(
-                    "dhcpv6.lq_query_link_address",
-                    "Link address",
-                    q.link_address,
-                    d + 1,
-                ),
-            ];
-            v.extend(nested(&q.options));
-            v
+            );
+            out.leaf(Field::ipv6(
+                "dhcpv6.lq_query_link_address",
+                "Link address",
+                q.link_address,
+                d + 1,
+            ));
+            nested(&q.options, out);
         }
-        OptValue::ClientData(opts) => nested(opts),
-        OptValue::CltTime(t) => vec![Field::uint("dhcpv6.clt_time", "Clt_time", *t, d, 4)],
-        OptValue::LqRelayData(r) => vec![
-            Field::ipv6(
+        OptValue::ClientData(opts) => nested(opts, out),
+        OptValue::CltTime(t) => out.leaf(Field::uint("dhcpv6.clt_time", "Clt_time", *t, d, 4)),
+        OptValue::LqRelayData(r) => {
+            out.leaf(Field::ipv6(
                 "dhcpv6.lq_relay_data_peer_addr",
                 "Peer address",
                 r.peer_address,
                 d,
-            ),
-            r.message.tree(),
-        ],
-        OptValue::Dhcpv4Msg(m) => {
-            let mut f = m.fields();
-            for x in &mut f {
-                x.shift(d);
-            }
-            f
+            ));
+            // The message was decoded at its place in this one: its offsets are already this
+            // message's.
+            r.message.write_message("", out);
         }
-        OptValue::Text(t) => vec![Field::string(
+        // The DHCPv4 message's fields, moved to where it sits in this one.
+        OptValue::Dhcpv4Msg(m) => m.write_tree_at(d, out),
+        OptValue::Text(t) => out.leaf(Field::string(
             "dhcpv6.mudurl",
             "MUDURL",
             String::from_utf8_lossy(t).into_owned(),
             d,
             t.len(),
-        )],
+        )),
         OptValue::Raw(b) => {
-            if b.is_empty() {
-                Vec::new()
-            } else {
-                vec![Field::bytes("poolshark.dhcpv6.option.value", "Value", b, d)]
+            if !b.is_empty() {
+                out.leaf(Field::bytes("poolshark.dhcpv6.option.value", "Value", b, d));
             }
         }
     }
@@ -645,43 +712,43 @@ fn domain_field(c: u16) -> (&'static str, &'static str) {
     }
 }
 
-fn ntp_fields(subs: &[SubOpt<'_>], d: usize) -> Vec<Field> {
+fn ntp_fields(subs: &[SubOpt<'_>], d: usize, out: &mut dyn TreeOut) {
     let mut at = d;
-    let mut out = Vec::new();
     for s in subs {
-        let mut node = Field::node("", ntp_suboption_name(s.code), at, 4 + s.data.len())
-            .child(
-                Field::uint("dhcpv6.ntpserver.option.type", "Suboption", s.code, at, 2)
-                    .note(ntp_suboption_name(s.code)),
-            )
-            .child(Field::uint(
-                "dhcpv6.ntpserver.option.length",
-                "Length",
-                s.data.len() as u64,
-                at + 2,
-                2,
-            ));
+        out.open(Field::node(
+            "",
+            ntp_suboption_name(s.code),
+            at,
+            4 + s.data.len(),
+        ));
+        out.leaf(
+            Field::uint("dhcpv6.ntpserver.option.type", "Suboption", s.code, at, 2)
+                .note(ntp_suboption_name(s.code)),
+        );
+        out.leaf(Field::uint(
+            "dhcpv6.ntpserver.option.length",
+            "Length",
+            s.data.len() as u64,
+            at + 2,
+            2,
+        ));
         let v = at + 4;
         match (s.code, s.address()) {
-            (1, Some(a)) => {
-                node = node.child(Field::ipv6(
-                    "dhcpv6.ntpserver.addr",
-                    "NTP Server Address",
-                    a,
-                    v,
-                ))
-            }
-            (2, Some(a)) => {
-                node = node.child(Field::ipv6(
-                    "dhcpv6.ntpserver.mc_addr",
-                    "NTP Multicast Address",
-                    a,
-                    v,
-                ))
-            }
+            (1, Some(a)) => out.leaf(Field::ipv6(
+                "dhcpv6.ntpserver.addr",
+                "NTP Server Address",
+                a,
+                v,
+            )),
+            (2, Some(a)) => out.leaf(Field::ipv6(
+                "dhcpv6.ntpserver.mc_addr",
+                "NTP Multicast Address",
+                a,
+                v,
+            )),
             (3, _) => {
                 let n = super::domain::Names(std::borrow::Cow::Borrowed(&s.data[..]));
-                node = node.child(Field::string(
+                out.leaf(Field::string(
                     "dhcpv6.ntpserver.fqdn",
                     "NTP Server FQDN",
                     n.to_strings().join(" "),
@@ -689,46 +756,43 @@ fn ntp_fields(subs: &[SubOpt<'_>], d: usize) -> Vec<Field> {
                     s.data.len(),
                 ));
             }
-            _ => {
-                node = node.child(Field::bytes(
-                    "poolshark.dhcpv6.ntpserver.data",
-                    "Data",
-                    &s.data,
-                    v,
-                ))
-            }
+            _ => out.leaf(Field::bytes(
+                "poolshark.dhcpv6.ntpserver.data",
+                "Data",
+                &s.data,
+                v,
+            )),
         }
-        out.push(node);
+        out.close();
         at += 4 + s.data.len();
     }
-    out
 }
 
-fn duid_fields(duid: &Duid<'_>, d: usize) -> Vec<Field> {
+fn duid_fields(duid: &Duid<'_>, d: usize, out: &mut dyn TreeOut) {
     let b = duid.bytes();
-    let mut v = vec![Field::bytes("dhcpv6.duid.bytes", "DUID", b, d)];
+    out.leaf(Field::bytes("dhcpv6.duid.bytes", "DUID", b, d));
     let Some(t) = duid.duid_type() else {
-        return v;
+        return;
     };
-    v.push(Field::uint("dhcpv6.duid.type", "DUID Type", t, d, 2).note(duid_type_name(t)));
+    out.leaf(Field::uint("dhcpv6.duid.type", "DUID Type", t, d, 2).note(duid_type_name(t)));
     match duid.kind() {
         DuidKind::Llt {
             hw_type,
             time,
             link_layer,
         } => {
-            v.push(
+            out.leaf(
                 Field::uint("dhcpv6.duidllt.hwtype", "Hardware type", hw_type, d + 2, 2)
                     .note(hardware_type_name(hw_type)),
             );
-            v.push(Field::string(
+            out.leaf(Field::string(
                 "dhcpv6.duidllt.time",
                 "DUID Time",
                 utc_text(DUID_EPOCH + i64::from(time)),
                 d + 4,
                 4,
             ));
-            v.push(Field::string(
+            out.leaf(Field::string(
                 "dhcpv6.duidllt.link_layer_addr",
                 "Link-layer address",
                 link_layer_text(hw_type, link_layer),
@@ -740,7 +804,7 @@ fn duid_fields(duid: &Duid<'_>, d: usize) -> Vec<Field> {
             enterprise,
             identifier,
         } => {
-            v.push(
+            out.leaf(
                 Field::uint(
                     "dhcpv6.duiden.enterprise",
                     "Enterprise ID",
@@ -750,7 +814,7 @@ fn duid_fields(duid: &Duid<'_>, d: usize) -> Vec<Field> {
                 )
                 .with_enterprise_name(enterprise),
             );
-            v.push(Field::bytes(
+            out.leaf(Field::bytes(
                 "dhcpv6.duiden.identifier",
                 "Identifier",
                 identifier,
@@ -761,11 +825,11 @@ fn duid_fields(duid: &Duid<'_>, d: usize) -> Vec<Field> {
             hw_type,
             link_layer,
         } => {
-            v.push(
+            out.leaf(
                 Field::uint("dhcpv6.duidll.hwtype", "Hardware type", hw_type, d + 2, 2)
                     .note(hardware_type_name(hw_type)),
             );
-            v.push(Field::string(
+            out.leaf(Field::string(
                 "dhcpv6.duidll.link_layer_addr",
                 "Link-layer address",
                 link_layer_text(hw_type, link_layer),
@@ -773,10 +837,9 @@ fn duid_fields(duid: &Duid<'_>, d: usize) -> Vec<Field> {
                 link_layer.len(),
             ));
         }
-        DuidKind::Uuid(u) => v.push(Field::bytes("dhcpv6.duiduuid.bytes", "UUID", u, d + 2)),
+        DuidKind::Uuid(u) => out.leaf(Field::bytes("dhcpv6.duiduuid.bytes", "UUID", u, d + 2)),
         DuidKind::Unknown { .. } => {}
     }
-    v
 }
 
 /// An Ethernet address with colons, anything else as plain hex (as Wireshark shows them).
@@ -836,6 +899,257 @@ impl EnterpriseName for Field {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::json::{write_fields, JsonFields};
+    use crate::proto::dhcpv6::{msg_type, parse, SubOpt, QUERY_BY_CLIENTID};
+    use std::net::Ipv6Addr;
+
+    /// The tree without its display texts.
+    fn strip(fields: &mut [Field]) {
+        for f in fields {
+            f.label = Cow::Borrowed("");
+            f.note = None;
+            f.shown = None;
+            strip(&mut f.children);
+        }
+    }
+
+    fn solicit() -> Message<'static> {
+        Message::client(ClientMessage::new(
+            msg_type::SOLICIT,
+            0x78244b,
+            vec![
+                Opt::client_id(Duid::llt(
+                    1,
+                    0x1e62770b,
+                    &[0xb8, 0x27, 0xeb, 0xb8, 0x53, 0xc8],
+                )),
+                Opt::elapsed_time(96),
+                Opt::rapid_commit(),
+                Opt::ia_na(0xebb853c8, 0, 0, vec![]),
+                Opt::oro(&[23, 24]),
+            ],
+        ))
+    }
+
+    /// A message of every kind of option the tree shows (and some that do not fit theirs).
+    fn every_option() -> Message<'static> {
+        let a = Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0x35);
+        let v4 = crate::proto::dhcpv4::Message::request(1, 0xdead, [2, 0, 0, 0, 0, 9]);
+        Message::client(ClientMessage::new(
+            msg_type::REPLY,
+            0x10203,
+            vec![
+                Opt::client_id(Duid::llt(1, 0x1e62770b, &[1, 2, 3, 4, 5, 6])),
+                Opt::server_id(Duid::en(4491, b"abc")),
+                Opt::client_id(Duid::ll(6, &[1, 2, 3])),
+                Opt::server_id(Duid::uuid([7; 16])),
+                // A DUID of an unknown type, one too short for a type.
+                Opt::raw(code::CLIENTID, &[0, 9, 1, 2]),
+                Opt::raw(code::SERVERID, &[1]),
+                Opt::ia_na(
+                    1,
+                    2,
+                    3,
+                    vec![Opt::iaaddr(
+                        a,
+                        4,
+                        5,
+                        vec![Opt::status_code(2, "no addresses"), Opt::status_code(0, "")],
+                    )],
+                ),
+                Opt::ia_pd(
+                    9,
+                    0,
+                    0,
+                    vec![Opt::iaprefix(a, 56, 6, 7, vec![Opt::status_code(0, "ok")])],
+                ),
+                Opt::ia_ta(8, vec![Opt::iaaddr(a, 1, 1, vec![])]),
+                Opt::oro(&[23, 24, 999]),
+                Opt::preference(255),
+                Opt::elapsed_time(65535),
+                Opt::unicast(a),
+                Opt::new(
+                    code::AUTH,
+                    OptValue::Auth {
+                        protocol: 3,
+                        algorithm: 1,
+                        rdm: 0,
+                        replay_detection: 9,
+                        info: Cow::Borrowed(&[1, 2, 3]),
+                    },
+                ),
+                Opt::rapid_commit(),
+                Opt::reconf_accept(),
+                Opt::user_class(&[b"one", b"two"]),
+                Opt::vendor_class(311, &[b"MSFT 5.0", b"x"]),
+                Opt::vendor_opts(
+                    4491,
+                    vec![SubOpt::new(1, &b"x"[..]), SubOpt::new(2, &[][..])],
+                ),
+                Opt::vendor_opts(1234, vec![]),
+                Opt::interface_id(b"eth0"),
+                Opt::new(code::RECONF_MSG, OptValue::ReconfMsg(5)),
+                // Numbered DNS servers, other address lists, an empty one.
+                Opt::addresses(code::DNS_SERVERS, &[a, a, a]),
+                Opt::addresses(code::SIP_SERVER_A, &[a]),
+                Opt::addresses(code::DHCP4_O_DHCP6_SERVER, &[]),
+                Opt::domain_names(code::DOMAIN_LIST, &["example.com", "home."]),
+                Opt::domain_names(code::DOMAIN_LIST, &[]),
+                Opt::domain_names(code::AFTR_NAME, &["aftr.example.net"]),
+                Opt::domain_names(code::SIP_SERVER_D, &["sip.example.", "lan."]),
+                // Client FQDN: a name, a partial name, a top-level domain.
+                Opt::raw(code::CLIENT_FQDN, b"\x05\x04host\x07example\x00"),
+                Opt::raw(code::CLIENT_FQDN, b"\x01\x04host"),
+                Opt::raw(code::CLIENT_FQDN, b"\x00\x04home\x00"),
+                Opt::new(
+                    code::NTP_SERVER,
+                    OptValue::NtpServer(vec![
+                        SubOpt::new(1, a.octets().to_vec()),
+                        SubOpt::new(2, a.octets().to_vec()),
+                        SubOpt::new(3, b"\x03ntp\x07example\x00".to_vec()),
+                        SubOpt::new(1, vec![1, 2]),
+                        SubOpt::new(9, vec![3]),
+                    ]),
+                ),
+                Opt::lq_query(
+                    QUERY_BY_CLIENTID,
+                    a,
+                    vec![Opt::client_id(Duid::en(9, b"q"))],
+                ),
+                Opt::client_data(vec![
+                    Opt::client_id(Duid::en(2495, b"abc")),
+                    Opt::iaaddr(a, 1, 2, vec![]),
+                    Opt::clt_time(60),
+                    Opt::lq_relay_data(
+                        a,
+                        solicit().relayed(12, 0, a, a, vec![Opt::interface_id(b"lq")]),
+                    ),
+                    Opt::lq_relay_data(a, solicit()),
+                ]),
+                Opt::dhcpv4_msg(v4),
+                Opt::mud_url("https://example.com/mud"),
+                // A RELAY_MSG outside a relay, unknown options, typed ones of the wrong size.
+                Opt::raw(code::RELAY_MSG, &[1, 2, 3]),
+                Opt::raw(999, &[1, 2]),
+                Opt::raw(998, &[]),
+                Opt::raw(code::PREFERENCE, &[1, 2]),
+                Opt::raw(code::ELAPSED_TIME, &[1]),
+                Opt::raw(code::IA_NA, &[1, 2, 3]),
+            ],
+        ))
+    }
+
+    #[test]
+    fn the_json_fields_written_straight_are_those_of_the_tree() {
+        let a = Ipv6Addr::new(0x2001, 0xdb8, 0, 1, 0, 0, 0, 1);
+        let every = every_option();
+        let relayed = every
+            .clone()
+            .relayed(12, 0, a, a, vec![Opt::interface_id(b"eth0")])
+            .relayed(
+                13,
+                1,
+                Ipv6Addr::UNSPECIFIED,
+                a,
+                vec![Opt::interface_id(b"x"), Opt::relay_msg(), Opt::clt_time(1)],
+            );
+        let mut deep = solicit();
+        for i in 0..40u8 {
+            deep = deep.relayed(12, i, a, a, vec![Opt::interface_id(&[i])]);
+        }
+        let mut wires = vec![every.emit(), relayed.emit(), deep.emit()];
+        // The Client FQDN's flag bits in a client's, a server's and a message it is not allowed in.
+        for t in [msg_type::SOLICIT, msg_type::ADVERTISE, msg_type::CONFIRM] {
+            let fqdn = Opt::raw(code::CLIENT_FQDN, b"\x07\x04host\x00");
+            wires.push(Message::client(ClientMessage::new(t, 1, vec![fqdn])).emit());
+        }
+        // An option cut short.
+        wires.push(vec![1, 0, 0, 1, 0, 14, 0x01, 0x2c, 0xaa, 0xbb]);
+        // Cut anywhere: truncated headers, options, relays, nothing at all.
+        for w in [every.emit(), relayed.emit()] {
+            for n in (0..w.len()).step_by(5) {
+                wires.push(w[..n].to_vec());
+            }
+        }
+        // A relay without RELAY_MSG.
+        let mut lone = vec![msg_type::RELAY_FORW, 0];
+        lone.extend_from_slice(&[0; 32]);
+        lone.extend_from_slice(&[0, 18, 0, 1, b'e']);
+        wires.push(lone);
+        let mut messages: Vec<Message<'_>> = wires.iter().map(|w| parse(w).0).collect();
+        // Broken chains: a nested layer, or one laid flat past the nesting limit, without
+        // RELAY_MSG (what it would carry is not shown).
+        let (mut broken, _) = parse(&wires[2]);
+        if let Some(r) = broken.relays.get_mut(35) {
+            r.options.clear();
+        }
+        messages.push(broken);
+        let (mut broken, _) = parse(&wires[2]);
+        if let Some(r) = broken.relays.get_mut(5) {
+            r.options
+                .retain(|o| !matches!(o.value, OptValue::RelayMsg(_)));
+        }
+        messages.push(broken);
+        messages.push(every);
+        messages.push(Message {
+            relays: Vec::new(),
+            inner: None,
+        });
+
+        let mut seen = String::new();
+        for m in &messages {
+            let tree = m.fields();
+            let mut from_tree = Vec::new();
+            write_fields(&mut from_tree, &tree);
+            let mut straight = JsonFields::default();
+            m.write_tree(&mut straight);
+            let mut written = Vec::new();
+            straight.write(&mut written);
+            assert_eq!(
+                String::from_utf8_lossy(&written),
+                String::from_utf8_lossy(&from_tree)
+            );
+            // Without texts, the same tree but for its labels, notes and shown texts.
+            let mut plain = TreeSink::with_texts(false, false);
+            m.write_tree(&mut plain);
+            let mut plain = plain.finish();
+            let mut tree = tree;
+            strip(&mut tree);
+            strip(&mut plain);
+            assert_eq!(plain, tree);
+            seen.push_str(&String::from_utf8_lossy(&from_tree));
+        }
+        // The messages reach what they are meant to.
+        for name in [
+            "dhcpv6.duidllt.time",
+            "dhcpv6.duiden.identifier",
+            "dhcpv6.duidll.link_layer_addr",
+            "dhcpv6.duiduuid.bytes",
+            "dhcpv6.iaprefix.pref_addr",
+            "dhcpv6.iata",
+            "dhcpv6.auth.info",
+            "dhcpv6.status_msg",
+            "dhcpv6.vendoropts.enterprise.option_data",
+            "dhcpv6.dns_server",
+            "dhcpv6.tld",
+            "dhcpv6.search_list_entry",
+            "dhcpv6.clientfqdn.client.s",
+            "dhcpv6.clientfqdn.server.o",
+            "dhcpv6.clientfqdn.bad_msgtype",
+            "dhcpv6.ntpserver.fqdn",
+            "poolshark.dhcpv6.ntpserver.data",
+            "dhcpv6.lq_query_link_address",
+            "dhcpv6.clt_time",
+            "dhcpv6.lq_relay_data_peer_addr",
+            "dhcp.hw.mac_addr",
+            "dhcpv6.mudurl",
+            "poolshark.dhcpv6.relay_message",
+            "poolshark.dhcpv6.option.value",
+            "dhcpv6.hopcount",
+        ] {
+            assert!(seen.contains(&format!("\"{name}\"")), "{name}");
+        }
+    }
 
     #[test]
     fn utc_text_matches_tshark() {

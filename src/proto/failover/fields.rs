@@ -7,37 +7,47 @@ use super::message::{Message, HEADER_LEN, OPTION_HEADER_LEN};
 use super::option::{ip_flag, option_name, server_flag, FoOption};
 use super::values::{reject_reason_name, tls_reply_name, tls_request_name};
 use crate::base::calendar::Civil;
+use crate::field::out::{TreeOut, TreeSink};
 use crate::field::{hex_colons, printable, Field, Value};
 
 impl Message {
     /// The tree: one `dhcpfo` node holding the header fields and the options.
     pub fn fields(&self) -> Vec<Field> {
+        let mut tree = TreeSink::default();
+        self.write_tree(&mut tree);
+        tree.finish()
+    }
+
+    /// The tree into `out` ([`crate::field::out`]), with no tree built in between.
+    pub fn write_tree(&self, out: &mut dyn TreeOut) {
+        let notes = out.notes();
         let len = self.wire_len();
-        let mut root = Field::node("dhcpfo", "DHCP Failover", 0, len)
-            .child(Field::uint(
-                "dhcpfo.length",
-                "Message length",
-                len as u64,
-                0,
-                2,
-            ))
-            .child(
-                Field::uint("dhcpfo.type", "Message Type", self.msg_type.to_u8(), 2, 1)
-                    .note(type_note(self)),
-            )
-            .child(Field::uint(
-                "dhcpfo.poffset",
-                "Payload Offset",
-                self.payload_offset,
-                3,
-                1,
-            ))
-            .child(Field::uint("dhcpfo.time", "Time", self.time, 4, 4).note(utc(self.time)))
-            .child(Field::uint("dhcpfo.xid", "Xid", self.xid, 8, 4).hex(8));
+        out.open(Field::node("dhcpfo", "DHCP Failover", 0, len));
+        out.leaf(Field::uint(
+            "dhcpfo.length",
+            "Message length",
+            len as u64,
+            0,
+            2,
+        ));
+        let mut ty = Field::uint("dhcpfo.type", "Message Type", self.msg_type.to_u8(), 2, 1);
+        if notes {
+            ty = ty.note(type_note(self));
+        }
+        out.leaf(ty);
+        out.leaf(Field::uint(
+            "dhcpfo.poffset",
+            "Payload Offset",
+            self.payload_offset,
+            3,
+            1,
+        ));
+        out.leaf(time_field("dhcpfo.time", "Time", self.time, 4, notes));
+        out.leaf(Field::uint("dhcpfo.xid", "Xid", self.xid, 8, 4).hex(8));
 
         let mut off = HEADER_LEN;
         if !self.extra_header.is_empty() {
-            root = root.child(Field::bytes(
+            out.leaf(Field::bytes(
                 "dhcpfo.additionalheaderbytes",
                 "Additional Header Bytes",
                 &self.extra_header,
@@ -46,23 +56,26 @@ impl Message {
             off += self.extra_header.len();
         }
         if !self.options.is_empty() || !self.trailing.is_empty() {
-            let mut payload = Field::node("dhcpfo.payloaddata", "Payload Data", off, len - off);
+            out.open(Field::node(
+                "dhcpfo.payloaddata",
+                "Payload Data",
+                off,
+                len - off,
+            ));
             for o in &self.options {
-                let f = option_field(o, off);
-                off += f.len;
-                payload = payload.child(f);
+                off += option_fields(o, off, out);
             }
             if !self.trailing.is_empty() {
-                payload = payload.child(Field::bytes(
+                out.leaf(Field::bytes(
                     "poolshark.dhcpfo.trailing",
                     "Bytes that do not make an option",
                     &self.trailing,
                     off,
                 ));
             }
-            root = root.child(payload);
+            out.close();
         }
-        vec![root]
+        out.close();
     }
 }
 
@@ -73,30 +86,31 @@ fn type_note(m: &Message) -> String {
     }
 }
 
-/// One option: a `dhcpfo.dhcpstyleoption` node with its code, length and value fields.
-fn option_field(o: &FoOption, at: usize) -> Field {
+/// One option: a `dhcpfo.dhcpstyleoption` node with its code, length and value fields. Returns
+/// its length on the wire.
+fn option_fields(o: &FoOption, at: usize, out: &mut dyn TreeOut) -> usize {
     let data = o.data();
     let c = o.code();
     let name = option_name(c).unwrap_or("unknown");
     let v = at + OPTION_HEADER_LEN;
-    let mut node = Field::node(
-        "dhcpfo.dhcpstyleoption",
-        format!("DHCP Style Option, {name} ({c})"),
-        at,
-        OPTION_HEADER_LEN + data.len(),
-    )
-    .child(Field::uint("dhcpfo.optioncode", "Option Code", c, at, 2).note(name))
-    .child(Field::uint(
+    let len = OPTION_HEADER_LEN + data.len();
+    let label = if out.labels() {
+        Cow::Owned(format!("DHCP Style Option, {name} ({c})"))
+    } else {
+        Cow::Borrowed("")
+    };
+    out.open(Field::node("dhcpfo.dhcpstyleoption", label, at, len));
+    out.leaf(Field::uint("dhcpfo.optioncode", "Option Code", c, at, 2).note(name));
+    out.leaf(Field::uint(
         "dhcpfo.optionlength",
         "Length",
         data.len() as u64,
         at + 2,
         2,
     ));
-    for f in value_fields(o, &data, v) {
-        node = node.child(f);
-    }
-    node
+    value_fields(o, &data, v, out);
+    out.close();
+    len
 }
 
 fn text(name: &'static str, label: &'static str, b: &[u8], at: usize) -> Field {
@@ -109,168 +123,189 @@ fn text(name: &'static str, label: &'static str, b: &[u8], at: usize) -> Field {
     )
 }
 
-fn time_field(name: &'static str, label: &'static str, t: u32, at: usize) -> Field {
-    Field::uint(name, label, t, at, 4).note(utc(t))
+/// A time as seconds since the epoch, its date in the note (when notes are wanted).
+fn time_field(name: &'static str, label: &'static str, t: u32, at: usize, notes: bool) -> Field {
+    let f = Field::uint(name, label, t, at, 4);
+    if notes {
+        f.note(utc(t))
+    } else {
+        f
+    }
 }
 
-fn value_fields(o: &FoOption, data: &[u8], at: usize) -> Vec<Field> {
+fn value_fields(o: &FoOption, data: &[u8], at: usize, out: &mut dyn TreeOut) {
     use FoOption::*;
-    let one = |f: Field| vec![f];
+    let notes = out.notes();
     match o {
-        AddressesTransferred(n) => one(Field::uint(
+        AddressesTransferred(n) => out.leaf(Field::uint(
             "dhcpfo.addressestransferred",
             "Addresses transferred",
             *n,
             at,
             4,
         )),
-        AssignedIpAddress(a) => one(Field::ipv4(
+        AssignedIpAddress(a) => out.leaf(Field::ipv4(
             "dhcpfo.assignedipaddress",
             "Assigned IP address",
             *a,
             at,
         )),
-        BindingStatus(s) => {
-            one(
-                Field::uint("dhcpfo.bindingstatus", "Binding status", s.to_u8(), at, 1)
-                    .note(s.name()),
-            )
-        }
+        BindingStatus(s) => out.leaf(
+            Field::uint("dhcpfo.bindingstatus", "Binding status", s.to_u8(), at, 1).note(s.name()),
+        ),
         ClientIdentifier(b) => {
             let mut f = Field::bytes("dhcpfo.clientidentifier", "Client Identifier", b, at);
-            if let Some(t) = printable(b) {
+            if let Some(t) = printable(b).filter(|_| notes) {
                 f = f.note(format!("\"{t}\""));
             }
-            one(f)
+            out.leaf(f)
         }
-        ClientHardwareAddress { htype, address } => vec![
-            Field::uint(
-                "dhcpfo.clienthardwaretype",
-                "Client Hardware Type",
-                *htype,
-                at,
-                1,
-            )
-            .hex(2)
-            .note(if *htype == 1 { "Ethernet" } else { "" }),
-            Field::string(
+        ClientHardwareAddress { htype, address } => {
+            out.leaf(
+                Field::uint(
+                    "dhcpfo.clienthardwaretype",
+                    "Client Hardware Type",
+                    *htype,
+                    at,
+                    1,
+                )
+                .hex(2)
+                .note(if *htype == 1 { "Ethernet" } else { "" }),
+            );
+            out.leaf(Field::string(
                 "dhcpfo.clienthardwareaddress",
                 "Client Hardware Address",
                 hex_colons(address),
                 at + 1,
                 address.len(),
-            ),
-        ],
-        ClientLastTransactionTime(t) => one(time_field(
+            ));
+        }
+        ClientLastTransactionTime(t) => out.leaf(time_field(
             "dhcpfo.clientlasttransactiontime",
             "Client last transaction time",
             *t,
             at,
+            notes,
         )),
         // Wireshark files both under one name.
         ClientReplyOptions(b) => {
-            one(Field::bytes("dhcpfo.options", "Options", b, at).note("client reply options"))
+            out.leaf(Field::bytes("dhcpfo.options", "Options", b, at).note("client reply options"))
         }
-        ClientRequestOptions(b) => {
-            one(Field::bytes("dhcpfo.options", "Options", b, at).note("client request options"))
-        }
+        ClientRequestOptions(b) => out
+            .leaf(Field::bytes("dhcpfo.options", "Options", b, at).note("client request options")),
         // Wireshark shows the whole payload as one string; the flags come first.
-        Ddns { flags, name } => vec![Field::new(
-            "dhcpfo.ftddns",
-            "FTDDNS",
-            Value::Str(String::from_utf8_lossy(name).into_owned()),
-            at,
-            data.len(),
-        )
-        .note(format!("flags {flags:#06x}"))
-        .child(Field::uint("poolshark.dhcpfo.ddns.flags", "Flags", *flags, at, 2).hex(4))
-        .child(text(
-            "poolshark.dhcpfo.ddns.name",
-            "Domain name",
-            name,
-            at + 2,
-        ))],
-        DelayedService(v) => one(Field::uint(
+        Ddns { flags, name } => {
+            let mut f = Field::new(
+                "dhcpfo.ftddns",
+                "FTDDNS",
+                Value::Str(String::from_utf8_lossy(name).into_owned()),
+                at,
+                data.len(),
+            );
+            if notes {
+                f = f.note(format!("flags {flags:#06x}"));
+            }
+            out.open(f);
+            out.leaf(Field::uint("poolshark.dhcpfo.ddns.flags", "Flags", *flags, at, 2).hex(4));
+            out.leaf(text(
+                "poolshark.dhcpfo.ddns.name",
+                "Domain name",
+                name,
+                at + 2,
+            ));
+            out.close();
+        }
+        DelayedService(v) => out.leaf(Field::uint(
             "dhcpfo.delayedserviceparameter",
             "Delayed service parameter",
             *v,
             at,
             1,
         )),
-        HashBucketAssignment(b) => one(Field::bytes(
+        HashBucketAssignment(b) => out.leaf(Field::bytes(
             "dhcpfo.hashbucketassignment",
             "Hash bucket assignment",
             b,
             at,
         )),
-        IpFlags(v) => vec![
-            Field::uint("dhcpfo.ipflags", "IP Flags", *v, at, 2).hex(4),
-            Field::boolean(
+        IpFlags(v) => {
+            out.leaf(Field::uint("dhcpfo.ipflags", "IP Flags", *v, at, 2).hex(4));
+            out.leaf(Field::boolean(
                 "poolshark.dhcpfo.ipflags.reserved",
                 "Reserved lease",
                 v & ip_flag::RESERVED != 0,
                 at,
                 2,
-            ),
-            Field::boolean(
+            ));
+            out.leaf(Field::boolean(
                 "poolshark.dhcpfo.ipflags.bootp",
                 "BOOTP",
                 v & ip_flag::BOOTP != 0,
                 at,
                 2,
-            ),
-        ],
-        LeaseExpirationTime(t) => one(time_field(
+            ));
+        }
+        LeaseExpirationTime(t) => out.leaf(time_field(
             "dhcpfo.leaseexpirationtime",
             "Lease expiration time",
             *t,
             at,
+            notes,
         )),
-        MaxUnackedBndupd(n) => one(Field::uint(
+        MaxUnackedBndupd(n) => out.leaf(Field::uint(
             "dhcpfo.maxunackedbndupd",
             "Max unacked BNDUPD",
             *n,
             at,
             4,
         )),
-        Mclt(n) => one(Field::uint("dhcpfo.mclt", "MCLT", *n, at, 4).unit(" seconds")),
-        Message(b) => one(text("dhcpfo.message", "Message", b, at)),
+        Mclt(n) => out.leaf(Field::uint("dhcpfo.mclt", "MCLT", *n, at, 4).unit(" seconds")),
+        Message(b) => out.leaf(text("dhcpfo.message", "Message", b, at)),
         MessageDigest {
             digest_type,
             digest,
-        } => vec![
-            Field::uint(
-                "dhcpfo.message_digest_type",
-                "Message digest type",
-                *digest_type,
-                at,
-                1,
-            )
-            .note(if *digest_type == 1 { "HMAC-MD5" } else { "" }),
-            Field::bytes("dhcpfo.messagedigest", "Message digest", digest, at + 1),
-        ],
-        PotentialExpirationTime(t) => one(time_field(
+        } => {
+            out.leaf(
+                Field::uint(
+                    "dhcpfo.message_digest_type",
+                    "Message digest type",
+                    *digest_type,
+                    at,
+                    1,
+                )
+                .note(if *digest_type == 1 { "HMAC-MD5" } else { "" }),
+            );
+            out.leaf(Field::bytes(
+                "dhcpfo.messagedigest",
+                "Message digest",
+                digest,
+                at + 1,
+            ));
+        }
+        PotentialExpirationTime(t) => out.leaf(time_field(
             "dhcpfo.potentialexpirationtime",
             "Potential expiration time",
             *t,
             at,
+            notes,
         )),
-        ReceiveTimer(n) => {
-            one(Field::uint("dhcpfo.receivetimer", "Receive timer", *n, at, 4).unit(" seconds"))
-        }
-        ProtocolVersion(v) => one(Field::uint(
+        ReceiveTimer(n) => out
+            .leaf(Field::uint("dhcpfo.receivetimer", "Receive timer", *n, at, 4).unit(" seconds")),
+        ProtocolVersion(v) => out.leaf(Field::uint(
             "dhcpfo.protocolversion",
             "Protocol version",
             *v,
             at,
             1,
         )),
-        RejectReason(r) => one(
+        RejectReason(r) => out.leaf(
             Field::uint("dhcpfo.rejectreason", "Reject reason", *r, at, 1)
                 .note(reject_reason_name(*r)),
         ),
-        RelationshipName(b) => one(text("dhcpfo.relationshipname", "Relationship name", b, at)),
-        ServerFlags(f) => one(
+        RelationshipName(b) => {
+            out.leaf(text("dhcpfo.relationshipname", "Relationship name", b, at))
+        }
+        ServerFlags(f) => out.leaf(
             Field::uint("dhcpfo.serverflag", "Server flags", *f, at, 1).note(
                 if f & server_flag::STARTUP != 0 {
                     "STARTUP"
@@ -279,25 +314,24 @@ fn value_fields(o: &FoOption, data: &[u8], at: usize) -> Vec<Field> {
                 },
             ),
         ),
-        ServerState(s) => {
-            one(Field::uint("dhcpfo.serverstatus", "Server state", s.to_u8(), at, 1).note(s.name()))
-        }
-        StartTimeOfState(t) => one(time_field(
+        ServerState(s) => out.leaf(
+            Field::uint("dhcpfo.serverstatus", "Server state", s.to_u8(), at, 1).note(s.name()),
+        ),
+        StartTimeOfState(t) => out.leaf(time_field(
             "dhcpfo.starttimeofstate",
             "Start time of state",
             *t,
             at,
+            notes,
         )),
-        TlsReply(v) => {
-            one(Field::uint("dhcpfo.tls_reply", "TLS Reply", *v, at, 1).note(tls_reply_name(*v)))
-        }
-        TlsRequest(v) => {
-            one(Field::uint("dhcpfo.tls_request", "TLS Request", *v, at, 1)
-                .note(tls_request_name(*v)))
-        }
-        VendorClass(b) => one(text("dhcpfo.vendorclass", "Vendor class", b, at)),
-        VendorOptions(b) => one(Field::bytes("dhcpfo.vendoroption", "Vendor option", b, at)),
-        Raw { .. } => one(Field::bytes(
+        TlsReply(v) => out
+            .leaf(Field::uint("dhcpfo.tls_reply", "TLS Reply", *v, at, 1).note(tls_reply_name(*v))),
+        TlsRequest(v) => out.leaf(
+            Field::uint("dhcpfo.tls_request", "TLS Request", *v, at, 1).note(tls_request_name(*v)),
+        ),
+        VendorClass(b) => out.leaf(text("dhcpfo.vendorclass", "Vendor class", b, at)),
+        VendorOptions(b) => out.leaf(Field::bytes("dhcpfo.vendoroption", "Vendor option", b, at)),
+        Raw { .. } => out.leaf(Field::bytes(
             "poolshark.dhcpfo.optiondata",
             "Option data",
             data,
@@ -326,6 +360,60 @@ mod tests {
         assert_eq!(utc(0x6b0c_fa0c), "2026-11-30 04:22:36 UTC");
         assert_eq!(utc(951_782_400), "2000-02-29 00:00:00 UTC");
         assert_eq!(utc(u32::MAX), "2106-02-07 06:28:15 UTC");
+    }
+
+    #[test]
+    fn the_json_fields_written_straight_are_those_of_the_tree() {
+        use crate::output::json::{write_fields, JsonFields};
+        let mut opts = Vec::new();
+        for c in 1..=29u16 {
+            let data: &[u8] = match c {
+                1 | 2 | 6 | 13 | 14 | 15 | 18 | 19 | 25 => &[0, 0, 1, 2],
+                9 | 12 => &[0, 1],
+                3 | 10 | 20 | 21 | 23 | 24 | 26 | 27 => &[1],
+                _ => b"\x01xyz",
+            };
+            opts.push(FoOption::decode(c, data).expect("an option"));
+        }
+        opts.push(FoOption::Raw {
+            code: 4000,
+            data: vec![1, 2, 3],
+        });
+        let mut every = Message::new(MessageType::Other(200), 7, 8, opts);
+        every.extra_header = vec![9, 9];
+        every.trailing = vec![1, 2, 3];
+        let messages = [
+            every,
+            Message::new(MessageType::BndUpd, 1, 0x47, Vec::new()),
+            Message::new(
+                MessageType::BndUpd,
+                1,
+                0x47,
+                // Names that repeat: an array in the object.
+                vec![
+                    FoOption::AssignedIpAddress(Ipv4Addr::new(192, 0, 2, 128)),
+                    FoOption::BindingStatus(BindingStatus::Active),
+                    FoOption::BindingStatus(BindingStatus::Free),
+                ],
+            ),
+        ];
+        for m in &messages {
+            let mut from_tree = Vec::new();
+            write_fields(&mut from_tree, &m.fields());
+            let mut straight = JsonFields::default();
+            m.write_tree(&mut straight);
+            let mut written = Vec::new();
+            straight.write(&mut written);
+            assert_eq!(
+                String::from_utf8_lossy(&written),
+                String::from_utf8_lossy(&from_tree)
+            );
+            assert!(
+                from_tree.len() > 40,
+                "{}",
+                String::from_utf8_lossy(&from_tree)
+            );
+        }
     }
 
     #[test]

@@ -5,8 +5,10 @@
 //! recomputed from the wire layout (each part's size is what emit writes for it), which is the
 //! received layout for every well-formed message.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use crate::field::out::{Shifted, TreeOut, TreeSink};
 use crate::field::{printable, Field};
 
 use super::causes::{Cause, CauseInfo, CauseKind};
@@ -33,16 +35,24 @@ struct Tree {
 impl Message {
     /// The display tree: one protocol node with the message's fields below it.
     pub fn fields(&self) -> Vec<Field> {
-        vec![self.tree(0)]
+        let mut tree = TreeSink::default();
+        self.write_tree(&mut tree);
+        tree.finish()
     }
 
-    fn tree(&self, depth: usize) -> Field {
+    /// The display tree into `out` ([`crate::field::out`]), with no tree built in between.
+    pub fn write_tree(&self, out: &mut dyn TreeOut) {
+        self.write_at(0, out);
+    }
+
+    /// The tree of a message `depth` levels down in another (0: the message itself).
+    fn write_at(&self, depth: usize, out: &mut dyn TreeOut) {
         let t = Tree {
             n: names(self.protocol),
             enc: self.encoding,
             protocol: self.protocol,
         };
-        t.message(self, depth)
+        t.message(self, depth, out);
     }
 
     /// The summary for a one-line listing: the type as tshark names it, then the key fields.
@@ -160,33 +170,31 @@ impl Tree {
         EmitCtx { enc: self.enc }
     }
 
-    fn message(&self, msg: &Message, depth: usize) -> Field {
+    fn message(&self, msg: &Message, depth: usize, out: &mut dyn TreeOut) {
         let n = self.n;
         let wire = msg.emit();
         let length = super::message::header(&wire).map_or(0, |(_, (_, _, len))| len);
-        let mut root = Field::node(n.proto, n.proto_label, 0, wire.len());
+        out.open(Field::node(n.proto, n.proto_label, 0, wire.len()));
         let type_note = match msg.protocol {
             Protocol::Asap => msg.asap_type().map_or("Unknown", AsapType::name),
             Protocol::Enrp => msg.enrp_type().map_or("Unknown", EnrpType::name),
         };
-        root = root.child(Field::uint(n.message_type, "Type", msg.msg_type, 0, 1).note(type_note));
-        let mut flags = Field::uint(n.message_flags, "Flags", msg.flags, 1, 1).hex(2);
-        for f in self.flag_bits(msg) {
-            flags = flags.child(f);
-        }
-        root = root.child(flags);
-        root = root.child(Field::uint(n.message_length, "Length", length, 2, 2));
+        out.leaf(Field::uint(n.message_type, "Type", msg.msg_type, 0, 1).note(type_note));
+        out.open(Field::uint(n.message_flags, "Flags", msg.flags, 1, 1).hex(2));
+        self.flag_bits(msg, out);
+        out.close();
+        out.leaf(Field::uint(n.message_length, "Length", length, 2, 2));
         let mut off = 4;
         match &msg.fixed {
             Fixed::None => {}
             Fixed::ServerId(id) => {
-                root = root.child(
+                out.leaf(
                     Field::uint("asap.server_identifier", "Server Identifier", *id, 4, 4).hex(8),
                 );
                 off = 8;
             }
             Fixed::Servers { sender, receiver } => {
-                root = root.children(servers(*sender, *receiver));
+                servers(*sender, *receiver, out);
                 off = 12;
             }
             Fixed::Update {
@@ -195,13 +203,12 @@ impl Tree {
                 action,
                 reserved,
             } => {
-                root = root.children(servers(*sender, *receiver));
-                root = root.child(
+                servers(*sender, *receiver, out);
+                out.leaf(
                     Field::uint("enrp.update_action", "Update Action", *action, 12, 2)
                         .note(UpdateAction::of(*action).name()),
                 );
-                root =
-                    root.child(Field::uint("enrp.reserved", "Reserved", *reserved, 14, 2).hex(4));
+                out.leaf(Field::uint("enrp.reserved", "Reserved", *reserved, 14, 2).hex(4));
                 off = 16;
             }
             Fixed::Takeover {
@@ -209,8 +216,8 @@ impl Tree {
                 receiver,
                 target,
             } => {
-                root = root.children(servers(*sender, *receiver));
-                root = root.child(
+                servers(*sender, *receiver, out);
+                out.leaf(
                     Field::uint(
                         "enrp.target_servers_id",
                         "Target Server's ID",
@@ -232,16 +239,16 @@ impl Tree {
                         errors: &mut errors,
                     };
                     let ps = parse_params(&mut ctx, body, 4, depth + 1);
-                    root = root.children(self.params(&ps, 4, depth + 1));
+                    self.params(&ps, 4, depth + 1, out);
                 } else if !body.is_empty() {
-                    root = root.child(Field::bytes(n.message_value, "Value", body, 4));
+                    out.leaf(Field::bytes(n.message_value, "Value", body, 4));
                 }
                 off = 4 + body.len();
             }
         }
-        root = root.children(self.params(&msg.params, off, depth));
+        self.params(&msg.params, off, depth, out);
         if !msg.trailing.is_empty() {
-            root = root.child(Field::bytes(
+            out.leaf(Field::bytes(
                 "poolshark.rserpool.trailing",
                 "Bytes after the message",
                 &msg.trailing,
@@ -249,7 +256,7 @@ impl Tree {
             ));
         }
         if depth == 0 {
-            root = root.child(
+            out.leaf(
                 Field::string(
                     "poolshark.rserpool.encoding",
                     "Encoding",
@@ -261,23 +268,21 @@ impl Tree {
                 .hidden(),
             );
         }
-        root
+        out.close();
     }
 
-    fn flag_bits(&self, msg: &Message) -> Vec<Field> {
+    fn flag_bits(&self, msg: &Message, out: &mut dyn TreeOut) {
         let f = msg.flags;
         let n = self.n;
         match (msg.asap_type(), msg.enrp_type()) {
-            (Some(AsapType::RegistrationResponse), _) => {
-                vec![flag(
-                    n.r_bit,
-                    "R Bit",
-                    f,
-                    FLAG_REJECT,
-                    ["Accepted", "Rejected"],
-                )]
-            }
-            (Some(AsapType::EndpointKeepAlive), _) => vec![flag(
+            (Some(AsapType::RegistrationResponse), _) => out.leaf(flag(
+                n.r_bit,
+                "R Bit",
+                f,
+                FLAG_REJECT,
+                ["Accepted", "Rejected"],
+            )),
+            (Some(AsapType::EndpointKeepAlive), _) => out.leaf(flag(
                 "asap.h_bit",
                 "H Bit",
                 f,
@@ -286,111 +291,130 @@ impl Tree {
                     "Do not want to be new ENRP server",
                     "Want to be new ENRP server",
                 ],
-            )],
-            (_, Some(EnrpType::Presence)) => vec![flag(
+            )),
+            (_, Some(EnrpType::Presence)) => out.leaf(flag(
                 n.r_bit,
                 "R Bit",
                 f,
                 FLAG_REPLY_REQUIRED,
                 ["Reply not required", "Reply required"],
-            )],
-            (_, Some(EnrpType::HandleTableRequest)) => vec![flag(
+            )),
+            (_, Some(EnrpType::HandleTableRequest)) => out.leaf(flag(
                 "enrp.w_bit",
                 "W Bit",
                 f,
                 FLAG_OWN_CHILDREN_ONLY,
                 ["Information for all PEs", "Only information for own PEs"],
-            )],
-            (_, Some(EnrpType::HandleTableResponse)) => vec![
-                flag(
+            )),
+            (_, Some(EnrpType::HandleTableResponse)) => {
+                out.leaf(flag(
                     "enrp.m_bit",
                     "M Bit",
                     f,
                     FLAG_MORE,
                     ["All information included", "More information available"],
-                ),
-                flag(n.r_bit, "R Bit", f, FLAG_REJECT, ["Accepted", "Rejected"]),
-            ],
-            (_, Some(EnrpType::HandleUpdate)) => vec![flag(
-                "enrp.t_bit",
-                "T Bit",
-                f,
-                FLAG_TAKEOVER_SUGGESTED,
-                ["Takeover not suggested", "Takeover suggested"],
-            )],
-            (_, Some(EnrpType::ListResponse)) => {
-                vec![flag(
+                ));
+                out.leaf(flag(
                     n.r_bit,
                     "R Bit",
                     f,
                     FLAG_REJECT,
                     ["Accepted", "Rejected"],
-                )]
+                ));
             }
-            _ => Vec::new(),
+            (_, Some(EnrpType::HandleUpdate)) => out.leaf(flag(
+                "enrp.t_bit",
+                "T Bit",
+                f,
+                FLAG_TAKEOVER_SUGGESTED,
+                ["Takeover not suggested", "Takeover suggested"],
+            )),
+            (_, Some(EnrpType::ListResponse)) => out.leaf(flag(
+                n.r_bit,
+                "R Bit",
+                f,
+                FLAG_REJECT,
+                ["Accepted", "Rejected"],
+            )),
+            _ => {}
         }
     }
 
-    fn params(&self, ps: &[Parameter], mut off: usize, depth: usize) -> Vec<Field> {
-        let mut out = Vec::with_capacity(ps.len());
+    fn params(&self, ps: &[Parameter], mut off: usize, depth: usize, out: &mut dyn TreeOut) {
+        let mut wire = Vec::new();
         for p in ps {
-            let mut wire = Vec::new();
+            wire.clear();
             self.emit().emit_param(p, &mut wire);
-            out.push(self.param(p, &wire, off, depth));
+            self.param(p, &wire, off, depth, out);
             off += wire.len();
         }
-        out
     }
 
     /// One parameter; `wire` is its encoding (header, value, padding), at `off`.
-    fn param(&self, p: &Parameter, wire: &[u8], off: usize, depth: usize) -> Field {
+    fn param(&self, p: &Parameter, wire: &[u8], off: usize, depth: usize, out: &mut dyn TreeOut) {
         let n = self.n;
+        let (labels, notes) = (out.labels(), out.notes());
         if let Parameter::Unprocessed(b) = p {
-            return Field::node("", format!("Unprocessed bytes ({})", b.len()), off, b.len())
-                .child(Field::bytes(
-                    "poolshark.rserpool.unprocessed",
-                    "Unprocessed",
-                    b,
-                    off,
-                ));
+            let label = if labels {
+                Cow::Owned(format!("Unprocessed bytes ({})", b.len()))
+            } else {
+                Cow::Borrowed("")
+            };
+            out.open(Field::node("", label, off, b.len()));
+            out.leaf(Field::bytes(
+                "poolshark.rserpool.unprocessed",
+                "Unprocessed",
+                b,
+                off,
+            ));
+            out.close();
+            return;
         }
         let (code, len) = tlv_header(wire).map_or((0, 4), |(_, (c, l))| (c, usize::from(l)));
         let value = wire.get(4..len).unwrap_or_default();
         let v = off + 4;
         let kind = param_kind(code, self.enc);
         let type_note = kind.map_or("Unknown", param_name);
-        let mut label = type_note.to_string();
-        let mut kids = vec![
+        let label = if labels {
+            param_label(p, type_note)
+        } else {
+            Cow::Borrowed("")
+        };
+        out.open(Field::node("", label, off, wire.len()));
+        out.leaf(
             Field::uint(n.parameter_type, "Parameter Type", code, off, 2)
                 .hex(4)
                 .note(type_note),
-            Field::uint(
-                n.parameter_length,
-                "Parameter Length",
-                len as u64,
-                off + 2,
-                2,
-            ),
-        ];
+        );
+        out.leaf(Field::uint(
+            n.parameter_length,
+            "Parameter Length",
+            len as u64,
+            off + 2,
+            2,
+        ));
         match p {
             Parameter::Ipv4(a) => {
-                label = format!("{label} ({a})");
-                kids.push(Field::ipv4(n.ipv4_address, "IP Version 4 Address", *a, v));
+                out.leaf(Field::ipv4(n.ipv4_address, "IP Version 4 Address", *a, v));
             }
             Parameter::Ipv6(a) => {
-                label = format!("{label} ({a})");
-                kids.push(Field::ipv6(n.ipv6_address, "IP Version 6 Address", *a, v));
+                out.leaf(Field::ipv6(n.ipv6_address, "IP Version 6 Address", *a, v));
             }
-            Parameter::Transport(t) => kids.extend(self.transport(t, v, depth)),
-            Parameter::Policy(x) => kids.extend(self.policy(x, value, v)),
-            Parameter::PoolHandle(h) => kids.push(
-                Field::bytes(n.pool_handle, "Pool Handle", h, v)
-                    .note(format_text(h))
-                    .show(format!("{} ({})", crate::field::hex(h), format_text(h))),
-            ),
+            Parameter::Transport(t) => self.transport(t, v, depth, out),
+            Parameter::Policy(x) => self.policy(x, value, v, out),
+            Parameter::PoolHandle(h) => {
+                let mut f = Field::bytes(n.pool_handle, "Pool Handle", h, v);
+                if notes {
+                    f = f.note(format_text(h));
+                }
+                if labels {
+                    f = f.show(format!("{} ({})", crate::field::hex(h), format_text(h)));
+                }
+                out.leaf(f);
+            }
             Parameter::PoolElement(pe) => {
-                kids.push(Field::uint(n.pe_pe_identifier, "PE Identifier", pe.pe_id, v, 4).hex(8));
-                kids.push(
+                out.leaf(Field::uint(n.pe_pe_identifier, "PE Identifier", pe.pe_id, v, 4).hex(8));
+                out.leaf(
                     Field::uint(
                         n.home_enrp_id,
                         "Home ENRP Server Identifier",
@@ -400,7 +424,7 @@ impl Tree {
                     )
                     .hex(8),
                 );
-                kids.push(
+                out.leaf(
                     Field::int(
                         n.reg_life,
                         "Registration Life",
@@ -410,32 +434,33 @@ impl Tree {
                     )
                     .unit("ms"),
                 );
-                kids.extend(self.params(&pe.params, v + 12, depth + 1));
+                self.params(&pe.params, v + 12, depth + 1, out);
             }
             Parameter::ServerInformation(s) => {
-                kids.push(
+                out.leaf(
                     Field::uint(n.server_info_id, "Server Identifier", s.server_id, v, 4).hex(8),
                 );
                 let mut at = v + 4;
                 if let Some(flags) = s.flags {
-                    kids.push(
+                    out.leaf(
                         Field::uint("poolshark.rserpool.server_flags", "Flags", flags, at, 4)
                             .hex(8),
                     );
                     at += 4;
                 }
-                kids.extend(self.params(&s.params, at, depth + 1));
+                self.params(&s.params, at, depth + 1, out);
             }
             Parameter::OperationError(e) => {
                 let mut at = v;
+                let mut cw = Vec::new();
                 for c in &e.causes {
-                    let mut cw = Vec::new();
+                    cw.clear();
                     c.emit(&self.emit(), &mut cw);
-                    kids.push(self.cause(c, &cw, at, depth));
+                    self.cause(c, &cw, at, depth, out);
                     at += cw.len();
                 }
                 if !e.rest.is_empty() {
-                    kids.push(Field::bytes(
+                    out.leaf(Field::bytes(
                         "poolshark.rserpool.unprocessed",
                         "Unprocessed",
                         &e.rest,
@@ -444,35 +469,27 @@ impl Tree {
                 }
             }
             Parameter::Cookie(c) => {
-                label = format!("{label} ({} byte{})", c.len(), plural(c.len()));
                 if !c.is_empty() {
-                    kids.push(Field::bytes(n.cookie, "Cookie", c, v));
+                    out.leaf(Field::bytes(n.cookie, "Cookie", c, v));
                 }
             }
             Parameter::PeIdentifier(id) => {
-                label = format!("{label} (0x{id:x})");
-                kids.push(Field::uint(n.pe_identifier, "PE Identifier", *id, v, 4).hex(8));
+                out.leaf(Field::uint(n.pe_identifier, "PE Identifier", *id, v, 4).hex(8));
             }
             Parameter::PeChecksum(c) => {
-                label = format!("{label} (0x{c:x})");
-                kids.push(Field::uint(n.pe_checksum, "PE Checksum", *c, v, 2).hex(4));
+                out.leaf(Field::uint(n.pe_checksum, "PE Checksum", *c, v, 2).hex(4));
             }
             Parameter::OpaqueTransport(b) => {
                 if !b.is_empty() {
-                    kids.push(Field::bytes(n.parameter_value, "Opaque Transport", b, v));
+                    out.leaf(Field::bytes(n.parameter_value, "Opaque Transport", b, v));
                 }
             }
             Parameter::HandleResolutionOption(items) => {
-                kids.push(Field::uint(n.hropt_items, "Items", *items, v, 4));
+                out.leaf(Field::uint(n.hropt_items, "Items", *items, v, 4));
             }
             Parameter::Unknown { code, value } => {
-                label = format!(
-                    "Unknown Parameter (type {code} and {} byte{} value)",
-                    value.len(),
-                    plural(value.len())
-                );
                 if !value.is_empty() {
-                    kids.push(Field::bytes(n.parameter_value, "Parameter Value", value, v));
+                    out.leaf(Field::bytes(n.parameter_value, "Parameter Value", value, v));
                 }
                 let action = UnknownAction::of(*code);
                 let text = match action {
@@ -483,7 +500,7 @@ impl Tree {
                     UnknownAction::Skip => "skip",
                     UnknownAction::SkipReport => "skip and report",
                 };
-                kids.push(Field::string(
+                out.leaf(Field::string(
                     "poolshark.rserpool.unknown_action",
                     "Unknown parameter action",
                     text,
@@ -492,27 +509,25 @@ impl Tree {
                 ));
             }
             Parameter::Invalid { value, .. } => {
-                label = format!("{label} (malformed)");
                 if !value.is_empty() {
-                    kids.push(Field::bytes(n.parameter_value, "Parameter Value", value, v));
+                    out.leaf(Field::bytes(n.parameter_value, "Parameter Value", value, v));
                 }
             }
             Parameter::Unprocessed(_) => {}
         }
         if let Some(pad) = wire.get(len..).filter(|p| !p.is_empty()) {
-            kids.push(Field::bytes(n.parameter_padding, "Padding", pad, off + len));
+            out.leaf(Field::bytes(n.parameter_padding, "Padding", pad, off + len));
         }
-        Field::node("", label, off, wire.len()).children(kids)
+        out.close();
     }
 
-    fn transport(&self, t: &Transport, v: usize, depth: usize) -> Vec<Field> {
+    fn transport(&self, t: &Transport, v: usize, depth: usize, out: &mut dyn TreeOut) {
         let n = self.n;
         let use_note = |u: u16| match u {
             0 => "Data only",
             1 => "Data plus control",
             _ => "Unknown",
         };
-        let mut out = Vec::new();
         match t.protocol {
             TransportProtocol::Sctp | TransportProtocol::Tcp => {
                 let port = if t.protocol == TransportProtocol::Sctp {
@@ -520,15 +535,15 @@ impl Tree {
                 } else {
                     n.tcp_port
                 };
-                out.push(Field::uint(port, "Port", t.port, v, 2));
-                out.push(
+                out.leaf(Field::uint(port, "Port", t.port, v, 2));
+                out.leaf(
                     Field::uint(n.transport_use, "Transport Use", t.transport_use, v + 2, 2)
                         .note(use_note(t.transport_use)),
                 );
             }
             TransportProtocol::Udp => {
-                out.push(Field::uint(n.udp_port, "Port", t.port, v, 2));
-                out.push(Field::uint(
+                out.leaf(Field::uint(n.udp_port, "Port", t.port, v, 2));
+                out.leaf(Field::uint(
                     n.udp_reserved,
                     "Reserved",
                     t.transport_use,
@@ -537,8 +552,8 @@ impl Tree {
                 ));
             }
             TransportProtocol::UdpLite => {
-                out.push(Field::uint(n.udp_lite_port, "Port", t.port, v, 2));
-                out.push(Field::uint(
+                out.leaf(Field::uint(n.udp_lite_port, "Port", t.port, v, 2));
+                out.leaf(Field::uint(
                     n.udp_lite_reserved,
                     "Reserved",
                     t.transport_use,
@@ -547,15 +562,15 @@ impl Tree {
                 ));
             }
             TransportProtocol::Dccp { service_code } => {
-                out.push(Field::uint(n.dccp_port, "Port", t.port, v, 2));
-                out.push(Field::uint(
+                out.leaf(Field::uint(n.dccp_port, "Port", t.port, v, 2));
+                out.leaf(Field::uint(
                     n.dccp_reserved,
                     "Reserved",
                     t.transport_use,
                     v + 2,
                     2,
                 ));
-                out.push(Field::uint(
+                out.leaf(Field::uint(
                     n.dccp_service_code,
                     "Service Code",
                     service_code,
@@ -564,22 +579,24 @@ impl Tree {
                 ));
             }
         }
-        out.extend(self.params(&t.addresses, v + t.protocol.fixed_len(), depth + 1));
-        out
+        self.params(&t.addresses, v + t.protocol.fixed_len(), depth + 1, out);
     }
 
     /// The policy's fields; `value` is its wire value at `v`.
-    fn policy(&self, p: &Policy, value: &[u8], v: usize) -> Vec<Field> {
+    fn policy(&self, p: &Policy, value: &[u8], v: usize, out: &mut dyn TreeOut) {
         let n = self.n;
+        let labels = out.labels();
         let kind = p.kind();
         let legacy = p.encoding != Encoding::Rfc;
         let (type_len, digits) = if legacy { (1, 2) } else { (4, 8) };
-        let mut out = vec![
+        out.leaf(
             Field::uint(n.policy_type, "Policy Type", p.code, v, type_len)
                 .hex(digits)
                 .note(kind.long_name()),
+        );
+        out.leaf(
             Field::string("poolshark.policy", "Policy", kind.short_name(), v, type_len).hidden(),
-        ];
+        );
         // Where value i sits: legacy packs the first one into the type's word.
         let at = |i: usize| -> (usize, usize) {
             if legacy {
@@ -594,15 +611,24 @@ impl Tree {
         };
         if kind == PolicyKind::Unknown {
             if let Some(rest) = value.get(type_len..).filter(|r| !r.is_empty()) {
-                out.push(Field::bytes(
+                out.leaf(Field::bytes(
                     n.policy_value,
                     "Policy Value",
                     rest,
                     v + type_len,
                 ));
             }
-            return out;
+            return;
         }
+        // A percentage: the value, and as the tree shows it (two decimals).
+        let percent = |name, label, share: f64, o, l| {
+            let f = Field::float(name, label, share, o, l).note("%");
+            if labels {
+                f.show(format!("{share:.2}%"))
+            } else {
+                f
+            }
+        };
         for (i, role) in kind.roles().iter().enumerate() {
             let Some(raw) = p.raw(*role) else { break };
             let (o, l) = at(i);
@@ -614,24 +640,20 @@ impl Tree {
             let f = match role {
                 Role::Weight => Field::uint(n.policy_weight, "Policy Weight", raw, o, l),
                 Role::Priority => Field::uint(n.policy_priority, "Policy Priority", raw, o, l),
-                Role::Load => Field::float(
+                Role::Load => percent(
                     n.policy_load,
                     "Policy Load",
                     100.0 * f64::from(raw) / full,
                     o,
                     l,
-                )
-                .note("%")
-                .show(format!("{:.2}%", 100.0 * f64::from(raw) / full)),
-                Role::Degradation => Field::float(
+                ),
+                Role::Degradation => percent(
                     n.policy_degradation,
                     "Policy Degradation",
                     100.0 * f64::from(raw) / full,
                     o,
                     l,
-                )
-                .note("%")
-                .show(format!("{:.2}%", 100.0 * f64::from(raw) / full)),
+                ),
                 Role::LoadDpf => Field::float(
                     n.policy_load_dpf,
                     "Policy Load DPF",
@@ -648,30 +670,42 @@ impl Tree {
                 ),
                 Role::Distance => Field::uint(n.policy_distance, "Policy Distance", raw, o, l),
             };
-            out.push(f);
+            out.leaf(f);
         }
-        out
     }
 
     /// One error cause; `wire` is its encoding (header, info, padding), at `off`.
-    fn cause(&self, c: &Cause, wire: &[u8], off: usize, depth: usize) -> Field {
+    fn cause(&self, c: &Cause, wire: &[u8], off: usize, depth: usize, out: &mut dyn TreeOut) {
         let n = self.n;
         let len = tlv_header(wire).map_or(4, |(_, (_, l))| usize::from(l));
         let info = wire.get(4..len).unwrap_or_default();
         let kind = c.kind();
-        let mut label = kind
-            .wireshark_name()
-            .unwrap_or("Unknown error cause")
-            .to_string();
-        let mut kids = vec![
+        let label = match kind.wireshark_name() {
+            _ if !out.labels() => Cow::Borrowed(""),
+            Some(name) => Cow::Borrowed(name),
+            None => Cow::Owned(format!(
+                "Unknown error cause (code {} and {} byte{} information)",
+                c.code,
+                info.len(),
+                plural(info.len())
+            )),
+        };
+        out.open(Field::node("", label, off, wire.len()));
+        out.leaf(
             Field::uint(n.cause_code, "Cause Code", c.code, off, 2)
                 .hex(4)
                 .note(kind.wireshark_name().unwrap_or("Unknown")),
-            Field::uint(n.cause_length, "Cause Length", len as u64, off + 2, 2),
-        ];
+        );
+        out.leaf(Field::uint(
+            n.cause_length,
+            "Cause Length",
+            len as u64,
+            off + 2,
+            2,
+        ));
         let nested_ok = depth < MAX_DEPTH;
         match &c.info {
-            CauseInfo::Parameters(ps) => kids.extend(self.params(ps, off + 4, depth + 1)),
+            CauseInfo::Parameters(ps) => self.params(ps, off + 4, depth + 1, out),
             CauseInfo::UnrecognizedParameter(b) if nested_ok => {
                 let mut errors = Vec::new();
                 let mut ctx = Ctx {
@@ -679,36 +713,26 @@ impl Tree {
                     errors: &mut errors,
                 };
                 let ps = parse_params(&mut ctx, b, off + 4, depth + 1);
-                kids.extend(self.params(&ps, off + 4, depth + 1));
+                self.params(&ps, off + 4, depth + 1, out);
             }
             CauseInfo::UnrecognizedMessage(b) if nested_ok => {
                 let mut errors = Vec::new();
                 let inner = parse_message(b, self.protocol, self.enc, &mut errors, depth + 1);
-                let mut f = inner.tree(depth + 1);
-                f.shift(off + 4);
-                kids.push(f);
+                // Its offsets are from its own first byte, which is the cause's info.
+                inner.write_at(depth + 1, &mut Shifted::new(out, off + 4));
             }
             CauseInfo::Empty => {}
             CauseInfo::UnrecognizedParameter(b)
             | CauseInfo::UnrecognizedMessage(b)
             | CauseInfo::Raw(b) => {
-                kids.push(Field::bytes(n.cause_info, "Cause Info", b, off + 4));
+                out.leaf(Field::bytes(n.cause_info, "Cause Info", b, off + 4));
             }
         }
-        if kind.wireshark_name().is_none() {
-            let _ = write!(
-                label,
-                " (code {} and {} byte{} information)",
-                c.code,
-                info.len(),
-                plural(info.len())
-            );
-        }
         if let Some(pad) = wire.get(len..).filter(|p| !p.is_empty()) {
-            kids.push(Field::bytes(n.cause_padding, "Padding", pad, off + len));
+            out.leaf(Field::bytes(n.cause_padding, "Padding", pad, off + len));
         }
         if kind == CauseKind::Unspecified {
-            kids.push(Field::string(
+            out.leaf(Field::string(
                 "poolshark.rserpool.cause",
                 "Cause",
                 "Unspecified error",
@@ -716,13 +740,32 @@ impl Tree {
                 2,
             ));
         }
-        Field::node("", label, off, wire.len()).children(kids)
+        out.close();
     }
 }
 
-fn servers(sender: u32, receiver: u32) -> Vec<Field> {
-    vec![
-        Field::uint("enrp.sender_servers_id", "Sender Server's ID", sender, 4, 4).hex(8),
+/// A parameter node's label: its type's name, with the value where Wireshark shows it there.
+fn param_label(p: &Parameter, type_note: &'static str) -> Cow<'static, str> {
+    let label = match p {
+        Parameter::Ipv4(a) => format!("{type_note} ({a})"),
+        Parameter::Ipv6(a) => format!("{type_note} ({a})"),
+        Parameter::Cookie(c) => format!("{type_note} ({} byte{})", c.len(), plural(c.len())),
+        Parameter::PeIdentifier(id) => format!("{type_note} (0x{id:x})"),
+        Parameter::PeChecksum(c) => format!("{type_note} (0x{c:x})"),
+        Parameter::Unknown { code, value } => format!(
+            "Unknown Parameter (type {code} and {} byte{} value)",
+            value.len(),
+            plural(value.len())
+        ),
+        Parameter::Invalid { .. } => format!("{type_note} (malformed)"),
+        _ => return Cow::Borrowed(type_note),
+    };
+    Cow::Owned(label)
+}
+
+fn servers(sender: u32, receiver: u32, out: &mut dyn TreeOut) {
+    out.leaf(Field::uint("enrp.sender_servers_id", "Sender Server's ID", sender, 4, 4).hex(8));
+    out.leaf(
         Field::uint(
             "enrp.receiver_servers_id",
             "Receiver Server's ID",
@@ -731,7 +774,7 @@ fn servers(sender: u32, receiver: u32) -> Vec<Field> {
             4,
         )
         .hex(8),
-    ]
+    );
 }
 
 fn plural(n: usize) -> &'static str {
@@ -739,5 +782,423 @@ fn plural(n: usize) -> &'static str {
         ""
     } else {
         "s"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::{Ipv4Addr, Ipv6Addr};
+
+    use super::super::{
+        parse, AsapType, Cause, CauseInfo, EnrpType, Fixed, HandleBytes, Message, OperationError,
+        Parameter, Policy, PolicyKind, PoolElement, ServerInformation, Transport,
+        TransportProtocol, FLAG_HOME, FLAG_MORE, FLAG_REJECT, FLAG_REPLY_REQUIRED,
+        FLAG_TAKEOVER_SUGGESTED,
+    };
+    use super::*;
+    use crate::field::Value;
+    use crate::output::json::{write_fields, JsonFields};
+
+    const ENCODINGS: [Encoding; 3] = [Encoding::Rfc, Encoding::Draft01, Encoding::Rsplib2007];
+
+    fn handle() -> Parameter {
+        Parameter::PoolHandle(HandleBytes::from_slice(b"Syn-\\RR\x01"))
+    }
+
+    fn transport(protocol: TransportProtocol, port: u16, use_: u16) -> Parameter {
+        Parameter::Transport(Transport {
+            protocol,
+            port,
+            transport_use: use_,
+            addresses: vec![
+                Parameter::Ipv4(Ipv4Addr::new(192, 0, 2, 10)),
+                Parameter::Ipv6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0x10)),
+            ],
+        })
+    }
+
+    /// Every policy kind the encoding has, with as many values as the kind has roles.
+    fn policies(enc: Encoding) -> Vec<Parameter> {
+        use PolicyKind::*;
+        [
+            RoundRobin,
+            WeightedRoundRobin,
+            Random,
+            WeightedRandom,
+            Priority,
+            LeastUsed,
+            LeastUsedDegradation,
+            PriorityLeastUsed,
+            RandomizedLeastUsed,
+            RandomizedPriorityLeastUsed,
+            RandomizedLeastUsedDegradation,
+            PriorityLeastUsedDegradation,
+            RandomizedPriorityLeastUsedDegradation,
+            WeightedRandomDpf,
+            LeastUsedDpf,
+            LeastUsedDegradationDpf,
+        ]
+        .into_iter()
+        .filter_map(|k| Policy::new(enc, k, &[0x0012_3456, 0x0000_ffff, 0x0080_0000]))
+        .map(Parameter::Policy)
+        .collect()
+    }
+
+    fn pe(id: u32, params: Vec<Parameter>) -> Parameter {
+        let mut all = vec![transport(TransportProtocol::Sctp, 5000, 1)];
+        all.extend(params);
+        all.push(transport(TransportProtocol::Sctp, 40001, 0));
+        Parameter::PoolElement(PoolElement {
+            pe_id: id,
+            home_server_id: 0x1111_1111,
+            registration_life: 30_000,
+            params: all,
+        })
+    }
+
+    fn op_error(inner: &Message) -> Parameter {
+        let cause = |code: u16, info: CauseInfo| Cause { code, info };
+        Parameter::OperationError(OperationError {
+            causes: vec![
+                cause(0x0, CauseInfo::Empty),
+                cause(
+                    0x1,
+                    CauseInfo::UnrecognizedParameter(vec![0x4a, 0xbc, 0, 7, 1, 2, 3, 0]),
+                ),
+                cause(0x2, CauseInfo::UnrecognizedMessage(inner.emit())),
+                cause(0x3, CauseInfo::Parameters(vec![Parameter::PeIdentifier(7)])),
+                cause(0x9, CauseInfo::Empty),
+                cause(0x1234, CauseInfo::Raw(b"xyz".to_vec())),
+            ],
+            rest: vec![0, 1],
+        })
+    }
+
+    /// Messages of every type, with every parameter, policy, transport and cause kind, and
+    /// unknown parameters of every action.
+    fn messages(enc: Encoding) -> Vec<Message> {
+        let asap = |t: AsapType, flags: u8, fixed: Fixed, params: Vec<Parameter>| {
+            Message::new(Protocol::Asap, enc, t as u8, flags, fixed, params)
+        };
+        let enrp = |t: EnrpType, flags: u8, fixed: Fixed, params: Vec<Parameter>| {
+            Message::new(Protocol::Enrp, enc, t as u8, flags, fixed, params)
+        };
+        let ids = || Fixed::Servers {
+            sender: 1,
+            receiver: 2,
+        };
+        let server_info = || {
+            Parameter::ServerInformation(ServerInformation {
+                server_id: 0x2222_2222,
+                flags: (enc == Encoding::Rsplib2007).then_some(3),
+                params: vec![transport(TransportProtocol::Sctp, 9901, 0)],
+            })
+        };
+        let deregistration = asap(
+            AsapType::Deregistration,
+            0,
+            Fixed::None,
+            vec![handle(), Parameter::PeIdentifier(7)],
+        );
+        let mut registration_params = vec![handle()];
+        for (i, p) in policies(enc).into_iter().enumerate() {
+            registration_params.push(pe(i as u32, vec![p]));
+        }
+        let mut v = vec![
+            asap(AsapType::Registration, 0, Fixed::None, registration_params),
+            asap(
+                AsapType::RegistrationResponse,
+                FLAG_REJECT,
+                Fixed::None,
+                vec![
+                    handle(),
+                    Parameter::PeIdentifier(7),
+                    op_error(&deregistration),
+                ],
+            ),
+            deregistration.clone(),
+            asap(
+                AsapType::EndpointKeepAlive,
+                FLAG_HOME,
+                Fixed::ServerId(0x1111_1111),
+                vec![handle(), Parameter::PeIdentifier(7)],
+            ),
+            asap(
+                AsapType::Cookie,
+                0,
+                Fixed::None,
+                vec![
+                    Parameter::Cookie(b"state-blob-17bytes".to_vec()),
+                    Parameter::Cookie(Vec::new()),
+                ],
+            ),
+            asap(
+                AsapType::Error,
+                0,
+                Fixed::None,
+                vec![op_error(&enrp(EnrpType::ListRequest, 0, ids(), vec![]))],
+            ),
+            asap(
+                AsapType::HandleResolution,
+                0,
+                Fixed::None,
+                vec![
+                    handle(),
+                    Parameter::Unknown {
+                        code: 0xbf01,
+                        value: vec![1, 2, 3],
+                    },
+                    Parameter::Unknown {
+                        code: 0xff02,
+                        value: Vec::new(),
+                    },
+                    Parameter::Unknown {
+                        code: 0x3f03,
+                        value: vec![4],
+                    },
+                ],
+            ),
+            asap(
+                AsapType::HandleResolution,
+                0,
+                Fixed::None,
+                vec![
+                    handle(),
+                    Parameter::Unknown {
+                        code: 0x7f04,
+                        value: vec![5, 6],
+                    },
+                    Parameter::PeIdentifier(9),
+                ],
+            ),
+            enrp(
+                EnrpType::Presence,
+                FLAG_REPLY_REQUIRED,
+                ids(),
+                vec![Parameter::PeChecksum(0xbeef), server_info()],
+            ),
+            enrp(EnrpType::HandleTableRequest, 0x01, ids(), vec![]),
+            enrp(
+                EnrpType::HandleTableResponse,
+                FLAG_MORE | FLAG_REJECT,
+                ids(),
+                vec![handle(), pe(7, policies(enc).into_iter().take(1).collect())],
+            ),
+            enrp(
+                EnrpType::HandleUpdate,
+                FLAG_TAKEOVER_SUGGESTED,
+                Fixed::Update {
+                    sender: 1,
+                    receiver: 2,
+                    action: 1,
+                    reserved: 0xab,
+                },
+                vec![handle()],
+            ),
+            enrp(
+                EnrpType::ListResponse,
+                FLAG_REJECT,
+                ids(),
+                vec![server_info(), server_info()],
+            ),
+            enrp(
+                EnrpType::TakeoverServer,
+                0,
+                Fixed::Takeover {
+                    sender: 1,
+                    receiver: 2,
+                    target: 3,
+                },
+                vec![],
+            ),
+            // Unknown types: ASAP's body shown as parameters, ENRP's raw.
+            Message::new(
+                Protocol::Asap,
+                enc,
+                0x4f,
+                0,
+                Fixed::Raw(vec![0, 9, 0, 5, b'x', 0, 0, 0]),
+                vec![],
+            ),
+            Message::new(
+                Protocol::Enrp,
+                enc,
+                0x4f,
+                0,
+                Fixed::Raw(vec![1, 2, 3, 4, 5, 6, 7, 8]),
+                vec![],
+            ),
+        ];
+        if enc == Encoding::Rfc {
+            let mut params = vec![
+                Parameter::OpaqueTransport(b"opaque-17-bytes!!".to_vec()),
+                Parameter::OpaqueTransport(Vec::new()),
+            ];
+            for protocol in [
+                TransportProtocol::Tcp,
+                TransportProtocol::Udp,
+                TransportProtocol::UdpLite,
+                TransportProtocol::Dccp {
+                    service_code: 0x1234_5678,
+                },
+            ] {
+                params.push(transport(protocol, 5001, 2));
+            }
+            v.push(asap(
+                AsapType::Registration,
+                0,
+                Fixed::None,
+                vec![handle(), pe(9, params)],
+            ));
+            v.push(asap(
+                AsapType::HandleResolution,
+                0,
+                Fixed::None,
+                vec![handle(), Parameter::HandleResolutionOption(u32::MAX)],
+            ));
+        }
+        v
+    }
+
+    /// The messages, then each read back from its bytes with a byte after it, cut short, and
+    /// with bytes changed: errors, invalid and unprocessed parameters, trailing bytes.
+    fn with_malformed(enc: Encoding) -> Vec<Message> {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut noise = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 24) as u8
+        };
+        let mut out = Vec::new();
+        for m in messages(enc) {
+            let good = m.emit();
+            let mut longer = good.clone();
+            longer.push(0xee);
+            let mut variants = vec![longer];
+            for cut in (4..good.len()).step_by(3) {
+                variants.push(good[..cut].to_vec());
+            }
+            for _ in 0..40 {
+                let mut b = good.clone();
+                for _ in 0..3 {
+                    let i = usize::from(noise()) % b.len();
+                    b[i] = noise();
+                }
+                variants.push(b);
+            }
+            for b in variants {
+                out.push(parse(&b, m.protocol, enc).0);
+            }
+            out.push(m);
+        }
+        out
+    }
+
+    #[test]
+    fn the_json_fields_written_straight_are_those_of_the_tree() {
+        let mut names: Vec<&'static str> = Vec::new();
+        let mut count = 0;
+        for enc in ENCODINGS {
+            for m in with_malformed(enc) {
+                let tree = m.fields();
+                let mut from_tree = Vec::new();
+                write_fields(&mut from_tree, &tree);
+                let mut straight = JsonFields::default();
+                m.write_tree(&mut straight);
+                let mut written = Vec::new();
+                straight.write(&mut written);
+                assert_eq!(
+                    String::from_utf8_lossy(&written),
+                    String::from_utf8_lossy(&from_tree),
+                    "{m:?}"
+                );
+                for f in &tree {
+                    f.walk(&mut |x| {
+                        if !names.contains(&x.name) {
+                            names.push(x.name);
+                        }
+                    });
+                }
+                count += 1;
+            }
+        }
+        assert!(count > 1000, "{count} messages");
+        // The set covers what the writer has branches for.
+        for name in [
+            ASAP.cause_info,
+            ASAP.cause_padding,
+            ASAP.policy_weight,
+            ASAP.policy_priority,
+            ASAP.policy_load,
+            ASAP.policy_degradation,
+            ASAP.policy_weight_dpf,
+            ASAP.policy_load_dpf,
+            ASAP.policy_distance,
+            ASAP.tcp_port,
+            ASAP.udp_reserved,
+            ASAP.udp_lite_reserved,
+            ASAP.dccp_service_code,
+            ASAP.hropt_items,
+            ASAP.cookie,
+            ENRP.pe_checksum,
+            ASAP.policy_value,
+            ASAP.parameter_value,
+            ASAP.parameter_padding,
+            ASAP.message_value,
+            ENRP.message_value,
+            ENRP.server_info_id,
+            "asap.h_bit",
+            "enrp.m_bit",
+            "enrp.w_bit",
+            "enrp.t_bit",
+            "enrp.update_action",
+            "enrp.target_servers_id",
+            "poolshark.rserpool.server_flags",
+            "poolshark.rserpool.unknown_action",
+            "poolshark.rserpool.unprocessed",
+            "poolshark.rserpool.trailing",
+            "poolshark.rserpool.cause",
+        ] {
+            assert!(names.contains(&name), "no {name} in {names:?}");
+        }
+    }
+
+    /// A message in an Unrecognized Message cause is its own tree moved to where it sits.
+    #[test]
+    fn a_nested_message_is_its_own_tree_at_its_offset() {
+        for enc in ENCODINGS {
+            let m = &messages(enc)[1];
+            let Some(Parameter::OperationError(e)) = m.params.get(2) else {
+                panic!("an operation error");
+            };
+            let Some(CauseInfo::UnrecognizedMessage(b)) = e.causes.get(2).map(|c| &c.info) else {
+                panic!("an unrecognized message cause");
+            };
+            let wire = m.emit();
+            let at = wire
+                .windows(b.len())
+                .position(|w| w == &b[..])
+                .expect("the nested bytes in the message");
+            let (inner, errors) = parse(b, Protocol::Asap, enc);
+            assert!(errors.is_empty(), "{errors:?}");
+            let mut want = inner.fields().remove(0);
+            // The encoding is said once, by the outer message.
+            want.children
+                .retain(|c| c.name != "poolshark.rserpool.encoding");
+            want.shift(at);
+            let tree = m.fields();
+            let mut nested = Vec::new();
+            tree[0].walk(&mut |x| {
+                if x.name == "asap" && x.offset > 0 {
+                    nested.push(x.clone());
+                }
+            });
+            assert_eq!(nested, vec![want]);
+            assert_eq!(
+                crate::field::find(&nested, "asap.pe_identifier").map(|f| &f.value),
+                Some(&Value::Uint(7))
+            );
+        }
     }
 }
