@@ -121,6 +121,28 @@ impl JsonFields {
     }
 }
 
+/// For the protocols' tests: the `fields` object `write` gives through [`JsonFields`] is the one
+/// [`write_fields`] gives from `tree` (panics with `context` where they differ); returns it.
+#[cfg(test)]
+pub(crate) fn assert_written_as_the_tree(
+    tree: &[Field],
+    write: impl FnOnce(&mut dyn TreeOut),
+    context: &str,
+) -> String {
+    let mut from_tree = Vec::new();
+    write_fields(&mut from_tree, tree);
+    let mut straight = JsonFields::default();
+    write(&mut straight);
+    let mut written = Vec::new();
+    straight.write(&mut written);
+    let (written, from_tree) = (
+        String::from_utf8_lossy(&written),
+        String::from_utf8_lossy(&from_tree),
+    );
+    assert_eq!(written, from_tree, "{context}");
+    from_tree.into_owned()
+}
+
 impl TreeOut for JsonFields {
     fn labels(&self) -> bool {
         false

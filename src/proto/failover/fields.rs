@@ -364,7 +364,7 @@ mod tests {
 
     #[test]
     fn the_json_fields_written_straight_are_those_of_the_tree() {
-        use crate::output::json::{write_fields, JsonFields};
+        use crate::output::json::assert_written_as_the_tree;
         let mut opts = Vec::new();
         for c in 1..=29u16 {
             let data: &[u8] = match c {
@@ -398,21 +398,8 @@ mod tests {
             ),
         ];
         for m in &messages {
-            let mut from_tree = Vec::new();
-            write_fields(&mut from_tree, &m.fields());
-            let mut straight = JsonFields::default();
-            m.write_tree(&mut straight);
-            let mut written = Vec::new();
-            straight.write(&mut written);
-            assert_eq!(
-                String::from_utf8_lossy(&written),
-                String::from_utf8_lossy(&from_tree)
-            );
-            assert!(
-                from_tree.len() > 40,
-                "{}",
-                String::from_utf8_lossy(&from_tree)
-            );
+            let from_tree = assert_written_as_the_tree(&m.fields(), |o| m.write_tree(o), "");
+            assert!(from_tree.len() > 40, "{}", from_tree);
         }
     }
 

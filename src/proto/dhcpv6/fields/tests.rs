@@ -1,7 +1,7 @@
 //! Tests of the dhcpv6 display tree (`super`): written straight and as a tree alike.
 
 use super::*;
-use crate::output::json::{write_fields, JsonFields};
+use crate::output::json::assert_written_as_the_tree;
 use crate::proto::dhcpv6::{msg_type, parse, SubOpt, QUERY_BY_CLIENTID};
 use std::net::Ipv6Addr;
 
@@ -201,16 +201,7 @@ fn the_json_fields_written_straight_are_those_of_the_tree() {
     let mut seen = String::new();
     for m in &messages {
         let tree = m.fields();
-        let mut from_tree = Vec::new();
-        write_fields(&mut from_tree, &tree);
-        let mut straight = JsonFields::default();
-        m.write_tree(&mut straight);
-        let mut written = Vec::new();
-        straight.write(&mut written);
-        assert_eq!(
-            String::from_utf8_lossy(&written),
-            String::from_utf8_lossy(&from_tree)
-        );
+        let from_tree = assert_written_as_the_tree(&tree, |o| m.write_tree(o), "");
         // Without texts, the same tree but for its labels, notes and shown texts.
         let mut plain = TreeSink::with_texts(false, false);
         m.write_tree(&mut plain);
@@ -219,7 +210,7 @@ fn the_json_fields_written_straight_are_those_of_the_tree() {
         strip(&mut tree);
         strip(&mut plain);
         assert_eq!(plain, tree);
-        seen.push_str(&String::from_utf8_lossy(&from_tree));
+        seen.push_str(&from_tree);
     }
     // The messages reach what they are meant to.
     for name in [

@@ -9,7 +9,7 @@ use super::super::{
 };
 use super::*;
 use crate::field::Value;
-use crate::output::json::{write_fields, JsonFields};
+use crate::output::json::assert_written_as_the_tree;
 
 const ENCODINGS: [Encoding; 3] = [Encoding::Rfc, Encoding::Draft01, Encoding::Rsplib2007];
 
@@ -314,17 +314,7 @@ fn the_json_fields_written_straight_are_those_of_the_tree() {
     for enc in ENCODINGS {
         for m in with_malformed(enc) {
             let tree = m.fields();
-            let mut from_tree = Vec::new();
-            write_fields(&mut from_tree, &tree);
-            let mut straight = JsonFields::default();
-            m.write_tree(&mut straight);
-            let mut written = Vec::new();
-            straight.write(&mut written);
-            assert_eq!(
-                String::from_utf8_lossy(&written),
-                String::from_utf8_lossy(&from_tree),
-                "{m:?}"
-            );
+            assert_written_as_the_tree(&tree, |o| m.write_tree(o), &format!("{m:?}"));
             for f in &tree {
                 f.walk(&mut |x| {
                     if !names.contains(&x.name) {
