@@ -5,7 +5,8 @@ use std::net::Ipv6Addr;
 
 use super::*;
 
-fn solicit() -> Message<'static> {
+/// A Solicit as a client sends it (also the display tree's tests' message).
+pub(super) fn solicit() -> Message<'static> {
     Message::client(ClientMessage::new(
         msg_type::SOLICIT,
         0x78244b,

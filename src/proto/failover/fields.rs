@@ -365,21 +365,8 @@ mod tests {
     #[test]
     fn the_json_fields_written_straight_are_those_of_the_tree() {
         use crate::output::json::assert_written_as_the_tree;
-        let mut opts = Vec::new();
-        for c in 1..=29u16 {
-            let data: &[u8] = match c {
-                1 | 2 | 6 | 13 | 14 | 15 | 18 | 19 | 25 => &[0, 0, 1, 2],
-                9 | 12 => &[0, 1],
-                3 | 10 | 20 | 21 | 23 | 24 | 26 | 27 => &[1],
-                _ => b"\x01xyz",
-            };
-            opts.push(FoOption::decode(c, data).expect("an option"));
-        }
-        opts.push(FoOption::Raw {
-            code: 4000,
-            data: vec![1, 2, 3],
-        });
-        let mut every = Message::new(MessageType::Other(200), 7, 8, opts);
+        use crate::proto::failover::message::tests::every_option;
+        let mut every = Message::new(MessageType::Other(200), 7, 8, every_option());
         every.extra_header = vec![9, 9];
         every.trailing = vec![1, 2, 3];
         let messages = [

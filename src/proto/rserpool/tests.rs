@@ -6,11 +6,13 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use super::*;
 use crate::field::{find, find_all, Value};
 
-const ENCODINGS: [Encoding; 3] = [Encoding::Rfc, Encoding::Draft01, Encoding::Rsplib2007];
+pub(super) const ENCODINGS: [Encoding; 3] =
+    [Encoding::Rfc, Encoding::Draft01, Encoding::Rsplib2007];
 
-fn sctp(port: u16, use_: u16) -> Parameter {
+/// A transport parameter with an IPv4 and an IPv6 address.
+pub(super) fn transport(protocol: TransportProtocol, port: u16, use_: u16) -> Parameter {
     Parameter::Transport(Transport {
-        protocol: TransportProtocol::Sctp,
+        protocol,
         port,
         transport_use: use_,
         addresses: vec![
@@ -18,6 +20,10 @@ fn sctp(port: u16, use_: u16) -> Parameter {
             Parameter::Ipv6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0x10)),
         ],
     })
+}
+
+fn sctp(port: u16, use_: u16) -> Parameter {
+    transport(TransportProtocol::Sctp, port, use_)
 }
 
 fn policy(enc: Encoding) -> Parameter {
@@ -71,8 +77,8 @@ fn handle() -> Parameter {
     Parameter::PoolHandle(HandleBytes::from_slice(b"Syn-RR"))
 }
 
-/// A plausible message of every type, in `enc`.
-fn every_message(enc: Encoding) -> Vec<Message> {
+/// A plausible message of every type, in `enc` (also the display tree's tests' messages).
+pub(super) fn every_message(enc: Encoding) -> Vec<Message> {
     let asap = |t: AsapType, flags: u8, fixed: Fixed, params: Vec<Parameter>| {
         Message::new(Protocol::Asap, enc, t as u8, flags, fixed, params)
     };

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::output::json::assert_written_as_the_tree;
+use crate::proto::dhcpv6::tests::solicit;
 use crate::proto::dhcpv6::{msg_type, parse, SubOpt, QUERY_BY_CLIENTID};
 use std::net::Ipv6Addr;
 
@@ -13,24 +14,6 @@ fn strip(fields: &mut [Field]) {
         f.shown = None;
         strip(&mut f.children);
     }
-}
-
-fn solicit() -> Message<'static> {
-    Message::client(ClientMessage::new(
-        msg_type::SOLICIT,
-        0x78244b,
-        vec![
-            Opt::client_id(Duid::llt(
-                1,
-                0x1e62770b,
-                &[0xb8, 0x27, 0xeb, 0xb8, 0x53, 0xc8],
-            )),
-            Opt::elapsed_time(96),
-            Opt::rapid_commit(),
-            Opt::ia_na(0xebb853c8, 0, 0, vec![]),
-            Opt::oro(&[23, 24]),
-        ],
-    ))
 }
 
 /// A message of every kind of option the tree shows (and some that do not fit theirs).
