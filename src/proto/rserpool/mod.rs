@@ -43,7 +43,9 @@ pub use header::{
 pub use message::{Fixed, Message};
 pub use numbering::{param_code, param_kind, ParamKind, UnknownAction};
 pub use parameters::{HandleBytes, Parameter, PoolElement, ServerInformation, MAX_DEPTH};
-pub use policy::{policy_code, policy_kind, Policy, PolicyKind, PolicyValues, Role, LEGACY_FULL};
+pub use policy::{
+    policies, policy_code, policy_kind, Policy, PolicyKind, PolicyValues, Role, LEGACY_FULL,
+};
 pub use transports::{
     Transport, TransportProtocol, TRANSPORT_USE_DATA_ONLY, TRANSPORT_USE_DATA_PLUS_CONTROL,
 };

@@ -48,6 +48,32 @@ pub enum PolicyKind {
     Unknown,
 }
 
+/// Every policy the encoding numbers.
+pub fn policies(enc: Encoding) -> Vec<PolicyKind> {
+    use PolicyKind::*;
+    [
+        RoundRobin,
+        WeightedRoundRobin,
+        Random,
+        WeightedRandom,
+        Priority,
+        LeastUsed,
+        LeastUsedDegradation,
+        PriorityLeastUsed,
+        RandomizedLeastUsed,
+        RandomizedPriorityLeastUsed,
+        RandomizedLeastUsedDegradation,
+        PriorityLeastUsedDegradation,
+        RandomizedPriorityLeastUsedDegradation,
+        WeightedRandomDpf,
+        LeastUsedDpf,
+        LeastUsedDegradationDpf,
+    ]
+    .into_iter()
+    .filter(|k| policy_code(*k, enc).is_some())
+    .collect()
+}
+
 /// What one value after the policy type means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {

@@ -2,8 +2,8 @@
 
 use super::super::{
     parse, AsapType, Cause, CauseInfo, EnrpType, Fixed, HandleBytes, Message, OperationError,
-    Parameter, Policy, PolicyKind, PoolElement, ServerInformation, TransportProtocol, FLAG_MORE,
-    FLAG_REJECT, FLAG_REPLY_REQUIRED, FLAG_TAKEOVER_SUGGESTED,
+    Parameter, Policy, PoolElement, ServerInformation, TransportProtocol, FLAG_MORE, FLAG_REJECT,
+    FLAG_REPLY_REQUIRED, FLAG_TAKEOVER_SUGGESTED,
 };
 use super::*;
 use crate::field::Value;
@@ -16,29 +16,11 @@ fn handle() -> Parameter {
 
 /// Every policy kind the encoding has, with as many values as the kind has roles.
 fn policies(enc: Encoding) -> Vec<Parameter> {
-    use PolicyKind::*;
-    [
-        RoundRobin,
-        WeightedRoundRobin,
-        Random,
-        WeightedRandom,
-        Priority,
-        LeastUsed,
-        LeastUsedDegradation,
-        PriorityLeastUsed,
-        RandomizedLeastUsed,
-        RandomizedPriorityLeastUsed,
-        RandomizedLeastUsedDegradation,
-        PriorityLeastUsedDegradation,
-        RandomizedPriorityLeastUsedDegradation,
-        WeightedRandomDpf,
-        LeastUsedDpf,
-        LeastUsedDegradationDpf,
-    ]
-    .into_iter()
-    .filter_map(|k| Policy::new(enc, k, &[0x0012_3456, 0x0000_ffff, 0x0080_0000]))
-    .map(Parameter::Policy)
-    .collect()
+    super::super::policies(enc)
+        .into_iter()
+        .filter_map(|k| Policy::new(enc, k, &[0x0012_3456, 0x0000_ffff, 0x0080_0000]))
+        .map(Parameter::Policy)
+        .collect()
 }
 
 fn pe(id: u32, params: Vec<Parameter>) -> Parameter {
